@@ -1,0 +1,430 @@
+//! The normalized view N(·) of SPEC §3.3, with a character-accurate map back to the original.
+//!
+//! N(·) turns every line break into `\n`, applies NFKC cluster by cluster, removes trailing
+//! whitespace from every line and folds quotes, dashes and special spaces. The map is a sorted list
+//! of segments: identity runs (N bytes equal the original bytes, every character its own cluster)
+//! and single clusters whose N output differs (possibly empty, for removed whitespace). A position
+//! in N that is not a cluster boundary maps to nothing, which is how matches that end inside a
+//! cluster are refused (§3.6).
+
+use std::ops::Range;
+use unicode_normalization::char::{canonical_combining_class, compose, decompose_compatible};
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
+
+/// One normalization that a normalized match needed, in reporting order (§3a).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Normalization {
+    Nfkc,
+    TrailingWhitespace,
+    Quotes,
+    Dashes,
+    Spaces,
+}
+
+impl Normalization {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Normalization::Nfkc => "nfkc",
+            Normalization::TrailingWhitespace => "trailing_whitespace",
+            Normalization::Quotes => "quotes",
+            Normalization::Dashes => "dashes",
+            Normalization::Spaces => "spaces",
+        }
+    }
+}
+
+/// The table a single character belongs to, if any (§3.3).
+pub fn table_of(c: char) -> Option<Normalization> {
+    match c {
+        '\u{2018}'..='\u{201B}' | '\u{201C}'..='\u{201F}' => Some(Normalization::Quotes),
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => Some(Normalization::Dashes),
+        '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => {
+            Some(Normalization::Spaces)
+        }
+        _ => None,
+    }
+}
+
+/// The folded form of a character under the quote, dash and space tables.
+fn fold(c: char) -> char {
+    match c {
+        '\u{2018}'..='\u{201B}' => '\'',
+        '\u{201C}'..='\u{201F}' => '"',
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+        '\u{00A0}' | '\u{2000}'..='\u{200A}' | '\u{202F}' | '\u{205F}' | '\u{3000}' => ' ',
+        c => c,
+    }
+}
+
+/// A piece of the map: `o..o+o_len` in the original became `n..n+n_len` in N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Seg {
+    n: usize,
+    o: usize,
+    n_len: usize,
+    o_len: usize,
+    /// Identity run: the bytes are equal and every character is a cluster of its own.
+    ident: bool,
+}
+
+/// A text in normalized form together with the map back to the original text.
+#[derive(Debug, Clone)]
+pub struct Normalized {
+    /// N(original).
+    pub text: String,
+    segs: Vec<Seg>,
+    /// The last line lost trailing whitespace (the trimmed-last-line rule of §3.4 applies).
+    pub last_line_trimmed: bool,
+    orig_len: usize,
+}
+
+/// Whether `d` continues the cluster whose (composed) starter is `*starter`: combining marks,
+/// composing jamo, compatibility characters that decompose to a combining mark (U+FF9E).
+fn joins(starter: &mut char, d: char) -> bool {
+    if d.is_ascii() {
+        return false;
+    }
+    let mut first = None;
+    decompose_compatible(d, |x| {
+        if first.is_none() {
+            first = Some(x)
+        }
+    });
+    let first = first.unwrap_or(d);
+    if canonical_combining_class(first) != 0 {
+        return true;
+    }
+    match compose(*starter, first) {
+        Some(composed) => {
+            *starter = composed;
+            true
+        }
+        None => false,
+    }
+}
+
+impl Normalized {
+    /// Builds N(`text`) and its map in one linear pass.
+    pub fn new(text: &str) -> Normalized {
+        let mut b = Builder {
+            out: String::with_capacity(text.len()),
+            segs: Vec::new(),
+            run_start: None,
+        };
+        let bytes = text.as_bytes();
+        let mut last_line_trimmed = false;
+        let mut pos = 0;
+        while pos <= text.len() {
+            // One line: content up to the next line break (or the end).
+            let brk = memchr::memchr2(b'\n', b'\r', &bytes[pos..]).map(|i| pos + i);
+            let end = brk.unwrap_or(text.len());
+            let line = &text[pos..end];
+            let body_len = line.trim_end_matches(char::is_whitespace).len();
+            last_line_trimmed = body_len < line.len();
+            b.body(&text[pos..pos + body_len], pos);
+            // Removed trailing whitespace: one empty segment per character.
+            for (i, c) in line[body_len..].char_indices() {
+                b.unit(pos + body_len + i, c.len_utf8(), "");
+            }
+            match brk {
+                None => break,
+                Some(i) => {
+                    if bytes[i] == b'\n' {
+                        b.push_ident(i, "\n");
+                        pos = i + 1;
+                    } else if bytes.get(i + 1) == Some(&b'\n') {
+                        b.unit(i, 2, "\n");
+                        pos = i + 2;
+                    } else {
+                        b.unit(i, 1, "\n");
+                        pos = i + 1;
+                    }
+                }
+            }
+            if pos == text.len() {
+                // A text ending with a line break has an empty last line.
+                last_line_trimmed = false;
+                break;
+            }
+        }
+        b.close_run();
+        Normalized {
+            text: b.out,
+            segs: b.segs,
+            last_line_trimmed,
+            orig_len: text.len(),
+        }
+    }
+
+    /// The original offset where the cluster starting at N offset `n` starts, if `n` is a
+    /// cluster start.
+    pub fn orig_start(&self, n: usize) -> Option<usize> {
+        if n == self.text.len() {
+            return Some(self.orig_len);
+        }
+        let idx = self.segs.partition_point(|s| s.n <= n);
+        let seg = self.segs[..idx].iter().rev().find(|s| s.n_len > 0)?;
+        if n >= seg.n + seg.n_len {
+            return None;
+        }
+        if seg.ident {
+            Some(seg.o + (n - seg.n))
+        } else if n == seg.n {
+            Some(seg.o)
+        } else {
+            None
+        }
+    }
+
+    /// The original offset where the cluster ending at N offset `n` ends, if `n` is a cluster end.
+    pub fn orig_end(&self, n: usize) -> Option<usize> {
+        self.end_seg(n).map(|(_, o)| o)
+    }
+
+    fn end_seg(&self, n: usize) -> Option<(usize, usize)> {
+        if n == 0 {
+            return Some((usize::MAX, 0));
+        }
+        let idx = self.segs.partition_point(|s| s.n < n);
+        let (k, seg) = self.segs[..idx]
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, s)| s.n_len > 0)?;
+        if n > seg.n + seg.n_len {
+            return None;
+        }
+        if seg.ident {
+            Some((k, seg.o + (n - seg.n)))
+        } else if n == seg.n + seg.n_len {
+            Some((k, seg.o + seg.o_len))
+        } else {
+            None
+        }
+    }
+
+    /// Whether N offset `n` is at the end of a line of N (before `\n` or at the end).
+    pub fn at_line_end(&self, n: usize) -> bool {
+        n == self.text.len() || self.text.as_bytes()[n] == b'\n'
+    }
+
+    /// Maps an N range back to the original span (§3a "Span ends"). With `to_line_end`, the span
+    /// extends over the whitespace N removed after it, up to (not including) the line break.
+    /// `None` when either end is not a cluster boundary.
+    pub fn orig_span(&self, n: Range<usize>, to_line_end: bool) -> Option<Range<usize>> {
+        let start = self.orig_start(n.start)?;
+        let (k, mut end) = self.end_seg(n.end)?;
+        if to_line_end {
+            let from = if k == usize::MAX { 0 } else { k + 1 };
+            // Only removed (empty) segments that start exactly where the span ends follow.
+            for s in &self.segs[from..] {
+                if s.n_len == 0 && s.o == end {
+                    end = s.o + s.o_len;
+                } else if s.n_len == 0 && s.o < end {
+                    continue;
+                } else {
+                    break;
+                }
+            }
+        }
+        Some(start..end)
+    }
+
+    /// The pieces of the original inside N range `n`, as (N range, original range, identity)
+    /// triples in order, including removed (empty) pieces strictly inside the range.
+    pub(crate) fn pieces(&self, n: Range<usize>) -> Vec<(Range<usize>, Range<usize>, bool)> {
+        let mut out = Vec::new();
+        let first = self.segs.partition_point(|s| s.n + s.n_len <= n.start);
+        for s in &self.segs[first..] {
+            if s.n > n.end || (s.n == n.end && s.n_len > 0) {
+                break;
+            }
+            if s.n_len == 0 {
+                if s.n > n.start && s.n < n.end {
+                    out.push((s.n..s.n, s.o..s.o + s.o_len, false));
+                }
+                continue;
+            }
+            let a = s.n.max(n.start);
+            let e = (s.n + s.n_len).min(n.end);
+            if a >= e {
+                continue;
+            }
+            if s.ident {
+                out.push((a..e, s.o + (a - s.n)..s.o + (e - s.n), true));
+            } else {
+                out.push((s.n..s.n + s.n_len, s.o..s.o + s.o_len, false));
+            }
+        }
+        out
+    }
+
+    /// Removed pieces (trailing whitespace) of the whole text, as (N offset, original range).
+    pub(crate) fn removed(&self) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
+        self.segs
+            .iter()
+            .filter(|s| s.n_len == 0)
+            .map(|s| (s.n, s.o..s.o + s.o_len))
+    }
+
+    /// Number of map segments (for memory accounting in benchmarks).
+    pub fn segment_count(&self) -> usize {
+        self.segs.len()
+    }
+}
+
+struct Builder {
+    out: String,
+    segs: Vec<Seg>,
+    /// Open identity run: (N start, original start, length).
+    run_start: Option<(usize, usize, usize)>,
+}
+
+impl Builder {
+    fn close_run(&mut self) {
+        if let Some((n, o, len)) = self.run_start.take() {
+            self.segs.push(Seg { n, o, n_len: len, o_len: len, ident: true });
+        }
+    }
+
+    fn push_ident(&mut self, o: usize, s: &str) {
+        let n = self.out.len();
+        match &mut self.run_start {
+            Some((rn, ro, rl)) if *rn + *rl == n && *ro + *rl == o => *rl += s.len(),
+            _ => {
+                self.close_run();
+                self.run_start = Some((n, o, s.len()));
+            }
+        }
+        self.out.push_str(s);
+    }
+
+    fn unit(&mut self, o: usize, o_len: usize, n_text: &str) {
+        self.close_run();
+        self.segs.push(Seg { n: self.out.len(), o, n_len: n_text.len(), o_len, ident: false });
+        self.out.push_str(n_text);
+    }
+
+    /// Line content without its trailing whitespace, starting at original offset `base`.
+    fn body(&mut self, body: &str, base: usize) {
+        if body.is_ascii() {
+            // ASCII never composes with ASCII and no table folds ASCII.
+            self.push_ident(base, body);
+            return;
+        }
+        let mut chars = body.char_indices().peekable();
+        let mut scratch = String::new();
+        while let Some((i, c)) = chars.next() {
+            // Gather the cluster.
+            let mut end = i + c.len_utf8();
+            let mut starter = c;
+            while let Some(&(j, d)) = chars.peek() {
+                if joins(&mut starter, d) {
+                    end = j + d.len_utf8();
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            let cluster = &body[i..end];
+            let single = end == i + c.len_utf8();
+            if single && (c.is_ascii() || (table_of(c).is_none() && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes)) {
+                self.push_ident(base + i, cluster);
+                continue;
+            }
+            scratch.clear();
+            scratch.extend(cluster.nfkc().map(fold));
+            if single && scratch == cluster {
+                self.push_ident(base + i, cluster);
+            } else {
+                let text = std::mem::take(&mut scratch);
+                self.unit(base + i, cluster.len(), &text);
+                scratch = text;
+            }
+        }
+    }
+}
+
+/// Normalizes line breaks only: CRLF and lone CR become LF.
+pub fn lf(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\r') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(s: &str) -> String {
+        Normalized::new(s).text
+    }
+
+    #[test]
+    fn folds_tables_and_line_breaks() {
+        assert_eq!(n("a\r\nb\rc\n"), "a\nb\nc\n");
+        assert_eq!(n("\u{201C}hi\u{201D} \u{2018}x\u{2019}"), "\"hi\" 'x'");
+        assert_eq!(n("a\u{2014}b\u{2212}c\u{2011}d"), "a-b-c-d");
+        assert_eq!(n("a\u{00A0}b\u{3000}c\u{202F}d"), "a b c d");
+    }
+
+    #[test]
+    fn trims_trailing_whitespace_per_line() {
+        assert_eq!(n("a  \nb\t\r\nc \u{00A0}"), "a\nb\nc");
+        assert!(Normalized::new("x  ").last_line_trimmed);
+        assert!(!Normalized::new("x  \n").last_line_trimmed);
+        assert!(!Normalized::new("x").last_line_trimmed);
+        assert_eq!(n("   \n"), "\n");
+    }
+
+    #[test]
+    fn nfkc_by_cluster() {
+        assert_eq!(n("\u{FB01}x"), "fix");
+        assert_eq!(n("e\u{0301}"), "\u{e9}");
+        assert_eq!(n("\u{FF76}\u{FF9E}"), "\u{30AC}");
+        assert_eq!(n("\u{1100}\u{1161}\u{11A8}"), "\u{AC01}");
+    }
+
+    #[test]
+    fn maps_back_identity_and_units() {
+        let text = "ab\u{FB01}c  \r\nd";
+        let m = Normalized::new(text);
+        assert_eq!(m.text, "abfic\nd");
+        assert_eq!(m.orig_start(0), Some(0));
+        assert_eq!(m.orig_start(2), Some(2));
+        assert_eq!(m.orig_start(3), None, "inside the ligature");
+        assert_eq!(m.orig_end(3), None);
+        assert_eq!(m.orig_end(4), Some(5));
+        assert_eq!(m.orig_start(4), Some(5));
+        assert_eq!(m.orig_end(5), Some(6), "before the removed spaces");
+        assert_eq!(m.orig_span(4..5, true), Some(5..8), "spaces, not the line break");
+        assert_eq!(m.orig_span(4..6, false), Some(5..10), "through CRLF");
+        assert_eq!(m.orig_span(6..7, false), Some(10..11));
+    }
+
+    #[test]
+    fn combining_mark_is_inside_cluster() {
+        let m = Normalized::new("ae\u{0301}b");
+        assert_eq!(m.text, "a\u{e9}b");
+        assert_eq!(m.orig_span(1..3, false), Some(1..4));
+        assert_eq!(m.orig_end(1), Some(1));
+    }
+
+    #[test]
+    fn unmatched_combining_sequence_stays_one_cluster() {
+        // x + acute has no precomposed form: N keeps both, but the boundary inside is not one.
+        let m = Normalized::new("x\u{0301}y");
+        assert_eq!(m.text, "x\u{0301}y");
+        assert_eq!(m.orig_end(1), None);
+        assert_eq!(m.orig_end(3), Some(3));
+    }
+
+    #[test]
+    fn pieces_include_removed_whitespace_inside() {
+        let m = Normalized::new("a \nb");
+        let p = m.pieces(0..3);
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[1], (1..1, 1..2, false));
+    }
+}
