@@ -78,3 +78,37 @@ pub struct Request {
     /// `dryRun: true` was set in the request itself.
     pub dry_run: bool,
 }
+
+/// A request that cannot be turned into a batch: always `invalid_request`, exit 2 (SPEC §5).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct RequestError {
+    pub message: String,
+    /// JSON pointer into the request as sent (a missing field points at its parent).
+    pub pointer: Option<String>,
+    /// 1-based line in a text dialect (Codex patch, SEARCH/REPLACE), when known.
+    pub line: Option<usize>,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
+impl RequestError {
+    pub fn new(message: impl Into<String>) -> RequestError {
+        RequestError { message: message.into(), pointer: None, line: None, hint: None }
+    }
+
+    pub fn at(mut self, pointer: impl Into<String>) -> RequestError {
+        self.pointer = Some(pointer.into());
+        self
+    }
+
+    pub fn at_line(mut self, line: usize) -> RequestError {
+        self.line = Some(line);
+        self
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> RequestError {
+        self.hint = Some(hint.into());
+        self
+    }
+}
