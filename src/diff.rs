@@ -1,0 +1,373 @@
+//! Line diffs built from known changes, for the response and the reviewer.
+//!
+//! The engine knows exactly which byte ranges it replaced, so the diff is computed only around
+//! them: each change is widened to whole lines, changes sharing a line are merged, and `similar`
+//! diffs the lines of each small region. The cost is linear in the file plus the changed text,
+//! never quadratic in the file. Lines are git's: text up to and including `\n` (a lone CR is not
+//! a break), so that `git apply` accepts the output.
+
+use similar::{ChangeTag, TextDiff};
+use std::ops::Range;
+
+/// Lines of context around each change in a hunk.
+pub const CONTEXT: usize = 3;
+
+/// One replaced range: `old` in the old text became `new` in the new text, for edit `edit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub old: Range<usize>,
+    pub new: Range<usize>,
+    pub edit: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tag {
+    Context,
+    Delete,
+    Insert,
+}
+
+/// One line of a hunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    pub tag: Tag,
+    /// 1-based line numbers on each side (absent on the side the line is not on).
+    pub old_no: Option<usize>,
+    pub new_no: Option<usize>,
+    /// The line without its `\n` (a CR before it stays).
+    pub text: String,
+    /// The line is the last of its side and has no `\n`.
+    pub no_newline: bool,
+    /// The edit this changed line comes from.
+    pub edit: Option<usize>,
+}
+
+/// A unified-diff hunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hunk {
+    pub old_start: usize,
+    pub old_len: usize,
+    pub new_start: usize,
+    pub new_len: usize,
+    pub lines: Vec<Line>,
+}
+
+impl Hunk {
+    /// The `@@ -a,b +c,d @@` header (git's convention for empty sides).
+    pub fn header(&self) -> String {
+        fn side(start: usize, len: usize) -> String {
+            let start = if len == 0 { start.saturating_sub(1) } else { start };
+            if len == 1 { format!("{start}") } else { format!("{start},{len}") }
+        }
+        format!("@@ -{} +{} @@", side(self.old_start, self.old_len), side(self.new_start, self.new_len))
+    }
+}
+
+/// Line starts of git lines (after each `\n`).
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Lines<'a> {
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        if *starts.last().unwrap_or(&0) == text.len() && text.len() > 0 {
+            starts.pop();
+        }
+        if text.is_empty() {
+            starts.clear();
+        }
+        Lines { text, starts }
+    }
+
+    fn count(&self) -> usize {
+        self.starts.len()
+    }
+
+    fn of(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
+    }
+
+    fn start(&self, line: usize) -> usize {
+        self.starts.get(line).copied().unwrap_or(self.text.len())
+    }
+
+    /// Whether `p` starts a line (or is the end of a text that ends with a line break).
+    fn at_line_start(&self, p: usize) -> bool {
+        p == 0 || self.text.as_bytes()[p - 1] == b'\n'
+    }
+
+    /// The line where a range starting at `p` begins.
+    fn first(&self, p: usize) -> usize {
+        if p == self.text.len() && self.at_line_start(p) { self.count() } else { self.of(p) }
+    }
+
+    /// The line after the range's end `p` (`whole`: the end is not aligned on the other side).
+    fn end(&self, p: usize, aligned: bool) -> usize {
+        if aligned {
+            if p == self.text.len() { self.count() } else { self.of(p) }
+        } else {
+            (self.of(p) + 1).min(self.count())
+        }
+    }
+    fn line(&self, i: usize) -> (&'a str, bool) {
+        let s = &self.text[self.start(i)..self.start(i + 1)];
+        match s.strip_suffix('\n') {
+            Some(t) => (t, false),
+            None => (s, true),
+        }
+    }
+}
+
+/// A region of whole changed lines: old lines `old`, new lines `new`, with its changes.
+struct Region {
+    old: Range<usize>,
+    new: Range<usize>,
+    changes: Range<usize>,
+}
+
+/// Old and new lines a change touches. Both sides start on the same line (the text before the
+/// change is common); they end on a line start only if both ends are line starts, so that the
+/// text after the region is common too.
+fn touched(ol: &Lines<'_>, nl: &Lines<'_>, c: &Change) -> (Range<usize>, Range<usize>) {
+    let aligned = ol.at_line_start(c.old.end) && nl.at_line_start(c.new.end);
+    let (os, ns) = (ol.first(c.old.start), nl.first(c.new.start));
+    (os..ol.end(c.old.end, aligned).max(os), ns..nl.end(c.new.end, aligned).max(ns))
+}
+
+/// Computes the hunks for `changes` (sorted, non-overlapping) turning `old` into `new`.
+pub fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
+    let (ol, nl) = (Lines::new(old), Lines::new(new));
+    let mut regions: Vec<Region> = Vec::new();
+    for (k, c) in changes.iter().enumerate() {
+        let (o, n) = touched(&ol, &nl, c);
+        match regions.last_mut() {
+            Some(r) if o.start < r.old.end || n.start < r.new.end => {
+                r.old.end = r.old.end.max(o.end);
+                r.new.end = r.new.end.max(n.end);
+                r.changes.end = k + 1;
+            }
+            _ => regions.push(Region { old: o, new: n, changes: k..k + 1 }),
+        }
+    }
+    let mut out: Vec<Hunk> = Vec::new();
+    let mut prev_old_end = 0usize;
+    for r in regions {
+        let owner = |line_old: Option<usize>, line_new: Option<usize>| -> Option<usize> {
+            for c in &changes[r.changes.clone()] {
+                let (to, tn) = touched(&ol, &nl, c);
+                if let Some(l) = line_old {
+                    if to.contains(&l) {
+                        return Some(c.edit);
+                    }
+                }
+                if let Some(l) = line_new {
+                    if tn.contains(&l) {
+                        return Some(c.edit);
+                    }
+                }
+            }
+            changes.get(r.changes.start).map(|c| c.edit)
+        };
+        let old_text = &old[ol.start(r.old.start)..ol.start(r.old.end)];
+        let new_text = &new[nl.start(r.new.start)..nl.start(r.new.end)];
+        let diff = TextDiff::from_lines(old_text, new_text);
+        let mut lines: Vec<Line> = Vec::new();
+        let (mut oi, mut ni) = (r.old.start, r.new.start);
+        for ch in diff.iter_all_changes() {
+            match ch.tag() {
+                ChangeTag::Equal => {
+                    let (t, nn) = ol.line(oi);
+                    lines.push(Line { tag: Tag::Context, old_no: Some(oi + 1), new_no: Some(ni + 1), text: t.into(), no_newline: nn, edit: None });
+                    oi += 1;
+                    ni += 1;
+                }
+                ChangeTag::Delete => {
+                    let (t, nn) = ol.line(oi);
+                    lines.push(Line { tag: Tag::Delete, old_no: Some(oi + 1), new_no: None, text: t.into(), no_newline: nn, edit: owner(Some(oi), None) });
+                    oi += 1;
+                }
+                ChangeTag::Insert => {
+                    let (t, nn) = nl.line(ni);
+                    lines.push(Line { tag: Tag::Insert, old_no: None, new_no: Some(ni + 1), text: t.into(), no_newline: nn, edit: owner(None, Some(ni)) });
+                    ni += 1;
+                }
+            }
+        }
+        // Context before, merging with the previous hunk when the gap is small.
+        let merge = matches!(out.last(), Some(_)) && r.old.start <= prev_old_end + 2 * CONTEXT;
+        let delta = r.new.start as isize - r.old.start as isize;
+        if merge {
+            let h = out.last_mut().expect("checked above");
+            for l in prev_old_end..r.old.start {
+                let (t, nn) = ol.line(l);
+                h.lines.push(Line { tag: Tag::Context, old_no: Some(l + 1), new_no: Some((l as isize + delta) as usize + 1), text: t.into(), no_newline: nn, edit: None });
+            }
+            h.lines.extend(lines);
+        } else {
+            if let Some(h) = out.last_mut() {
+                trail(h, &ol, prev_old_end, old_to_new(h));
+            }
+            let from = r.old.start.saturating_sub(CONTEXT);
+            let mut hl = Vec::new();
+            for l in from..r.old.start {
+                let (t, nn) = ol.line(l);
+                hl.push(Line { tag: Tag::Context, old_no: Some(l + 1), new_no: Some((l as isize + delta) as usize + 1), text: t.into(), no_newline: nn, edit: None });
+            }
+            hl.extend(lines);
+            out.push(Hunk { old_start: from + 1, old_len: 0, new_start: (from as isize + delta) as usize + 1, new_len: 0, lines: hl });
+        }
+        prev_old_end = r.old.end;
+    }
+    if let Some(h) = out.last_mut() {
+        let d = old_to_new(h);
+        trail(h, &ol, prev_old_end, d);
+    }
+    for h in &mut out {
+        h.old_len = h.lines.iter().filter(|l| l.tag != Tag::Insert).count();
+        h.new_len = h.lines.iter().filter(|l| l.tag != Tag::Delete).count();
+    }
+    out
+}
+
+/// Offset from old to new line numbers after the hunk's last line.
+fn old_to_new(h: &Hunk) -> isize {
+    let old = h.lines.iter().filter(|l| l.tag != Tag::Insert).count() as isize;
+    let new = h.lines.iter().filter(|l| l.tag != Tag::Delete).count() as isize;
+    (h.new_start as isize + new) - (h.old_start as isize + old)
+}
+
+/// Appends up to [`CONTEXT`] lines after `from` to `h`.
+fn trail(h: &mut Hunk, ol: &Lines<'_>, from: usize, delta: isize) {
+    for l in from..(from + CONTEXT).min(ol.count()) {
+        let (t, nn) = ol.line(l);
+        h.lines.push(Line { tag: Tag::Context, old_no: Some(l + 1), new_no: Some((l as isize + delta) as usize + 1), text: t.into(), no_newline: nn, edit: None });
+    }
+}
+
+/// The body of a unified diff (hunks only).
+pub fn render_hunks(hunks: &[Hunk], out: &mut String) {
+    for h in hunks {
+        out.push_str(&h.header());
+        out.push('\n');
+        for l in &h.lines {
+            out.push(match l.tag {
+                Tag::Context => ' ',
+                Tag::Delete => '-',
+                Tag::Insert => '+',
+            });
+            out.push_str(&l.text);
+            out.push('\n');
+            if l.no_newline {
+                out.push_str("\\ No newline at end of file\n");
+            }
+        }
+    }
+}
+
+/// A unified diff with `a/` `b/` headers; `None` names `/dev/null` (create or delete).
+pub fn unified(old_path: Option<&str>, new_path: Option<&str>, hunks: &[Hunk]) -> String {
+    let mut out = String::new();
+    if let (Some(a), Some(b)) = (old_path, new_path) {
+        if a != b {
+            out.push_str(&format!("diff --git a/{a} b/{b}\nrename from {a}\nrename to {b}\n"));
+        }
+    }
+    if hunks.is_empty() && old_path != new_path {
+        if old_path.is_none() || new_path.is_none() {
+            // An empty file created or deleted: git needs the extended header to see it.
+            let p = old_path.or(new_path).unwrap_or_default();
+            let what = if old_path.is_none() { "new" } else { "deleted" };
+            return format!("diff --git a/{p} b/{p}\n{what} file mode 100644\n");
+        }
+        return out;
+    }
+    if hunks.is_empty() {
+        return out;
+    }
+    match old_path {
+        Some(a) => out.push_str(&format!("--- a/{a}\n")),
+        None => out.push_str("--- /dev/null\n"),
+    }
+    match new_path {
+        Some(b) => out.push_str(&format!("+++ b/{b}\n")),
+        None => out.push_str("+++ /dev/null\n"),
+    }
+    render_hunks(hunks, &mut out);
+    out
+}
+
+/// Hunks for a whole-file create (`old` empty) or delete (`new` empty).
+pub fn whole(old: &str, new: &str) -> Vec<Hunk> {
+    hunks(old, new, &[Change { old: 0..old.len(), new: 0..new.len(), edit: 0 }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diff(old: &str, new: &str, changes: &[Change]) -> String {
+        unified(Some("f"), Some("f"), &hunks(old, new, changes))
+    }
+
+    #[test]
+    fn single_line_change_with_context() {
+        let old = "1\n2\n3\n4\n5\n6\n7\n8\n";
+        let new = "1\n2\n3\n4x\n5\n6\n7\n8\n";
+        let d = diff(old, new, &[Change { old: 6..7, new: 6..8, edit: 0 }]);
+        assert_eq!(d, "--- a/f\n+++ b/f\n@@ -1,7 +1,7 @@\n 1\n 2\n 3\n-4\n+4x\n 5\n 6\n 7\n");
+    }
+
+    #[test]
+    fn far_changes_make_two_hunks_near_ones_merge() {
+        let old: String = (1..=20).map(|i| format!("{i}\n")).collect();
+        let new = old.replace("2\n", "two\n").replace("19\n", "nineteen\n");
+        let d = diff(&old, &new, &[Change { old: 2..3, new: 2..5, edit: 0 }, Change { old: 45..47, new: 47..55, edit: 1 }]);
+        assert_eq!(d.matches("@@ -").count(), 2, "{d}");
+        let new2 = old.replace("2\n", "two\n").replace("6\n", "six\n");
+        let d = diff(&old, &new2, &[Change { old: 2..3, new: 2..5, edit: 0 }, Change { old: 10..11, new: 12..15, edit: 1 }]);
+        assert_eq!(d.matches("@@ -").count(), 1, "{d}");
+        assert!(d.starts_with("--- a/f\n+++ b/f\n@@ -1,9 +1,9 @@\n"), "{d}");
+    }
+
+    #[test]
+    fn no_newline_at_end() {
+        let d = diff("a\nb", "a\nc", &[Change { old: 2..3, new: 2..3, edit: 0 }]);
+        assert_eq!(d, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n");
+    }
+
+    #[test]
+    fn create_and_delete() {
+        let d = unified(None, Some("n"), &whole("", "x\n"));
+        assert_eq!(d, "--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n");
+        let d = unified(Some("n"), None, &whole("x\ny\n", ""));
+        assert_eq!(d, "--- a/n\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n");
+    }
+
+    #[test]
+    fn edit_attribution() {
+        let h = hunks("a\nb\nc\n", "A\nb\nC\n", &[Change { old: 0..1, new: 0..1, edit: 4 }, Change { old: 4..5, new: 4..5, edit: 7 }]);
+        let owners: Vec<_> = h[0].lines.iter().filter_map(|l| l.edit).collect();
+        assert_eq!(owners, vec![4, 4, 7, 7]);
+    }
+}
+
+#[cfg(test)]
+mod edge_tests {
+    use super::*;
+
+    #[test]
+    fn joining_lines_includes_the_next_line() {
+        // "a\n" -> "a" joins a and b into one line.
+        let d = unified(Some("f"), Some("f"), &hunks("a\nb\n", "ab\n", &[Change { old: 0..2, new: 0..1, edit: 0 }]));
+        assert_eq!(d, "--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n-a\n-b\n+ab\n");
+    }
+
+    #[test]
+    fn appending_at_end() {
+        let d = unified(Some("f"), Some("f"), &hunks("a\n", "a\nb\n", &[Change { old: 2..2, new: 2..4, edit: 0 }]));
+        assert_eq!(d, "--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n a\n+b\n");
+    }
+}
