@@ -1,9 +1,17 @@
 //! redline: review and apply batches of text edits proposed by coding agents.
+//!
+//! The library resolves a batch ([`request::Request`]) into a [`plan::Plan`] entirely in memory,
+//! reports it ([`report`]) and hands it to the one module that writes ([`write`]).
+pub mod batch;
 pub mod diff;
 pub mod document;
 pub mod error;
 pub mod hash;
+pub mod hint;
 pub mod matcher;
 pub mod normalize;
+pub mod plan;
+pub mod report;
 pub mod request;
+pub mod wire;
 pub mod write;

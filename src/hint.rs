@@ -1,0 +1,166 @@
+//! Closest candidate regions for edits that were not found (SPEC §3.9).
+//!
+//! Hints must stay cheap next to matching, even with many failed edits on a large file. So
+//! candidate windows are found by voting in one pass over the file's lines: a file line equal
+//! to a line of `oldText` (indentation aside) votes strongly for the window it would start, a
+//! shared identifier votes weakly. Only the few best windows per edit are then scored with a
+//! real similarity ratio.
+
+use crate::normalize::Normalized;
+use similar::{Algorithm, TextDiff};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::time::Duration;
+
+/// Candidates returned per edit.
+pub const MAX_CANDIDATES: usize = 3;
+/// Windows scored per edit.
+const SCORED: usize = 8;
+/// Votes kept per edit, so that common lines cannot make the pass quadratic.
+const MAX_VOTES: usize = 50_000;
+
+/// A region of the file that resembles an edit's `oldText`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// Original byte span.
+    pub span: Range<usize>,
+    /// Similarity in [0, 1].
+    pub score: f64,
+}
+
+fn tokens(line: &str) -> impl Iterator<Item = &str> {
+    line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|t| t.chars().count() >= 3)
+}
+
+/// Candidates for each of `olds` (the `oldText`s that were not found) in the file `file`.
+pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
+    let pats: Vec<Normalized> = olds.iter().map(|o| Normalized::new(o)).collect();
+    let pat_lines: Vec<Vec<&str>> = pats.iter().map(|p| p.text.split('\n').collect()).collect();
+    // Keys: whole trimmed lines and identifiers, each pointing at (edit, line in oldText).
+    let mut by_line: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    let mut by_token: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for (e, lines) in pat_lines.iter().enumerate() {
+        for (i, l) in lines.iter().enumerate() {
+            let t = l.trim();
+            if t.is_empty() {
+                continue;
+            }
+            by_line.entry(t).or_default().push((e, i));
+            for tok in tokens(t) {
+                by_token.entry(tok).or_default().push((e, i));
+            }
+        }
+    }
+    let mut votes: Vec<HashMap<usize, u32>> = vec![HashMap::new(); olds.len()];
+    let mut vote_count = vec![0usize; olds.len()];
+    let mut line_starts: Vec<usize> = Vec::new();
+    let mut start = 0;
+    for (ln, line) in file.text.split('\n').enumerate() {
+        line_starts.push(start);
+        start += line.len() + 1;
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let mut vote = |hits: &Vec<(usize, usize)>, w: u32| {
+            for &(e, i) in hits {
+                if ln >= i && vote_count[e] < MAX_VOTES {
+                    *votes[e].entry(ln - i).or_default() += w;
+                    vote_count[e] += 1;
+                }
+            }
+        };
+        if let Some(h) = by_line.get(t) {
+            vote(h, 8);
+        }
+        if !by_token.is_empty() {
+            for tok in tokens(t) {
+                if let Some(h) = by_token.get(tok) {
+                    vote(h, 1);
+                }
+            }
+        }
+    }
+    let line_count = line_starts.len();
+    let line_end = |l: usize| -> usize {
+        if l + 1 < line_count { line_starts[l + 1] - 1 } else { file.text.len() }
+    };
+    votes
+        .iter()
+        .enumerate()
+        .map(|(e, v)| {
+            let mut best: Vec<(usize, u32)> = v.iter().map(|(&k, &c)| (k, c)).collect();
+            best.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            best.truncate(SCORED);
+            let n_lines = pat_lines[e].len();
+            let mut scored: Vec<Candidate> = best
+                .iter()
+                .filter_map(|&(first, _)| {
+                    if first >= line_count {
+                        return None;
+                    }
+                    let last = (first + n_lines - 1).min(line_count - 1);
+                    let nr = line_starts[first]..line_end(last);
+                    if nr.is_empty() {
+                        return None;
+                    }
+                    let span = file.orig_span(nr.clone(), true)?;
+                    Some(Candidate { span, score: similarity(&pats[e].text, &file.text[nr]) })
+                })
+                .collect();
+            scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.span.start.cmp(&b.span.start)));
+            scored.dedup_by(|a, b| a.span == b.span);
+            scored.truncate(MAX_CANDIDATES);
+            scored
+        })
+        .collect()
+}
+
+/// Similarity ratio of two texts, by characters for short texts and by lines for long ones,
+/// rounded to two decimals.
+pub fn similarity(a: &str, b: &str) -> f64 {
+    let ratio = if a.len() + b.len() <= 8_000 {
+        TextDiff::configure()
+            .algorithm(Algorithm::Myers)
+            .timeout(Duration::from_millis(20))
+            .diff_chars(a, b)
+            .ratio()
+    } else {
+        TextDiff::configure()
+            .algorithm(Algorithm::Myers)
+            .timeout(Duration::from_millis(20))
+            .diff_lines(a, b)
+            .ratio()
+    };
+    (f64::from(ratio) * 100.0).round() / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_near_miss_window() {
+        let text = "fn main() {\n    let x = 1;\n    println!(\"{x}\");\n}\n\nfn other() {}\n";
+        let file = Normalized::new(text);
+        let c = candidates(&file, &["    let x = 2;\n    println!(\"{x}\");"]);
+        assert_eq!(c[0].len(), 3.min(c[0].len()));
+        let best = &c[0][0];
+        assert_eq!(&text[best.span.clone()], "    let x = 1;\n    println!(\"{x}\");");
+        assert!(best.score > 0.9 && best.score < 1.0, "{}", best.score);
+    }
+
+    #[test]
+    fn single_line_typo_found_by_tokens() {
+        let text = "alpha\nlet counter = compute_total(items);\nomega\n";
+        let file = Normalized::new(text);
+        let c = candidates(&file, &["let countr = compute_total(items);"]);
+        assert_eq!(&text[c[0][0].span.clone()], "let counter = compute_total(items);");
+    }
+
+    #[test]
+    fn nothing_similar_gives_nothing() {
+        let file = Normalized::new("abc\n");
+        assert!(candidates(&file, &["zzzz qqqq"])[0].is_empty());
+    }
+}

@@ -1,0 +1,528 @@
+//! Resolving a batch into a plan: every file read once, every edit located, nothing written.
+//!
+//! A [`Plan`] holds, for each file, the original document, every edit's outcome and (when all of
+//! them resolved) the new content. It is the single input of the response, the reviewer and the
+//! writer; a plan with any error is never committed.
+
+use crate::document::Document;
+use crate::error::{Code, WarningCode};
+use crate::hint::{self, Candidate};
+use crate::matcher::{self, MatchKind, Miss, Needle};
+use crate::normalize::{Normalization, Normalized, lf};
+use crate::request::{EditSpec, FileRequest, Request, RequestError};
+use crate::write::{Fingerprint, FsError, Root};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::PathBuf;
+
+/// What a file operation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Edit,
+    Create,
+    Overwrite,
+    Delete,
+    Move,
+}
+
+impl Op {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Edit => "edit",
+            Op::Create => "create",
+            Op::Overwrite => "overwrite",
+            Op::Delete => "delete",
+            Op::Move => "move",
+        }
+    }
+}
+
+/// An error attached to one file or one edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub code: Code,
+    pub message: String,
+    pub hint: Option<String>,
+    /// `not_found`: closest regions.
+    pub candidates: Vec<Candidate>,
+    /// `ambiguous`: where it matched (up to 20) and how often.
+    pub matches: Vec<Range<usize>>,
+    pub occurrences: usize,
+    /// `overlap`: the other edit.
+    pub other_edit: Option<usize>,
+    /// `not_found`: newText is already there.
+    pub already_applied: bool,
+}
+
+impl Failure {
+    pub fn new(code: Code, message: impl Into<String>) -> Failure {
+        Failure {
+            code,
+            message: message.into(),
+            hint: None,
+            candidates: Vec::new(),
+            matches: Vec::new(),
+            occurrences: 0,
+            other_edit: None,
+            already_applied: false,
+        }
+    }
+
+    fn hint(mut self, hint: impl Into<String>) -> Failure {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl From<FsError> for Failure {
+    fn from(e: FsError) -> Failure {
+        let mut f = Failure::new(e.code, e.message);
+        f.hint = e.hint;
+        f
+    }
+}
+
+/// Where a resolved edit lands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolution {
+    pub kind: MatchKind,
+    pub normalizations: Vec<Normalization>,
+    /// Original byte spans in the document text (one unless replaceAll), sorted.
+    pub spans: Vec<Range<usize>>,
+    /// newText with line breaks in the file's dominant ending.
+    pub replacement: String,
+}
+
+/// The outcome of one edit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Resolved(Resolution),
+    Failed(Failure),
+    /// Its file failed before matching.
+    Skipped,
+}
+
+/// One edit of a file, as planned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditPlan {
+    pub index: usize,
+    pub spec: EditSpec,
+    pub outcome: Outcome,
+}
+
+impl EditPlan {
+    pub fn resolution(&self) -> Option<&Resolution> {
+        match &self.outcome {
+            Outcome::Resolved(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// The file as it was when the plan was made.
+#[derive(Debug, Clone)]
+pub struct Original {
+    pub doc: Document,
+    /// Version of the bytes (`sha256:`) the plan was made against.
+    pub version: String,
+    /// Disk fingerprint, re-checked at commit; `None` when the text came from `documents[]`.
+    pub fingerprint: Option<Fingerprint>,
+    pub nlink: u64,
+}
+
+/// A warning about a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub code: WarningCode,
+    pub message: String,
+}
+
+/// Everything the batch does to one path.
+#[derive(Debug, Clone)]
+pub struct FilePlan {
+    /// The path as the request wrote it.
+    pub path: String,
+    /// The path relative to the root (for diffs and display), when it resolved.
+    pub rel: Option<PathBuf>,
+    pub op: Op,
+    pub move_to: Option<String>,
+    pub move_rel: Option<PathBuf>,
+    /// What the file was (absent for a create).
+    pub original: Option<Original>,
+    /// Whole new content for create/overwrite.
+    pub content: Option<String>,
+    pub edits: Vec<EditPlan>,
+    /// A file-level failure (path, read, decode, stale); its edits are skipped.
+    pub failure: Option<Failure>,
+    pub warnings: Vec<Warning>,
+}
+
+impl FilePlan {
+    /// Whether this file is free of errors (file-level and edit-level).
+    pub fn ok(&self) -> bool {
+        self.failure.is_none() && self.edits.iter().all(|e| matches!(e.outcome, Outcome::Resolved(_)))
+    }
+
+    /// The new file bytes with the edits `accept` selects applied (resolved edits only), or
+    /// `None` when the file is deleted or failed at file level.
+    pub fn render(&self, accept: impl Fn(usize) -> bool) -> Option<Vec<u8>> {
+        if self.failure.is_some() || self.op == Op::Delete {
+            return None;
+        }
+        if let Some(content) = &self.content {
+            return Some(content.as_bytes().to_vec());
+        }
+        let orig = self.original.as_ref()?;
+        let mut doc = orig.doc.clone();
+        doc.text = splice(&orig.doc.text, self.pieces(&accept).iter().map(|(s, r, _)| (s.clone(), *r)));
+        Some(doc.to_bytes())
+    }
+
+    /// (original span, replacement, edit index) of the accepted resolved edits, sorted by span.
+    pub fn pieces(&self, accept: &dyn Fn(usize) -> bool) -> Vec<(Range<usize>, &str, usize)> {
+        let mut out: Vec<(Range<usize>, &str, usize)> = self
+            .edits
+            .iter()
+            .filter(|e| accept(e.index))
+            .filter_map(|e| e.resolution().map(|r| (e.index, r)))
+            .flat_map(|(i, r)| r.spans.iter().map(move |s| (s.clone(), r.replacement.as_str(), i)))
+            .collect();
+        out.sort_by_key(|(s, _, _)| (s.start, s.end));
+        out
+    }
+}
+
+/// `text` with each span replaced; spans sorted and non-overlapping.
+pub fn splice<'a>(text: &str, pieces: impl Iterator<Item = (Range<usize>, &'a str)>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (span, rep) in pieces {
+        out.push_str(&text[at..span.start]);
+        out.push_str(rep);
+        at = span.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// A resolved batch.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub files: Vec<FilePlan>,
+}
+
+impl Plan {
+    pub fn ok(&self) -> bool {
+        self.files.iter().all(FilePlan::ok)
+    }
+}
+
+/// Options for resolving.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ResolveOptions {
+    /// `documents[]` may replace disk content (resolve and filter only).
+    pub allow_documents: bool,
+}
+
+/// Request-level checks that need no file: documents allowed, every N(oldText) non-empty.
+pub fn check_request(req: &Request, opts: ResolveOptions) -> Result<(), RequestError> {
+    if !req.documents.is_empty() && !opts.allow_documents {
+        return Err(RequestError::new("`documents` is only accepted by `resolve` and `filter`")
+            .at("/documents")
+            .hint("drop `documents` and let redline read the files, or use `redline resolve`"));
+    }
+    for f in &req.files {
+        for e in &f.edits {
+            if Normalized::new(&e.old_text).text.is_empty() {
+                let ptr = e.pointer.as_deref().map(|p| format!("{p}/oldText"));
+                let mut err = RequestError::new(format!(
+                    "oldText of an edit for {} is only whitespace, which matches nothing after normalization",
+                    f.path
+                ))
+                .hint("give oldText some non-whitespace text from the file");
+                err.pointer = ptr;
+                return Err(err);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Resolves `req` against the files beneath `root`. Only request-level problems are errors;
+/// everything about a file or an edit is an outcome in the plan.
+pub fn resolve(req: &Request, root: &Root, opts: ResolveOptions) -> Result<Plan, RequestError> {
+    check_request(req, opts)?;
+    let mut docs: HashMap<PathBuf, &str> = HashMap::new();
+    for d in &req.documents {
+        if let Ok(rel) = root.relative(&d.path) {
+            docs.insert(rel, d.text.as_str());
+        }
+    }
+    let files = req.files.iter().map(|f| resolve_file(f, root, &docs)).collect();
+    Ok(Plan { files })
+}
+
+fn skipped(edits: &[EditSpec]) -> Vec<EditPlan> {
+    edits
+        .iter()
+        .enumerate()
+        .map(|(index, spec)| EditPlan { index, spec: spec.clone(), outcome: Outcome::Skipped })
+        .collect()
+}
+
+fn resolve_file(fr: &FileRequest, root: &Root, docs: &HashMap<PathBuf, &str>) -> FilePlan {
+    let op = if fr.delete {
+        Op::Delete
+    } else if fr.content.is_some() {
+        Op::Create
+    } else if fr.move_to.is_some() {
+        Op::Move
+    } else {
+        Op::Edit
+    };
+    let mut plan = FilePlan {
+        path: fr.path.clone(),
+        rel: None,
+        op,
+        move_to: fr.move_to.clone(),
+        move_rel: None,
+        original: None,
+        content: fr.content.clone(),
+        edits: skipped(&fr.edits),
+        failure: None,
+        warnings: Vec::new(),
+    };
+    if let Err(f) = fill(&mut plan, fr, root, docs) {
+        plan.failure = Some(f);
+    }
+    plan
+}
+
+fn fill(plan: &mut FilePlan, fr: &FileRequest, root: &Root, docs: &HashMap<PathBuf, &str>) -> Result<(), Failure> {
+    let rel = root.relative(&fr.path)?;
+    plan.rel = Some(rel.clone());
+    if let Some(to) = &fr.move_to {
+        let dest = root.relative(to)?;
+        if dest == rel {
+            return Err(Failure::new(Code::InvalidRequest, format!("{} is moved onto itself", fr.path)));
+        }
+        if root.exists(to)? {
+            plan.warnings.push(Warning {
+                code: WarningCode::OverwroteExisting,
+                message: format!("{to} exists and will be overwritten by the move"),
+            });
+        }
+        plan.move_rel = Some(dest);
+    }
+    if let Some(content) = &fr.content {
+        match read(root, &fr.path, &rel, docs) {
+            Ok(orig) => {
+                plan.op = Op::Overwrite;
+                plan.warnings.push(Warning {
+                    code: WarningCode::OverwroteExisting,
+                    message: format!("{} exists and will be overwritten", fr.path),
+                });
+                check_hash(fr, &orig)?;
+                plan.original = Some(orig);
+            }
+            Err(f) if f.code == Code::FileNotFound && fr.expect_hash.is_none() => {
+                plan.op = Op::Create;
+            }
+            Err(f) => return Err(f),
+        }
+        plan.content = Some(content.clone());
+        return Ok(());
+    }
+    let orig = read(root, &fr.path, &rel, docs)?;
+    check_hash(fr, &orig)?;
+    if orig.nlink > 1 && !fr.delete {
+        plan.warnings.push(Warning {
+            code: WarningCode::HardLinkBroken,
+            message: format!("{} has {} hard links; the others keep the old content", fr.path, orig.nlink),
+        });
+    }
+    if fr.delete {
+        plan.original = Some(orig);
+        return Ok(());
+    }
+    plan.edits = match_edits(&orig.doc, &fr.path, &fr.edits);
+    if !fr.chunks.is_empty() {
+        plan.edits.extend(locate_chunks(&orig.doc, fr, plan.edits.len()));
+    }
+    plan.original = Some(orig);
+    Ok(())
+}
+
+fn check_hash(fr: &FileRequest, orig: &Original) -> Result<(), Failure> {
+    match &fr.expect_hash {
+        Some(want) if !want.eq_ignore_ascii_case(&orig.version) => Err(Failure::new(
+            Code::Stale,
+            format!("{} has version {}, not the expected {want}", fr.path, orig.version),
+        )
+        .hint(format!("re-read the file (`redline read {}`) and redo the edits against it", fr.path))),
+        _ => Ok(()),
+    }
+}
+
+fn read(root: &Root, path: &str, rel: &PathBuf, docs: &HashMap<PathBuf, &str>) -> Result<Original, Failure> {
+    if let Some(text) = docs.get(rel) {
+        let (bom, body) = match text.strip_prefix('\u{FEFF}') {
+            Some(b) => (true, b),
+            None => (false, *text),
+        };
+        let doc = Document::from_text(body.to_string(), bom);
+        let version = crate::hash::version(&doc.to_bytes());
+        return Ok(Original { doc, version, fingerprint: None, nlink: 1 });
+    }
+    let snap = root.read(path).map_err(|e| {
+        let mut f = Failure::from(e);
+        if f.code == Code::FileNotFound && f.hint.is_none() {
+            f.hint = Some(format!("check the path, or create the file with {{\"path\": \"{path}\", \"content\": …}}"));
+        }
+        f
+    })?;
+    let version = snap.fingerprint.version.clone();
+    let doc = Document::decode(snap.bytes).map_err(|e| {
+        Failure::new(e.code(), format!("{path}: {e}")).hint(match e.code() {
+            Code::BinaryFile => "redline edits text files only",
+            _ => "redline edits UTF-8 text only; convert the file to UTF-8 first",
+        })
+    })?;
+    Ok(Original { doc, version, fingerprint: Some(snap.fingerprint), nlink: snap.nlink })
+}
+
+/// 1-based line of a byte offset, for prose.
+fn line_no(doc: &Document, offset: usize) -> usize {
+    doc.line_of(offset) + 1
+}
+
+/// Matches the edits of one file (§3.4–§3.10).
+pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPlan> {
+    let file = Normalized::new(&doc.text);
+    let mut out: Vec<EditPlan> = skipped(specs);
+    let mut needles = Vec::new();
+    let mut needle_of = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        if lf(&spec.old_text) == lf(&spec.new_text) {
+            out[i].outcome = Outcome::Failed(
+                Failure::new(Code::NoOp, format!("edit {i} for {path}: oldText and newText are identical"))
+                    .hint("drop this edit, or change newText"),
+            );
+            continue;
+        }
+        needles.push(Needle { old_text: &spec.old_text, replace_all: spec.replace_all });
+        needle_of.push(i);
+    }
+    let found = matcher::find_all(&doc.text, &file, &needles);
+    let mut not_found = Vec::new();
+    for (k, res) in found.into_iter().enumerate() {
+        let i = needle_of[k];
+        out[i].outcome = match res {
+            Ok(f) => Outcome::Resolved(Resolution {
+                kind: f.kind,
+                normalizations: f.normalizations,
+                spans: f.spans,
+                replacement: doc.adapt_eol(&specs[i].new_text),
+            }),
+            Err(Miss::Ambiguous { spans, count }) => {
+                let lines: Vec<String> = spans.iter().map(|s| line_no(doc, s.start).to_string()).collect();
+                let mut f = Failure::new(
+                    Code::Ambiguous,
+                    format!(
+                        "edit {i} for {path}: oldText matches {count} places (lines {}{})",
+                        lines.join(", "),
+                        if count > spans.len() { ", …" } else { "" }
+                    ),
+                )
+                .hint("add surrounding lines to oldText so that it matches once, or set replaceAll");
+                f.matches = spans;
+                f.occurrences = count;
+                Outcome::Failed(f)
+            }
+            Err(Miss::NotFound) => {
+                not_found.push(i);
+                Outcome::Failed(Failure::new(Code::NotFound, String::new()))
+            }
+        };
+    }
+    // Overlaps between resolved edits (touching is fine).
+    let mut spans: Vec<(Range<usize>, usize)> = out
+        .iter()
+        .filter_map(|e| e.resolution().map(|r| (e.index, r)))
+        .flat_map(|(i, r)| r.spans.iter().map(move |s| (s.clone(), i)))
+        .collect();
+    spans.sort_by_key(|(s, _)| (s.start, s.end));
+    let mut overlaps: Vec<(usize, usize, usize)> = Vec::new();
+    let mut reach: Option<(usize, usize)> = None; // (end, edit) of the furthest-reaching span
+    for (s, i) in &spans {
+        if let Some((end, j)) = reach {
+            if s.start < end && *i != j {
+                overlaps.push((*i, j, s.start));
+            }
+        }
+        if reach.is_none_or(|(end, _)| s.end > end) {
+            reach = Some((s.end, *i));
+        }
+    }
+    for (i, j, at) in overlaps {
+        for (a, b) in [(i, j), (j, i)] {
+            if matches!(out[a].outcome, Outcome::Resolved(_)) {
+                let mut f = Failure::new(
+                    Code::Overlap,
+                    format!("edit {a} for {path} overlaps edit {b} (line {})", line_no(doc, at)),
+                )
+                .hint("merge the two edits into one, or make their oldText not share text");
+                f.other_edit = Some(b);
+                out[a].outcome = Outcome::Failed(f);
+            }
+        }
+    }
+    if !not_found.is_empty() {
+        let olds: Vec<&str> = not_found.iter().map(|&i| specs[i].old_text.as_str()).collect();
+        let cands = hint::candidates(&file, &olds);
+        let applied = already_applied(&file, not_found.iter().map(|&i| specs[i].new_text.as_str()));
+        for (k, &i) in not_found.iter().enumerate() {
+            let mut f = if applied[k] {
+                let mut f = Failure::new(
+                    Code::NotFound,
+                    format!("edit {i} for {path}: oldText not found; the edit looks already applied (newText is in the file)"),
+                )
+                .hint("drop this edit if the change is already there");
+                f.already_applied = true;
+                f
+            } else {
+                let near = cands[k]
+                    .first()
+                    .map(|c| format!("; closest match at line {} ({:.0}% similar)", line_no(doc, c.span.start), c.score * 100.0))
+                    .unwrap_or_default();
+                Failure::new(Code::NotFound, format!("edit {i} for {path}: oldText not found{near}"))
+                    .hint(format!("re-read the file (`redline read {path}`) and copy oldText exactly"))
+            };
+            f.candidates = cands[k].clone();
+            out[i].outcome = Outcome::Failed(f);
+        }
+    }
+    out
+}
+
+/// For each text, whether N(text) occurs in `file` (one pass for all).
+fn already_applied<'a>(file: &Normalized, texts: impl Iterator<Item = &'a str>) -> Vec<bool> {
+    let pats: Vec<String> = texts.map(|t| Normalized::new(t).text).collect();
+    let mut hit = vec![false; pats.len()];
+    let live: Vec<usize> = (0..pats.len()).filter(|&i| !pats[i].is_empty()).collect();
+    if live.is_empty() {
+        return hit;
+    }
+    if let Ok(ac) = aho_corasick::AhoCorasick::new(live.iter().map(|&i| pats[i].as_bytes())) {
+        for m in ac.find_overlapping_iter(&file.text) {
+            hit[live[m.pattern().as_usize()]] = true;
+        }
+    }
+    hit
+}
+
+/// Locates Codex patch chunks (SPEC §6); each chunk is reported as one edit.
+fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize) -> Vec<EditPlan> {
+    let _ = (doc, fr, first_index);
+    Vec::new()
+}

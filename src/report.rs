@@ -1,0 +1,247 @@
+//! Turning a plan (and what the writer did with it) into the response of SPEC §4.
+
+use crate::diff;
+use crate::document::{Document, PositionEncoding};
+use crate::matcher::MatchKind;
+use crate::normalize::Normalization;
+use crate::plan::{FilePlan, Op, Outcome, Plan, Failure};
+use crate::wire::response as wire;
+use std::ops::Range;
+
+/// How the batch was run, for statuses and flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Resolve and write.
+    Apply,
+    /// Resolve and print, never write (`--dry-run`, request `dryRun`).
+    DryRun,
+    /// Only the exit code (`--check`).
+    Check,
+    /// Resolve for an editor (`resolve`).
+    Resolve,
+}
+
+impl Mode {
+    pub fn writes(self) -> bool {
+        self == Mode::Apply
+    }
+}
+
+/// What the writer did.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOutcome {
+    pub written: bool,
+    /// A commit failure: (path, failure), and what was rolled back.
+    pub failure: Option<(String, Failure)>,
+    pub rolled_back: Option<String>,
+    /// Warnings the writer added, per request path.
+    pub warnings: Vec<(String, wire::Warning)>,
+}
+
+/// A file path as diffs show it: relative to the root, `/`-separated.
+pub fn display_path(rel: Option<&std::path::PathBuf>, fallback: &str) -> String {
+    match rel {
+        Some(r) => r.to_string_lossy().replace('\\', "/"),
+        None => fallback.to_string(),
+    }
+}
+
+fn range(doc: &Document, span: &Range<usize>, enc: PositionEncoding) -> wire::Range {
+    wire::Range { start: doc.position(span.start, enc), end: doc.position(span.end, enc) }
+}
+
+fn norm(n: Normalization) -> wire::Normalization {
+    match n {
+        Normalization::Nfkc => wire::Normalization::Nfkc,
+        Normalization::TrailingWhitespace => wire::Normalization::TrailingWhitespace,
+        Normalization::Quotes => wire::Normalization::Quotes,
+        Normalization::Dashes => wire::Normalization::Dashes,
+        Normalization::Spaces => wire::Normalization::Spaces,
+    }
+}
+
+fn op(o: Op) -> wire::Op {
+    match o {
+        Op::Edit => wire::Op::Edit,
+        Op::Create => wire::Op::Create,
+        Op::Overwrite => wire::Op::Overwrite,
+        Op::Delete => wire::Op::Delete,
+        Op::Move => wire::Op::Move,
+    }
+}
+
+/// The error detail of a failure; positions need the document.
+pub fn detail(f: &Failure, doc: Option<&Document>, enc: PositionEncoding) -> wire::ErrorDetail {
+    let mut candidates = Vec::new();
+    if let Some(doc) = doc {
+        for c in &f.candidates {
+            candidates.push(wire::Candidate {
+                range: range(doc, &c.span, enc),
+                score: Some(c.score),
+                text: doc.text[c.span.clone()].to_string(),
+            });
+        }
+        for m in &f.matches {
+            candidates.push(wire::Candidate { range: range(doc, m, enc), score: None, text: doc.text[m.clone()].to_string() });
+        }
+    }
+    wire::ErrorDetail {
+        code: f.code,
+        message: f.message.clone(),
+        hint: f.hint.clone(),
+        candidates,
+        occurrences: (f.occurrences > 0).then_some(f.occurrences),
+        other_edit: f.other_edit,
+        already_applied: f.already_applied,
+    }
+}
+
+/// The old and new full texts (BOM included, as a character) and the changes between them.
+pub fn texts(file: &FilePlan, accept: &dyn Fn(usize) -> bool) -> (String, String, Vec<diff::Change>) {
+    let bom = |d: &Document| if d.bom { "\u{FEFF}" } else { "" };
+    let old = match &file.original {
+        Some(o) if file.op != Op::Create => format!("{}{}", bom(&o.doc), o.doc.text),
+        _ => String::new(),
+    };
+    if file.op == Op::Delete {
+        let n = old.len();
+        return (old, String::new(), vec![diff::Change { old: 0..n, new: 0..0, edit: 0 }]);
+    }
+    if let Some(content) = &file.content {
+        let (o, n) = (old.len(), content.len());
+        return (old, content.clone(), vec![diff::Change { old: 0..o, new: 0..n, edit: 0 }]);
+    }
+    let Some(orig) = &file.original else {
+        return (old, String::new(), Vec::new());
+    };
+    let shift = bom(&orig.doc).len();
+    let mut new = String::with_capacity(old.len());
+    new.push_str(bom(&orig.doc));
+    let mut changes = Vec::new();
+    let mut at = 0;
+    let mut delta: isize = shift as isize;
+    for (span, rep, edit) in file.pieces(accept) {
+        new.push_str(&orig.doc.text[at..span.start]);
+        let ns = (span.start as isize + delta) as usize;
+        new.push_str(rep);
+        changes.push(diff::Change { old: span.start + shift..span.end + shift, new: ns..ns + rep.len(), edit });
+        delta += rep.len() as isize - span.len() as isize;
+        at = span.end;
+    }
+    new.push_str(&orig.doc.text[at..]);
+    (old, new, changes)
+}
+
+/// The unified diff of a file with the accepted edits.
+pub fn file_diff(file: &FilePlan, accept: &dyn Fn(usize) -> bool) -> String {
+    let (old, new, changes) = texts(file, accept);
+    if old == new && file.op != Op::Move && file.op != Op::Delete && file.op != Op::Create {
+        return String::new();
+    }
+    let hunks = diff::hunks(&old, &new, &changes);
+    let from = display_path(file.rel.as_ref(), &file.path);
+    let to = file.move_to.as_ref().map(|m| display_path(file.move_rel.as_ref(), m)).unwrap_or_else(|| from.clone());
+    match file.op {
+        Op::Create => diff::unified(None, Some(&to), &hunks),
+        Op::Delete => diff::unified(Some(&from), None, &hunks),
+        _ => diff::unified(Some(&from), Some(&to), &hunks),
+    }
+}
+
+/// Builds the response.
+pub fn response(plan: &Plan, mode: Mode, enc: PositionEncoding, wrote: &WriteOutcome) -> wire::Response {
+    let batch_ok = plan.ok() && wrote.failure.is_none();
+    let mut errors = Vec::new();
+    let mut files = Vec::new();
+    for f in &plan.files {
+        let doc = f.original.as_ref().map(|o| &o.doc);
+        let mut edits = Vec::new();
+        for e in &f.edits {
+            let mut r = wire::EditResult {
+                index: e.index,
+                id: e.spec.id.clone(),
+                status: wire::EditStatus::Skipped,
+                match_kind: None,
+                normalizations: None,
+                occurrences: None,
+                range: None,
+                ranges: None,
+                error: None,
+            };
+            match &e.outcome {
+                Outcome::Resolved(res) => {
+                    r.status = wire::EditStatus::Resolved;
+                    r.match_kind = Some(match res.kind {
+                        MatchKind::Exact => wire::Match::Exact,
+                        MatchKind::Normalized => wire::Match::Normalized,
+                    });
+                    r.normalizations = Some(res.normalizations.iter().map(|&n| norm(n)).collect());
+                    r.occurrences = Some(res.spans.len());
+                    if let Some(doc) = doc {
+                        r.range = res.spans.first().map(|s| range(doc, s, enc));
+                        if e.spec.replace_all {
+                            r.ranges = Some(res.spans.iter().map(|s| range(doc, s, enc)).collect());
+                        }
+                    }
+                }
+                Outcome::Failed(fail) => {
+                    r.status = wire::EditStatus::Failed;
+                    errors.push(wire::ErrorEntry { code: fail.code, path: f.path.clone(), edit: Some(e.index), message: fail.message.clone() });
+                    r.error = Some(detail(fail, doc, enc));
+                }
+                Outcome::Skipped => {}
+            }
+            edits.push(r);
+        }
+        let write_fail = wrote.failure.as_ref().filter(|(p, _)| *p == f.path || Some(p) == f.move_to.as_ref()).map(|(_, fl)| fl);
+        let failure = f.failure.as_ref().or(write_fail);
+        if let Some(fail) = failure {
+            errors.push(wire::ErrorEntry { code: fail.code, path: f.path.clone(), edit: None, message: fail.message.clone() });
+        }
+        let new_bytes = if f.ok() { f.render(|_| true) } else { None };
+        let changed = match (&f.original, &new_bytes) {
+            (Some(o), Some(n)) => f.op != Op::Edit || o.doc.to_bytes() != *n,
+            _ => true,
+        };
+        let status = if !f.ok() || failure.is_some() {
+            wire::FileStatus::Failed
+        } else if !batch_ok {
+            wire::FileStatus::Skipped
+        } else if !changed {
+            wire::FileStatus::Unchanged
+        } else if wrote.written {
+            wire::FileStatus::Applied
+        } else {
+            wire::FileStatus::Planned
+        };
+        let mut warnings: Vec<wire::Warning> = f.warnings.iter().map(|w| wire::Warning { code: w.code, message: w.message.clone() }).collect();
+        for (p, w) in &wrote.warnings {
+            if *p == f.path && !warnings.iter().any(|x| x.code == w.code) {
+                warnings.push(w.clone());
+            }
+        }
+        files.push(wire::FileResult {
+            path: f.path.clone(),
+            move_to: f.move_to.clone(),
+            op: op(f.op),
+            status,
+            hash_before: f.original.as_ref().filter(|_| f.op != Op::Create).map(|o| o.version.clone()),
+            hash_after: new_bytes.as_ref().filter(|_| f.ok()).map(|b| crate::hash::version(b)),
+            eol: doc.map(|d| d.eol).or_else(|| f.content.as_ref().map(|c| Document::from_text(c.clone(), false).eol)),
+            bom: doc.map(|d| d.bom).or(f.content.as_ref().map(|c| c.starts_with('\u{FEFF}'))),
+            diff: if f.ok() { file_diff(f, &|_| true) } else { String::new() },
+            edits,
+            warnings,
+            error: failure.map(|fl| detail(fl, doc, enc)),
+        });
+    }
+    wire::Response {
+        version: wire::VERSION,
+        ok: batch_ok,
+        dry_run: !mode.writes(),
+        written: wrote.written,
+        files,
+        errors,
+        rolled_back: wrote.rolled_back.clone(),
+    }
+}
