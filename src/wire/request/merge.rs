@@ -1,0 +1,208 @@
+//! Merging the file objects of a request into one [`FileRequest`] per path.
+//!
+//! Every field of every object goes through [`Slot`], so "an object that mixes `content` with
+//! `edits`" and "two objects for one path that disagree" are the same check with the same
+//! message: the later field conflicts with what the path already has.
+
+use std::collections::HashMap;
+
+use crate::request::{EditSpec, FileRequest, RequestError};
+
+use super::fields::place;
+
+/// The key under which objects for one path merge: the path lexically normalized.
+///
+/// `./` and empty segments vanish, `a/../b` collapses to `b`, a leading `/` is kept, and `..`
+/// that climbs above the start is kept (the writer rejects it if it leaves the root). Symlinks
+/// and absolute-versus-relative spellings of one file are not unified here: that needs the file
+/// system, and is the writer's business.
+pub fn merge_key(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => match parts.last() {
+                Some(&last) if last != ".." => {
+                    parts.pop();
+                }
+                _ if absolute => {}
+                _ => parts.push(".."),
+            },
+            part => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_owned(),
+        (false, false) => joined,
+    }
+}
+
+/// The files of a request in order of first appearance.
+#[derive(Default)]
+pub(super) struct Batch {
+    slots: Vec<Slot>,
+    by_key: HashMap<String, usize>,
+}
+
+impl Batch {
+    /// The slot for `path`, created with `pointer` as its first object if new.
+    pub fn slot(&mut self, path: &str, pointer: &str) -> &mut Slot {
+        let key = merge_key(path);
+        let index = match self.by_key.get(&key) {
+            Some(&index) => index,
+            None => {
+                let mut file = FileRequest::new(path);
+                file.pointer = Some(pointer.to_owned());
+                self.slots.push(Slot {
+                    file,
+                    at: Default::default(),
+                });
+                self.by_key.insert(key, self.slots.len() - 1);
+                self.slots.len() - 1
+            }
+        };
+        &mut self.slots[index]
+    }
+
+    pub fn into_files(self) -> Vec<FileRequest> {
+        self.slots.into_iter().map(|slot| slot.file).collect()
+    }
+}
+
+/// Where each operation of a path was first given (pointers into the request as sent).
+#[derive(Default)]
+struct Sources {
+    edits: Option<String>,
+    content: Option<String>,
+    delete: Option<String>,
+    move_to: Option<String>,
+    expect_hash: Option<String>,
+}
+
+/// One path being assembled from its objects.
+pub(super) struct Slot {
+    file: FileRequest,
+    at: Sources,
+}
+
+impl Slot {
+    /// Fails when `field` (at `pointer`) cannot join an operation the path already has.
+    fn refuse(
+        &self,
+        field: &str,
+        pointer: &str,
+        rivals: &[(&str, &Option<String>)],
+    ) -> Result<(), RequestError> {
+        for (rival, at) in rivals {
+            if let Some(at) = at {
+                return Err(RequestError::new(format!(
+                    "`{field}` at {} conflicts with `{rival}` at {} for `{}`",
+                    place(pointer),
+                    place(at),
+                    self.file.path
+                ))
+                .at(pointer)
+                .hint(
+                    "a path either gets edits (optionally with moveTo), new content, \
+                     delete: true, or moveTo alone",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn differs(&self, field: &str, pointer: &str, earlier: &Option<String>) -> RequestError {
+        RequestError::new(format!(
+            "`{field}` at {} differs from `{field}` at {} for `{}`",
+            place(pointer),
+            earlier.as_deref().map(place).unwrap_or_default(),
+            self.file.path
+        ))
+        .at(pointer)
+    }
+
+    pub fn add_edit(&mut self, edit: EditSpec, pointer: &str) -> Result<(), RequestError> {
+        self.refuse(
+            "edits",
+            pointer,
+            &[("content", &self.at.content), ("delete", &self.at.delete)],
+        )?;
+        self.at.edits.get_or_insert_with(|| pointer.to_owned());
+        self.file.edits.push(edit);
+        Ok(())
+    }
+
+    pub fn set_content(&mut self, content: &str, pointer: &str) -> Result<(), RequestError> {
+        self.refuse(
+            "content",
+            pointer,
+            &[
+                ("edits", &self.at.edits),
+                ("delete", &self.at.delete),
+                ("moveTo", &self.at.move_to),
+            ],
+        )?;
+        match &self.file.content {
+            Some(earlier) if earlier != content => {
+                Err(self.differs("content", pointer, &self.at.content))
+            }
+            Some(_) => Ok(()),
+            None => {
+                self.file.content = Some(content.to_owned());
+                self.at.content = Some(pointer.to_owned());
+                Ok(())
+            }
+        }
+    }
+
+    pub fn set_delete(&mut self, pointer: &str) -> Result<(), RequestError> {
+        self.refuse(
+            "delete",
+            pointer,
+            &[
+                ("edits", &self.at.edits),
+                ("content", &self.at.content),
+                ("moveTo", &self.at.move_to),
+            ],
+        )?;
+        self.file.delete = true;
+        self.at.delete.get_or_insert_with(|| pointer.to_owned());
+        Ok(())
+    }
+
+    pub fn set_move_to(&mut self, target: &str, pointer: &str) -> Result<(), RequestError> {
+        self.refuse(
+            "moveTo",
+            pointer,
+            &[("content", &self.at.content), ("delete", &self.at.delete)],
+        )?;
+        match &self.file.move_to {
+            Some(earlier) if merge_key(earlier) != merge_key(target) => {
+                Err(self.differs("moveTo", pointer, &self.at.move_to))
+            }
+            Some(_) => Ok(()),
+            None => {
+                self.file.move_to = Some(target.to_owned());
+                self.at.move_to = Some(pointer.to_owned());
+                Ok(())
+            }
+        }
+    }
+
+    pub fn set_expect_hash(&mut self, hash: String, pointer: &str) -> Result<(), RequestError> {
+        match &self.file.expect_hash {
+            Some(earlier) if *earlier != hash => {
+                Err(self.differs("expectHash", pointer, &self.at.expect_hash))
+            }
+            Some(_) => Ok(()),
+            None => {
+                self.file.expect_hash = Some(hash);
+                self.at.expect_hash = Some(pointer.to_owned());
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,928 @@
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::{WireRequest, merge_key, parse_json, request_schema};
+use crate::request::{EditSpec, FileRequest, Request, RequestError};
+
+fn ok(text: &str) -> Request {
+    parse_json(text).unwrap_or_else(|e| panic!("{text}\nfailed: {e:?}"))
+}
+
+fn ok_value(value: Value) -> Request {
+    ok(&value.to_string())
+}
+
+fn err(value: Value) -> RequestError {
+    let text = value.to_string();
+    match parse_json(&text) {
+        Ok(request) => panic!("{text}\nparsed: {request:?}"),
+        Err(e) => e,
+    }
+}
+
+/// Asserts the error's pointer and that its message contains `needle`.
+fn err_at(value: Value, pointer: &str, needle: &str) -> RequestError {
+    let e = err(value);
+    assert_eq!(e.pointer.as_deref(), Some(pointer), "{e:?}");
+    assert!(
+        e.message.contains(needle),
+        "{:?} lacks {needle:?}",
+        e.message
+    );
+    e
+}
+
+fn spec(old: &str, new: &str, pointer: &str) -> EditSpec {
+    EditSpec {
+        old_text: old.into(),
+        new_text: new.into(),
+        replace_all: false,
+        id: None,
+        pointer: Some(pointer.into()),
+    }
+}
+
+fn olds(file: &FileRequest) -> Vec<&str> {
+    file.edits.iter().map(|e| e.old_text.as_str()).collect()
+}
+
+// ---- shapes ----
+
+#[test]
+fn canonical_full() {
+    let r = ok(include_str!("../../../testdata/requests/ok-canonical.json"));
+    assert!(r.dry_run);
+    assert_eq!(r.files.len(), 4);
+    let lib = &r.files[0];
+    assert_eq!(lib.path, "src/lib.rs");
+    assert_eq!(lib.pointer.as_deref(), Some("/files/0"));
+    let mut e1 = spec("fn a() {}", "fn b() {}", "/files/0/edits/0");
+    e1.id = Some("e1".into());
+    assert_eq!(lib.edits, vec![e1]);
+    assert!(
+        lib.expect_hash
+            .as_deref()
+            .unwrap()
+            .starts_with("sha256:e3b0")
+    );
+    assert_eq!(r.files[1].content.as_deref(), Some("# New\n"));
+    assert!(r.files[1].edits.is_empty() && !r.files[1].delete);
+    assert!(r.files[2].delete);
+    assert_eq!(r.files[3].move_to.as_deref(), Some("b.rs"));
+    assert_eq!(
+        r.files[3].edits[0].pointer.as_deref(),
+        Some("/files/3/edits/0")
+    );
+    assert!(r.documents.is_empty());
+}
+
+#[test]
+fn canonical_dry_run_defaults_false() {
+    assert!(
+        !ok(include_str!(
+            "../../../testdata/requests/ok-canonical-minimal.json"
+        ))
+        .dry_run
+    );
+}
+
+#[test]
+fn single_file_object() {
+    let r = ok(include_str!(
+        "../../../testdata/requests/ok-single-file.json"
+    ));
+    assert!(!r.dry_run);
+    assert_eq!(r.files.len(), 1);
+    assert_eq!(r.files[0].pointer.as_deref(), Some(""));
+    assert_eq!(r.files[0].edits[1], spec("b()", "c()", "/edits/1"));
+}
+
+#[test]
+fn mcp_edit_file_honours_dry_run() {
+    let r = ok(include_str!(
+        "../../../testdata/requests/ok-mcp-edit-file.json"
+    ));
+    assert!(r.dry_run);
+    assert_eq!(r.files[0].path, "README.md");
+}
+
+#[test]
+fn legacy_single_edit_points_at_the_object() {
+    let r = ok(include_str!(
+        "../../../testdata/requests/ok-legacy-single-edit.json"
+    ));
+    assert_eq!(r.files[0].edits, vec![spec("fn a() {}", "fn b() {}", "")]);
+    let e = err_at(
+        json!({"path": "a", "oldText": "", "newText": "b"}),
+        "/oldText",
+        "empty",
+    );
+    assert!(e.message.contains("the request"), "{}", e.message);
+    err_at(
+        json!({"path": "a", "oldText": "x"}),
+        "",
+        "missing field `newText` in the request",
+    );
+    let r =
+        ok_value(json!({"path": "a", "oldText": "x", "newText": "", "dryRun": true, "id": "k"}));
+    assert!(r.dry_run);
+    assert_eq!(r.files[0].edits[0].id.as_deref(), Some("k"));
+    assert_eq!(r.files[0].edits[0].new_text, "");
+}
+
+#[test]
+fn claude_edit_and_multiedit() {
+    let r = ok(include_str!(
+        "../../../testdata/requests/ok-claude-edit.json"
+    ));
+    let e = &r.files[0].edits[0];
+    assert_eq!(r.files[0].path, "/repo/src/lib.rs");
+    assert_eq!(
+        (e.old_text.as_str(), e.new_text.as_str(), e.replace_all),
+        ("let x = 1;", "let x = 2;", true)
+    );
+    let r = ok(include_str!(
+        "../../../testdata/requests/ok-claude-multiedit.json"
+    ));
+    assert_eq!(olds(&r.files[0]), ["alpha", "gamma"]);
+    assert_eq!(r.files[0].edits[1].pointer.as_deref(), Some("/edits/1"));
+}
+
+#[test]
+fn array_of_file_objects_merges_and_honours_dry_run() {
+    let r = ok(include_str!("../../../testdata/requests/ok-array.json"));
+    assert!(r.dry_run);
+    assert_eq!(r.files.len(), 2);
+    assert_eq!(r.files[0].path, "a.txt");
+    assert_eq!(
+        r.files[0].edits,
+        vec![spec("x", "y", "/0/edits/0"), spec("z", "w", "/2")]
+    );
+    assert_eq!(r.files[1].edits, vec![spec("p", "q", "/1")]);
+    assert_eq!(r.files[1].pointer.as_deref(), Some("/1"));
+    assert!(!ok_value(json!([{"path": "a", "delete": true, "dry_run": false}])).dry_run);
+    err_at(json!([]), "", "empty array");
+    err_at(
+        json!([{"path": "a", "delete": true}, 7]),
+        "/1",
+        "must be a file object, found a number",
+    );
+    err_at(
+        json!([{"path": "a", "delete": true, "documents": []}]),
+        "/0/documents",
+        "unknown field",
+    );
+}
+
+#[test]
+fn flat_edits_grouped_by_first_appearance() {
+    let r = ok(include_str!(
+        "../../../testdata/requests/ok-flat-edits.json"
+    ));
+    assert!(r.dry_run);
+    let paths: Vec<&str> = r.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["b.rs", "a.rs"]);
+    assert_eq!(r.files[0].pointer.as_deref(), Some("/edits/0"));
+    assert_eq!(olds(&r.files[0]), ["1", "5"]);
+    assert_eq!(r.files[0].edits[0].id.as_deref(), Some("first"));
+    assert!(r.files[0].edits[1].replace_all);
+    assert_eq!(r.files[0].edits[1].pointer.as_deref(), Some("/edits/2"));
+    let r = ok_value(
+        json!({"edits": [{"file_path": "a", "old_string": "x", "new_string": "y"}],
+                            "documents": [{"path": "a", "text": "x"}]}),
+    );
+    assert_eq!(r.documents.len(), 1);
+    err_at(
+        json!({"edits": [{"path": "a", "oldText": "x", "newText": "y", "content": "z"}]}),
+        "/edits/0/content",
+        "unknown field `content` in /edits/0",
+    );
+    err_at(
+        json!({"edits": []}),
+        "/edits",
+        "`edits` is empty in the request",
+    );
+}
+
+#[test]
+fn pi_legacy_mixed_and_stringified_edits() {
+    let r = ok(include_str!(
+        "../../../testdata/requests/ok-pi-legacy-mixed.json"
+    ));
+    assert_eq!(
+        r.files[0].edits,
+        vec![spec("one", "two", "/edits/0"), spec("three", "four", "")]
+    );
+    err_at(
+        json!({"path": "a", "edits": "not json"}),
+        "/edits",
+        "must be an array",
+    );
+    err_at(
+        json!({"path": "a", "edits": "{\"oldText\": 1}"}),
+        "/edits",
+        "must be an array",
+    );
+    // The canonical shape takes exactly the typed fields.
+    err_at(
+        json!({"files": [{"path": "a", "edits": "[]"}]}),
+        "/files/0/edits",
+        "must be an array, found a string",
+    );
+    err_at(
+        json!({"files": [{"path": "a", "oldText": "x", "newText": "y"}]}),
+        "/files/0/newText",
+        "unknown field `newText` in /files/0",
+    );
+}
+
+// ---- names ----
+
+#[test]
+fn every_alias_is_accepted() {
+    for old in ["oldText", "old_string", "old_str", "old_text", "oldString"] {
+        for new in ["newText", "new_string", "new_str", "new_text", "newString"] {
+            for path in ["path", "file_path", "filePath"] {
+                let mut edit = serde_json::Map::new();
+                edit.insert(old.into(), json!("a"));
+                edit.insert(new.into(), json!("b"));
+                edit.insert("replace_all".into(), json!(true));
+                let mut file = serde_json::Map::new();
+                file.insert(path.into(), json!("f"));
+                file.insert("edits".into(), json!([edit]));
+                let r = ok_value(json!({"files": [file]}));
+                assert_eq!(r.files[0].path, "f");
+                let e = &r.files[0].edits[0];
+                assert_eq!(
+                    (e.old_text.as_str(), e.new_text.as_str(), e.replace_all),
+                    ("a", "b", true)
+                );
+            }
+        }
+    }
+    let r = ok(include_str!(
+        "../../../testdata/requests/ok-canonical-aliases.json"
+    ));
+    assert!(!r.dry_run);
+    assert!(r.files[0].expect_hash.is_some());
+    assert_eq!(r.files[1].move_to.as_deref(), Some("src/new.rs"));
+    assert!(ok_value(json!({"dry_run": true, "files": [{"path": "a", "delete": true}]})).dry_run);
+}
+
+#[test]
+fn two_names_of_one_field_are_refused() {
+    let e = err_at(
+        json!({"files": [{"path": "a", "edits": [{"oldText": "x", "old_string": "x", "newText": "y"}]}]}),
+        "/files/0/edits/0/old_string",
+        "`oldText` and `old_string` are two names for one field in /files/0/edits/0",
+    );
+    assert!(e.hint.unwrap().contains("oldText"));
+    err_at(
+        json!({"path": "a", "file_path": "a", "delete": true}),
+        "/file_path",
+        "two names",
+    );
+    err_at(
+        json!({"dryRun": true, "dry_run": true, "files": [{"path": "a", "delete": true}]}),
+        "/dry_run",
+        "two names",
+    );
+    err_at(
+        json!({"path": "a", "delete": true, "moveTo": null, "move_to": "b"}),
+        "/move_to",
+        "two names",
+    );
+}
+
+#[test]
+fn unknown_fields_name_field_and_pointer() {
+    let e = err(serde_json::from_str(include_str!(
+        "../../../testdata/requests/err-unknown-field.json"
+    ))
+    .unwrap());
+    assert_eq!(e.message, "unknown field `foo` in /files/0/edits/2");
+    assert_eq!(e.pointer.as_deref(), Some("/files/0/edits/2/foo"));
+    assert!(e.hint.unwrap().contains("oldText, newText, replaceAll, id"));
+    err_at(
+        json!({"files": [{"path": "a", "delete": true}], "x": 1}),
+        "/x",
+        "unknown field `x` in the request",
+    );
+    err_at(
+        json!({"files": [{"path": "a", "delete": true, "mode": 1}]}),
+        "/files/0/mode",
+        "in /files/0",
+    );
+    err_at(
+        json!({"files": [{"path": "a", "delete": true}], "documents": [{"path": "a", "text": "", "uri": "u"}]}),
+        "/documents/0/uri",
+        "in /documents/0",
+    );
+    // Keys with `/` and `~` are escaped in the pointer; unicode passes through.
+    err_at(
+        json!({"path": "a", "delete": true, "a/b~c": 1}),
+        "/a~1b~0c",
+        "`a/b~c`",
+    );
+    err_at(
+        json!({"path": "a", "delete": true, "ünknöwn": 1}),
+        "/ünknöwn",
+        "`ünknöwn`",
+    );
+    // A file object's edits never carry a path (only the flat shape's do).
+    err_at(
+        json!({"path": "a", "edits": [{"path": "a", "oldText": "x", "newText": "y"}]}),
+        "/edits/0/path",
+        "unknown field `path`",
+    );
+}
+
+// ---- required fields and types ----
+
+#[test]
+fn missing_fields_point_at_their_parent() {
+    err_at(
+        json!({"files": [{"edits": [{"oldText": "a", "newText": "b"}]}]}),
+        "/files/0",
+        "missing field `path` in /files/0",
+    );
+    err_at(
+        json!({"files": [{"path": "a", "edits": [{"oldText": "a"}]}]}),
+        "/files/0/edits/0",
+        "missing field `newText`",
+    );
+    err_at(
+        json!({"files": [{"path": "a", "edits": [{"newText": "a"}]}]}),
+        "/files/0/edits/0",
+        "missing field `oldText`",
+    );
+    err_at(
+        json!({"edits": [{"path": "a", "oldText": "a", "newText": "b"}, {"oldText": "c", "newText": "d"}]}),
+        "/edits/1",
+        "missing field `path`",
+    );
+    err_at(
+        json!({"oldText": "a", "newText": "b"}),
+        "",
+        "missing field `path` in the request",
+    );
+    err_at(
+        json!({"files": [{"path": "a", "delete": true}], "documents": [{"path": "a"}]}),
+        "/documents/0",
+        "missing field `text`",
+    );
+    err_at(
+        json!({"dryRun": true}),
+        "",
+        "none of `files`, `edits` or `path`",
+    );
+    err_at(json!({}), "", "none of");
+}
+
+#[test]
+fn empty_old_text_is_refused_but_empty_new_text_is_fine() {
+    err_at(
+        json!({"files": [{"path": "a", "edits": [{"oldText": "", "newText": "b"}]}]}),
+        "/files/0/edits/0/oldText",
+        "`oldText` is empty in /files/0/edits/0",
+    );
+    // Whitespace-only oldText is the engine's call (N(·) empty), not the parser's.
+    assert_eq!(
+        ok_value(json!({"path": "a", "oldText": "  ", "newText": ""})).files[0].edits[0].old_text,
+        "  "
+    );
+}
+
+#[test]
+fn wrong_types_point_at_the_value() {
+    let cases = [
+        (
+            json!({"files": [{"path": "a", "edits": [{"oldText": "a", "newText": "b", "replaceAll": "yes"}]}]}),
+            "/files/0/edits/0/replaceAll",
+            "`replaceAll` must be a boolean, found a string",
+        ),
+        (
+            json!({"files": [{"path": 5, "delete": true}]}),
+            "/files/0/path",
+            "`path` must be a string, found a number",
+        ),
+        (
+            json!({"files": [{"path": "a", "edits": {"oldText": "a"}}]}),
+            "/files/0/edits",
+            "must be an array, found an object",
+        ),
+        (
+            json!({"files": {"path": "a"}}),
+            "/files",
+            "must be an array",
+        ),
+        (
+            json!({"files": [{"path": "a", "edits": [{"oldText": "a", "newText": "b", "id": 3}]}]}),
+            "/files/0/edits/0/id",
+            "`id` must be a string",
+        ),
+        (
+            json!({"files": [{"path": "a", "content": 1}]}),
+            "/files/0/content",
+            "must be a string",
+        ),
+        (
+            json!({"files": [{"path": "a", "delete": "yes"}]}),
+            "/files/0/delete",
+            "must be a boolean",
+        ),
+        (
+            json!({"files": [{"path": "a", "delete": true}], "dryRun": "true"}),
+            "/dryRun",
+            "must be a boolean",
+        ),
+        (
+            json!({"files": [{"path": "a", "edits": ["x"]}]}),
+            "/files/0/edits/0",
+            "must be an edit object, found a string",
+        ),
+        (
+            json!({"files": [{"path": "a", "edits": [{"oldText": null, "newText": "b"}]}]}),
+            "/files/0/edits/0/oldText",
+            "found null",
+        ),
+        (
+            json!({"files": [{"path": "a", "delete": true}], "documents": {}}),
+            "/documents",
+            "must be an array",
+        ),
+        (
+            json!({"path": "a", "delete": true, "dryRun": 1}),
+            "/dryRun",
+            "must be a boolean",
+        ),
+    ];
+    for (value, pointer, needle) in cases {
+        err_at(value, pointer, needle);
+    }
+}
+
+#[test]
+fn null_means_absent_for_optional_fields() {
+    let r = ok_value(
+        json!({"files": [{"path": "a", "edits": [{"oldText": "x", "newText": "y", "replaceAll": null, "id": null}],
+                                       "content": null, "delete": null, "moveTo": null, "expectHash": null}],
+                            "documents": null, "dryRun": null, "version": null}),
+    );
+    assert_eq!(r.files[0].edits, vec![spec("x", "y", "/files/0/edits/0")]);
+    assert!(r.files[0].content.is_none() && !r.files[0].delete && r.files[0].move_to.is_none());
+}
+
+#[test]
+fn version_must_be_one() {
+    ok_value(json!({"version": 1, "files": [{"path": "a", "delete": true}]}));
+    ok_value(json!({"version": 1, "edits": [{"path": "a", "oldText": "x", "newText": "y"}]}));
+    err_at(
+        json!({"version": 2, "files": [{"path": "a", "delete": true}]}),
+        "/version",
+        "unsupported request version 2",
+    );
+    err_at(
+        json!({"version": "1", "files": [{"path": "a", "delete": true}]}),
+        "/version",
+        "version \"1\"",
+    );
+}
+
+// ---- operations ----
+
+#[test]
+fn empty_lists_and_missing_operations() {
+    err_at(
+        json!({"files": []}),
+        "/files",
+        "`files` is empty in the request",
+    );
+    err_at(
+        json!({"files": [{"path": "a", "edits": []}]}),
+        "/files/0/edits",
+        "`edits` is empty in /files/0",
+    );
+    err_at(
+        json!({"path": "a", "edits": []}),
+        "/edits",
+        "`edits` is empty in the request",
+    );
+    let e = err_at(
+        json!({"files": [{"path": "a"}]}),
+        "/files/0",
+        "file object /files/0 has no operation",
+    );
+    assert!(e.hint.unwrap().contains("moveTo"));
+    err_at(
+        json!({"files": [{"path": "a", "expectHash": null, "edits": null}]}),
+        "/files/0",
+        "no operation",
+    );
+    err_at(
+        json!({"files": [{"path": "", "delete": true}]}),
+        "/files/0/path",
+        "`path` is empty",
+    );
+    err_at(
+        json!({"files": [{"path": "a\u{0}b", "delete": true}]}),
+        "/files/0/path",
+        "NUL",
+    );
+    err_at(
+        json!({"files": [{"path": "a", "moveTo": ""}]}),
+        "/files/0/moveTo",
+        "`moveTo` is empty",
+    );
+}
+
+#[test]
+fn delete_must_be_true() {
+    let e = err_at(
+        json!({"files": [{"path": "a", "delete": false}]}),
+        "/files/0/delete",
+        "`delete` must be true",
+    );
+    assert!(e.hint.is_some());
+    assert!(ok_value(json!({"files": [{"path": "a", "delete": true}]})).files[0].delete);
+}
+
+#[test]
+fn operations_that_cannot_mix_in_one_object() {
+    let cases = [
+        (
+            json!({"path": "a", "edits": [{"oldText": "x", "newText": "y"}], "content": "c"}),
+            "/content",
+            "`content` at /content conflicts with `edits` at /edits/0",
+        ),
+        (
+            json!({"path": "a", "edits": [{"oldText": "x", "newText": "y"}], "delete": true}),
+            "/delete",
+            "`delete` at /delete conflicts with `edits`",
+        ),
+        (
+            json!({"path": "a", "oldText": "x", "newText": "y", "content": "c"}),
+            "/content",
+            "conflicts with `edits` at the request",
+        ),
+        (
+            json!({"path": "a", "content": "c", "delete": true}),
+            "/delete",
+            "conflicts with `content`",
+        ),
+        (
+            json!({"path": "a", "content": "c", "moveTo": "b"}),
+            "/moveTo",
+            "conflicts with `content`",
+        ),
+        (
+            json!({"path": "a", "delete": true, "moveTo": "b"}),
+            "/moveTo",
+            "conflicts with `delete`",
+        ),
+    ];
+    for (value, pointer, needle) in cases {
+        err_at(value, pointer, needle);
+    }
+    // moveTo with edits is a move-and-edit.
+    let r =
+        ok_value(json!({"path": "a", "moveTo": "b", "edits": [{"oldText": "x", "newText": "y"}]}));
+    assert_eq!(r.files[0].move_to.as_deref(), Some("b"));
+    assert_eq!(r.files[0].edits.len(), 1);
+    // content may be empty (an empty file) and may carry expectHash (guarded overwrite).
+    let h = format!("sha256:{}", "AB".repeat(32));
+    let r = ok_value(json!({"files": [{"path": "a", "content": "", "expectHash": h}]}));
+    assert_eq!(r.files[0].content.as_deref(), Some(""));
+    assert_eq!(
+        r.files[0].expect_hash,
+        Some(format!("sha256:{}", "ab".repeat(32)))
+    );
+}
+
+#[test]
+fn expect_hash_must_be_a_sha256_version() {
+    for bad in [
+        "md5:abc",
+        "sha256:",
+        "sha256:xyz",
+        &"a".repeat(64),
+        &format!("sha256:{}", "a".repeat(63)),
+    ] {
+        err_at(
+            json!({"files": [{"path": "a", "delete": true, "expectHash": bad}]}),
+            "/files/0/expectHash",
+            "not a sha256 version",
+        );
+    }
+    err_at(
+        json!({"files": [{"path": "a", "delete": true, "expectHash": 1}]}),
+        "/files/0/expectHash",
+        "must be a string",
+    );
+}
+
+// ---- merging ----
+
+#[test]
+fn objects_for_one_path_merge_in_request_order() {
+    let r = ok(include_str!(
+        "../../../testdata/requests/ok-canonical-merge.json"
+    ));
+    assert_eq!(r.files.len(), 2);
+    let a = &r.files[0];
+    assert_eq!(a.path, "./src/a.rs");
+    assert_eq!(a.pointer.as_deref(), Some("/files/0"));
+    assert_eq!(olds(a), ["one", "two", "three"]);
+    let pointers: Vec<_> = a.edits.iter().map(|e| e.pointer.clone().unwrap()).collect();
+    assert_eq!(
+        pointers,
+        ["/files/0/edits/0", "/files/2/edits/0", "/files/2/edits/1"]
+    );
+    assert_eq!(a.move_to.as_deref(), Some("src/c.rs"));
+    assert_eq!(r.files[1].path, "src/b.rs");
+}
+
+#[test]
+fn merged_objects_must_agree() {
+    let h1 = format!("sha256:{}", "1".repeat(64));
+    let h2 = format!("sha256:{}", "2".repeat(64));
+    let edit = json!([{"oldText": "x", "newText": "y"}]);
+    let cases = [
+        (
+            json!({"files": [{"path": "a", "content": "1"}, {"path": "./a", "delete": true}]}),
+            "/files/1/delete",
+            "`delete` at /files/1/delete conflicts with `content` at /files/0/content for `a`",
+        ),
+        (
+            json!({"files": [{"path": "a", "content": "1"}, {"path": "a", "content": "2"}]}),
+            "/files/1/content",
+            "`content` at /files/1/content differs from `content` at /files/0/content",
+        ),
+        (
+            json!({"files": [{"path": "a", "edits": edit}, {"path": "a", "content": "2"}]}),
+            "/files/1/content",
+            "conflicts with `edits` at /files/0/edits/0",
+        ),
+        (
+            json!({"files": [{"path": "a", "delete": true}, {"path": "a", "edits": edit}]}),
+            "/files/1/edits/0",
+            "`edits` at /files/1/edits/0 conflicts with `delete`",
+        ),
+        (
+            json!({"files": [{"path": "a", "moveTo": "b"}, {"path": "a", "moveTo": "c"}]}),
+            "/files/1/moveTo",
+            "differs",
+        ),
+        (
+            json!({"files": [{"path": "a", "delete": true}, {"path": "a", "moveTo": "c"}]}),
+            "/files/1/moveTo",
+            "conflicts with `delete`",
+        ),
+        (
+            json!({"files": [{"path": "a", "edits": edit, "expectHash": h1}, {"path": "a", "edits": edit, "expectHash": h2}]}),
+            "/files/1/expectHash",
+            "differs",
+        ),
+        (
+            json!([{"path": "a", "content": "1"}, {"path": "a", "oldText": "x", "newText": "y"}]),
+            "/1",
+            "`edits` at /1 conflicts with `content` at /0/content",
+        ),
+    ];
+    for (value, pointer, needle) in cases {
+        err_at(value, pointer, needle);
+    }
+    // Identical repeats are harmless.
+    let r = ok_value(json!({"files": [
+        {"path": "a", "content": "1", "expectHash": h1}, {"path": "./a", "content": "1", "expectHash": h1},
+        {"path": "b", "delete": true}, {"path": "b", "delete": true},
+        {"path": "c", "moveTo": "d"}, {"path": "c", "moveTo": "./d", "edits": edit}]}));
+    assert_eq!(r.files.len(), 3);
+    assert_eq!(r.files[2].move_to.as_deref(), Some("d"));
+}
+
+#[test]
+fn merge_key_is_lexical() {
+    for (path, key) in [
+        ("a.txt", "a.txt"),
+        ("./a.txt", "a.txt"),
+        ("src//lib.rs", "src/lib.rs"),
+        ("src/x/../lib.rs", "src/lib.rs"),
+        ("src/./lib.rs/", "src/lib.rs"),
+        ("../a", "../a"),
+        ("a/../../b", "../b"),
+        ("../../a", "../../a"),
+        ("/abs/./x/../y", "/abs/y"),
+        ("/../a", "/a"),
+        (".", "."),
+        ("a/..", "."),
+        ("ü/ファイル", "ü/ファイル"),
+    ] {
+        assert_eq!(merge_key(path), key, "{path}");
+    }
+}
+
+#[test]
+fn documents() {
+    let r = ok(include_str!(
+        "../../../testdata/requests/ok-canonical-documents.json"
+    ));
+    assert_eq!(r.documents[0].path, "src/lib.rs");
+    assert_eq!(r.documents[0].text, "unsaved old buffer\n");
+    err_at(
+        json!({"files": [{"path": "a", "delete": true}], "documents": [{"path": "a", "text": ""}, {"path": "./a", "text": ""}]}),
+        "/documents/1/path",
+        "repeats the path of document /documents/0",
+    );
+    assert!(
+        ok_value(json!({"files": [{"path": "a", "delete": true}], "documents": []}))
+            .documents
+            .is_empty()
+    );
+}
+
+#[test]
+fn unicode_paths_and_text_survive() {
+    let r = ok(include_str!(
+        "../../../testdata/requests/ok-canonical-unicode.json"
+    ));
+    assert_eq!(r.files[0].path, "docs/ünïcödé/ファイル.md");
+    assert_eq!(r.files[0].edits[0].old_text, "“quoted” — text");
+    assert_eq!(r.files[0].edits[0].id.as_deref(), Some("ü~/1"));
+    let r = ok_value(
+        json!({"edits": [{"path": "é/a", "oldText": "x", "newText": "y"}, {"path": "é/b/../a", "oldText": "z", "newText": "w"}]}),
+    );
+    assert_eq!(r.files.len(), 1);
+    assert_eq!(r.files[0].path, "é/a");
+}
+
+// ---- JSON text ----
+
+#[test]
+fn malformed_json_reports_line_and_column() {
+    let e = parse_json(include_str!(
+        "../../../testdata/requests/err-malformed-json.json"
+    ))
+    .unwrap_err();
+    assert!(e.message.starts_with("malformed JSON: "), "{}", e.message);
+    assert!(e.message.contains("line 2 column"), "{}", e.message);
+    assert_eq!((e.pointer, e.line), (None, Some(2)));
+    let e = parse_json("{\"path\": \"a\"} trailing").unwrap_err();
+    assert!(
+        e.message.contains("trailing characters at line 1"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn duplicate_keys_are_refused() {
+    let e = parse_json(include_str!(
+        "../../../testdata/requests/err-duplicate-key.json"
+    ))
+    .unwrap_err();
+    assert!(
+        e.message.contains("duplicate key `newText` at line 2"),
+        "{}",
+        e.message
+    );
+    assert_eq!(e.line, Some(2));
+    // Equal keys in different objects are fine.
+    ok(r#"{"files": [{"path": "a", "delete": true}, {"path": "b", "delete": true}]}"#);
+}
+
+#[test]
+fn empty_text_bom_and_non_containers() {
+    assert!(parse_json("").unwrap_err().message.contains("empty"));
+    assert!(parse_json(" \n\t").unwrap_err().message.contains("empty"));
+    let r = ok("\u{feff}{\"path\": \"a\", \"delete\": true}");
+    assert!(r.files[0].delete);
+    for text in ["42", "\"edit a\"", "null", "true"] {
+        let e = parse_json(text).unwrap_err();
+        assert_eq!(e.pointer.as_deref(), Some(""), "{text}");
+        assert!(
+            e.message.contains("must be a JSON object or array"),
+            "{}",
+            e.message
+        );
+    }
+}
+
+// ---- schema and typed structs ----
+
+#[test]
+fn schema_snapshot() {
+    let schema = serde_json::to_string_pretty(&request_schema()).unwrap();
+    insta::assert_snapshot!("request_schema", schema);
+}
+
+#[test]
+fn schema_has_no_refs() {
+    fn walk(value: &Value) {
+        match value {
+            Value::Object(map) => {
+                assert!(
+                    !map.contains_key("$ref") && !map.contains_key("$defs"),
+                    "{map:?}"
+                );
+                map.values().for_each(walk);
+            }
+            Value::Array(items) => items.iter().for_each(walk),
+            _ => {}
+        }
+    }
+    walk(&request_schema());
+}
+
+fn fixtures() -> Vec<(String, PathBuf)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/requests");
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .map(|path| {
+            (
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                path,
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// parse_json and the typed structs must agree on every canonical example: serde reads it into
+/// [`WireRequest`], which serializes back to canonical JSON that parses to the same request.
+#[test]
+fn canonical_fixtures_parse_through_both_paths() {
+    let mut seen = 0;
+    for (name, path) in fixtures()
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("ok-canonical"))
+    {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let direct = ok(&text);
+        let wire: WireRequest =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let again = ok(&serde_json::to_string(&wire).unwrap());
+        assert_eq!(direct, again, "{name}");
+        seen += 1;
+    }
+    assert!(seen >= 5, "only {seen} canonical fixtures");
+}
+
+/// Shape errors that serde can see are refused by the typed structs too.
+#[test]
+fn typed_structs_refuse_what_parse_json_refuses() {
+    for name in [
+        "err-unknown-field",
+        "err-unknown-top-field",
+        "err-missing-path",
+        "err-missing-new-text",
+        "err-wrong-type",
+        "err-duplicate-key",
+        "err-two-aliases",
+    ] {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("testdata/requests/{name}.json"));
+        let text = std::fs::read_to_string(path).unwrap();
+        assert!(
+            serde_json::from_str::<WireRequest>(&text).is_err(),
+            "{name}"
+        );
+        assert!(parse_json(&text).is_err(), "{name}");
+    }
+}
+
+/// Every `ok-*` fixture parses; every `err-*` fixture fails as `expected-errors.json` says.
+#[test]
+fn fixtures_match_expectations() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/requests");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected-errors.json")).unwrap())
+            .unwrap();
+    let mut errors = 0;
+    for (name, path) in fixtures() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        if name.starts_with("ok-") {
+            ok(&text);
+        } else if name.starts_with("err-") {
+            let e = parse_json(&text).expect_err(&name);
+            let want = &expected[&name];
+            assert!(
+                want.is_object(),
+                "{name} missing from expected-errors.json; got {e:?}"
+            );
+            assert_eq!(e.message, want["message"].as_str().unwrap(), "{name}");
+            assert_eq!(e.pointer.as_deref(), want["pointer"].as_str(), "{name}");
+            assert_eq!(e.hint.as_deref(), want["hint"].as_str(), "{name}");
+            errors += 1;
+        }
+    }
+    assert_eq!(
+        errors,
+        expected.as_object().unwrap().len(),
+        "stale entries in expected-errors.json"
+    );
+}
