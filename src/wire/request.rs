@@ -385,7 +385,11 @@ impl Parser {
             operations += 1;
         }
         if fields.has(OLD_TEXT) || fields.has(NEW_TEXT) {
-            slot.add_edit(edit(fields)?, &fields.pointer)?;
+            // The edit is the object itself; conflicts name its `oldText` for clarity.
+            let source = fields
+                .get(OLD_TEXT)
+                .map_or(fields.pointer.as_str(), |f| &f.pointer);
+            slot.add_edit(edit(fields)?, source)?;
             operations += 1;
         }
         if let Some(content) = fields.get(CONTENT) {
@@ -418,12 +422,15 @@ impl Parser {
             slot.set_expect_hash(expect_hash(hash)?, &hash.pointer)?;
         }
         if operations == 0 {
-            return Err(RequestError::new(format!(
-                "file object {} has no operation",
-                place(&fields.pointer)
-            ))
-            .at(fields.pointer.clone())
-            .hint("give `edits`, `content`, `delete: true` or `moveTo`"));
+            let which = match fields.pointer.as_str() {
+                "" => "the request".to_owned(),
+                pointer => format!("file object {pointer}"),
+            };
+            return Err(
+                RequestError::new(format!("{which} names a path but no operation"))
+                    .at(fields.pointer.clone())
+                    .hint("give `edits`, `content`, `delete: true` or `moveTo`"),
+            );
         }
         Ok(())
     }

@@ -512,9 +512,15 @@ fn empty_lists_and_missing_operations() {
     let e = err_at(
         json!({"files": [{"path": "a"}]}),
         "/files/0",
-        "file object /files/0 has no operation",
+        "file object /files/0 names a path but no operation",
     );
     assert!(e.hint.unwrap().contains("moveTo"));
+    err_at(
+        json!({"path": "a"}),
+        "",
+        "the request names a path but no operation",
+    );
+    err_at(json!({"path": "a", "dryRun": true}), "", "no operation");
     err_at(
         json!({"files": [{"path": "a", "expectHash": null, "edits": null}]}),
         "/files/0",
@@ -564,7 +570,7 @@ fn operations_that_cannot_mix_in_one_object() {
         (
             json!({"path": "a", "oldText": "x", "newText": "y", "content": "c"}),
             "/content",
-            "conflicts with `edits` at the request",
+            "conflicts with `edits` at /oldText",
         ),
         (
             json!({"path": "a", "content": "c", "delete": true}),
@@ -686,8 +692,8 @@ fn merged_objects_must_agree() {
         ),
         (
             json!([{"path": "a", "content": "1"}, {"path": "a", "oldText": "x", "newText": "y"}]),
-            "/1",
-            "`edits` at /1 conflicts with `content` at /0/content",
+            "/1/oldText",
+            "`edits` at /1/oldText conflicts with `content` at /0/content",
         ),
     ];
     for (value, pointer, needle) in cases {
@@ -925,4 +931,80 @@ fn fixtures_match_expectations() {
         expected.as_object().unwrap().len(),
         "stale entries in expected-errors.json"
     );
+}
+
+// ---- properties ----
+
+/// JSON built from the request vocabulary, so that random values reach deep into the parser.
+fn request_like() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let keys = prop::sample::select(vec![
+        "files",
+        "edits",
+        "documents",
+        "path",
+        "file_path",
+        "oldText",
+        "old_string",
+        "newText",
+        "new_str",
+        "replaceAll",
+        "id",
+        "content",
+        "delete",
+        "moveTo",
+        "expectHash",
+        "dryRun",
+        "dry_run",
+        "text",
+        "version",
+        "a/b~",
+        "ü",
+    ]);
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        (0u8..3).prop_map(|n| json!(n)),
+        prop::sample::select(vec!["", "a", "./a", "b/../a", "x", "[]", "sha256:"])
+            .prop_map(|s| json!(s)),
+    ];
+    leaf.prop_recursive(5, 64, 6, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map(keys.clone(), inner, 0..6).prop_map(|m| Value::Object(
+                m.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+            )),
+        ]
+    })
+}
+
+proptest::proptest! {
+    /// Every pointer the parser reports exists in the request as sent (missing fields point at
+    /// their parent, which exists); stringified `edits` are the documented exception.
+    #[test]
+    fn pointers_always_resolve(value in request_like()) {
+        let stringified = value.to_string().contains("\"edits\":\"");
+        match super::from_value(&value) {
+            Ok(request) => {
+                for file in &request.files {
+                    let p = file.pointer.as_deref().unwrap();
+                    proptest::prop_assert!(value.pointer(p).is_some(), "{p}");
+                    for edit in &file.edits {
+                        let p = edit.pointer.as_deref().unwrap();
+                        proptest::prop_assert!(stringified || value.pointer(p).is_some(), "{p}");
+                    }
+                }
+            }
+            Err(e) => {
+                let p = e.pointer.as_deref().unwrap();
+                proptest::prop_assert!(stringified || value.pointer(p).is_some(), "{p}: {e:?}");
+            }
+        }
+    }
+
+    /// Arbitrary text never panics the parser.
+    #[test]
+    fn any_text_is_an_answer(text in ".{0,64}") {
+        let _ = parse_json(&text);
+    }
 }
