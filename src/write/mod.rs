@@ -2,12 +2,38 @@
 //! commits beneath a root (SPEC §7).
 //!
 //! Everything else in redline plans in memory and hands this module a list of [`Change`]s.
+//!
+//! - [`confine`]: every path is resolved beneath the root's directory fd with
+//!   `openat2(RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS)`; the last component is only ever touched by
+//!   `*at` calls with one validated name, so a concurrent symlink swap cannot lead out.
+//! - [`atomic`]: temp file next to the target (`O_TMPFILE` + `linkat`, else `O_EXCL`), owner,
+//!   mode and xattrs copied, fsync before any rename.
+//! - [`journal`]: the undo journal that makes a batch all-or-nothing across `kill -9`, and the
+//!   recovery that rolls it back or forward.
+//! - [`commit`]: the commit protocol itself (`RENAME_EXCHANGE` keeps every old file reachable
+//!   until the commit record is durable).
+//!
+//! Writers on one root serialize with `flock` on the root directory itself: it is never replaced,
+//! lives outside every target, needs no lock file and is released by the kernel on `kill -9`.
+
+mod atomic;
+mod commit;
+mod confine;
+mod journal;
 
 use crate::error::{Code, WarningCode};
-use std::io::Write as _;
-use std::path::{Component, Path, PathBuf};
+use rustix::fd::{AsFd, OwnedFd};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use std::path::{Path, PathBuf};
 
-/// Limits applied to every file read.
+pub use journal::{RecoveryAction, RecoveryReport};
+
+/// Name of the hidden directory that holds the journal while a commit runs. It exists only
+/// between the start of a commit and its cleanup (or the next recovery); paths into it are
+/// refused.
+pub const JOURNAL_DIR: &str = ".redline-journal";
+
+/// Limits applied to every file read or written.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     /// Files larger than this are `too_large`.
@@ -16,7 +42,9 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_file_size: 256 * 1024 * 1024 }
+        Limits {
+            max_file_size: 256 * 1024 * 1024,
+        }
     }
 }
 
@@ -27,30 +55,70 @@ pub struct FsError {
     pub code: Code,
     pub path: String,
     pub message: String,
+    /// What the user can do about it.
     pub hint: Option<String>,
 }
 
 impl FsError {
     fn new(code: Code, path: &str, message: impl Into<String>) -> FsError {
-        FsError { code, path: path.to_string(), message: message.into(), hint: None }
+        FsError {
+            code,
+            path: path.to_string(),
+            message: message.into(),
+            hint: None,
+        }
     }
 
-    fn from_io(path: &str, e: &std::io::Error) -> FsError {
-        let code = match e.kind() {
-            std::io::ErrorKind::NotFound => Code::FileNotFound,
-            std::io::ErrorKind::PermissionDenied => Code::PermissionDenied,
-            _ => Code::Io,
-        };
-        FsError::new(code, path, e.to_string())
+    fn hint(mut self, hint: impl Into<String>) -> FsError {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Maps a failed system call on `path` while doing `action` to a code and a hint.
+    fn from_errno(path: &str, action: &str, e: rustix::io::Errno) -> FsError {
+        use rustix::io::Errno;
+        let msg = format!("{action}: {}", std::io::Error::from(e));
+        match e {
+            Errno::NOENT => FsError::new(Code::FileNotFound, path, msg)
+                .hint("check the path; it is resolved beneath --root"),
+            Errno::ACCESS | Errno::PERM => FsError::new(Code::PermissionDenied, path, msg).hint(
+                "check the permissions of the file and of its directory (replacing a file \
+                 needs write permission on the directory)",
+            ),
+            Errno::ROFS => FsError::new(Code::PermissionDenied, path, msg)
+                .hint("the filesystem is mounted read-only"),
+            Errno::NOSPC | Errno::DQUOT => FsError::new(Code::Io, path, msg)
+                .hint("free disk space or quota: a safe replace needs room for a second copy"),
+            Errno::FBIG => FsError::new(Code::TooLarge, path, msg)
+                .hint("the file exceeds a size limit of the filesystem or process"),
+            Errno::XDEV => FsError::new(Code::OutsideRoot, path, msg).hint(
+                "the path leads outside --root (through `..`, an absolute path or a symlink)",
+            ),
+            Errno::NOTDIR => FsError::new(Code::NotAFile, path, msg)
+                .hint("a component of the path is not a directory"),
+            Errno::LOOP => {
+                FsError::new(Code::NotAFile, path, msg).hint("the path goes through a symlink loop")
+            }
+            Errno::ISDIR => FsError::new(Code::NotAFile, path, msg).hint("the path is a directory"),
+            _ => FsError::new(Code::Io, path, msg).hint("check the disk and retry"),
+        }
     }
 }
 
-/// What a file looked like when it was read; re-checked before commit.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a file looked like when it was read; re-checked under the writer lock before commit.
+///
+/// The content hash is authoritative; the metadata identifies the inode (a rename-replace shows
+/// up as a new `ino`) and lets a caller see a change without re-reading.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Fingerprint {
     /// `sha256:<hex>` of the whole file.
     pub version: String,
     pub len: u64,
+    pub dev: u64,
+    pub ino: u64,
+    /// Modification and status-change times, nanoseconds since the epoch.
+    pub mtime_ns: i64,
+    pub ctime_ns: i64,
 }
 
 /// A file's content and fingerprint, read beneath the root.
@@ -58,8 +126,12 @@ pub struct Fingerprint {
 pub struct Snapshot {
     pub bytes: Vec<u8>,
     pub fingerprint: Fingerprint,
-    /// Number of hard links to the file.
+    /// Number of hard links to the file (> 1: a write breaks the link, with a warning).
     pub nlink: u64,
+    /// The file's permission bits.
+    pub mode: u32,
+    /// True when the path was a symlink (inside the root) and this is its target's content.
+    pub via_symlink: bool,
 }
 
 /// The state a change requires of its path right before commit.
@@ -76,8 +148,15 @@ pub enum Expect {
 /// One change of a batch. A move is a `Write` of the destination plus a `Delete` of the source.
 #[derive(Debug, Clone)]
 pub enum Change {
-    Write { path: String, bytes: Vec<u8>, expect: Expect },
-    Delete { path: String, expect: Expect },
+    Write {
+        path: String,
+        bytes: Vec<u8>,
+        expect: Expect,
+    },
+    Delete {
+        path: String,
+        expect: Expect,
+    },
 }
 
 impl Change {
@@ -100,6 +179,11 @@ pub struct CommitWarning {
 #[derive(Debug, Clone, Default)]
 pub struct CommitReport {
     pub warnings: Vec<CommitWarning>,
+    /// The batch is committed and visible, but an fsync after the commit point failed: it may
+    /// not survive a power loss. Never reported as success silently, never retried.
+    pub durability_unknown: bool,
+    /// What the commit found to recover before starting, if anything.
+    pub recovered: Option<RecoveryReport>,
 }
 
 /// A failed commit: what failed, and whether everything was rolled back.
@@ -111,28 +195,54 @@ pub struct CommitError {
     pub rolled_back: String,
 }
 
-/// Proof that the root's writer lock is held.
+/// Proof that the root's writer lock is held: an exclusive `flock` on the root directory.
+///
+/// Dropping it (or the process dying) releases the lock.
 #[derive(Debug)]
 pub struct WriterLock {
-    _file: std::fs::File,
+    fd: OwnedFd,
+    dev: u64,
+    ino: u64,
 }
 
-/// The directory every path resolves beneath.
+/// The directory every path resolves beneath, held open for the lifetime of the value.
 #[derive(Debug)]
 pub struct Root {
+    fd: OwnedFd,
+    /// Canonical absolute path of the root at open time (for absolute request paths and
+    /// messages; never used to open anything).
     dir: PathBuf,
+    dev: u64,
+    ino: u64,
     pub limits: Limits,
 }
 
 impl Root {
     /// Opens `dir` as the root.
     pub fn open(dir: &Path, limits: Limits) -> Result<Root, FsError> {
-        let dir = std::fs::canonicalize(dir)
-            .map_err(|e| FsError::from_io(&dir.display().to_string(), &e))?;
-        if !dir.is_dir() {
-            return Err(FsError::new(Code::NotAFile, &dir.display().to_string(), "the root is not a directory"));
-        }
-        Ok(Root { dir, limits })
+        let shown = dir.display().to_string();
+        let fd = rustix::fs::open(
+            dir,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| {
+            FsError::from_errno(&shown, "cannot open the root directory", e)
+                .hint("--root must name an existing directory")
+        })?;
+        let st = rustix::fs::fstat(&fd)
+            .map_err(|e| FsError::from_errno(&shown, "cannot stat the root directory", e))?;
+        // The name of the directory we actually opened, as the kernel sees it.
+        let dir = confine::fd_path(fd.as_fd())
+            .or_else(|| std::fs::canonicalize(dir).ok())
+            .unwrap_or_else(|| dir.to_path_buf());
+        Ok(Root {
+            fd,
+            dir,
+            dev: st.st_dev,
+            ino: st.st_ino,
+            limits,
+        })
     }
 
     /// The root directory.
@@ -141,146 +251,136 @@ impl Root {
     }
 
     /// The path relative to the root that `path` names, lexically; `outside_root` if it leaves.
+    ///
+    /// This is for display and bookkeeping; confinement is enforced again by the kernel when
+    /// the file is opened.
     pub fn relative(&self, path: &str) -> Result<PathBuf, FsError> {
-        if path.is_empty() {
-            return Err(FsError::new(Code::OutsideRoot, path, "empty path"));
-        }
-        let p = Path::new(path);
-        let p = if p.is_absolute() {
-            p.strip_prefix(&self.dir)
-                .map_err(|_| FsError::new(Code::OutsideRoot, path, "absolute path outside the root"))?
-                .to_path_buf()
-        } else {
-            p.to_path_buf()
-        };
-        let mut out = PathBuf::new();
-        for c in p.components() {
-            match c {
-                Component::Normal(s) => out.push(s),
-                Component::CurDir => {}
-                Component::ParentDir => {
-                    if !out.pop() {
-                        return Err(FsError::new(Code::OutsideRoot, path, "the path leaves the root"));
-                    }
-                }
-                Component::RootDir | Component::Prefix(_) => {
-                    return Err(FsError::new(Code::OutsideRoot, path, "the path leaves the root"));
-                }
-            }
-        }
-        if out.as_os_str().is_empty() {
-            return Err(FsError::new(Code::NotAFile, path, "the path names the root directory"));
-        }
-        Ok(out)
-    }
-
-    fn full(&self, path: &str) -> Result<PathBuf, FsError> {
-        let rel = self.relative(path)?;
-        let full = self.dir.join(&rel);
-        // Symlinks must stay inside: resolve what exists of the path.
-        let mut probe = full.clone();
-        loop {
-            if let Ok(real) = std::fs::canonicalize(&probe) {
-                if !real.starts_with(&self.dir) {
-                    return Err(FsError::new(Code::OutsideRoot, path, "a symlink leads outside the root"));
-                }
-                let rest = full.strip_prefix(&probe).unwrap_or(Path::new(""));
-                return Ok(real.join(rest));
-            }
-            if !probe.pop() {
-                return Ok(full);
-            }
-        }
+        confine::normalize(&self.dir, path.as_ref()).map_err(|m| m.into_error(path))
     }
 
     /// Whether `path` exists beneath the root (a regular file), without reading it.
     pub fn exists(&self, path: &str) -> Result<bool, FsError> {
-        let full = self.full(path)?;
-        match std::fs::symlink_metadata(&full) {
-            Ok(m) if m.is_file() => Ok(true),
-            Ok(_) => Err(FsError::new(Code::NotAFile, path, "not a regular file")),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(FsError::from_io(path, &e)),
+        let rel = self.relative(path)?;
+        let target = confine::resolve_target(self, &rel, true).map_err(|m| m.into_error(path))?;
+        match target.stat {
+            None => Ok(false),
+            Some(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => Ok(true),
+            Some(st) => Err(not_a_file(path, &st)),
         }
     }
 
-    /// Reads a regular file beneath the root.
+    /// Reads a regular file beneath the root, following symlinks that stay inside it.
     pub fn read(&self, path: &str) -> Result<Snapshot, FsError> {
-        let full = self.full(path)?;
-        let meta = std::fs::symlink_metadata(&full).map_err(|e| FsError::from_io(path, &e))?;
-        if !meta.is_file() {
-            return Err(FsError::new(Code::NotAFile, path, "not a regular file"));
+        let rel = self.relative(path)?;
+        let target = confine::resolve_target(self, &rel, true).map_err(|m| m.into_error(path))?;
+        let Some(st) = target.stat else {
+            return Err(FsError::new(Code::FileNotFound, path, "no such file")
+                .hint("check the path; it is resolved beneath --root"));
+        };
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+            return Err(not_a_file(path, &st));
         }
-        if meta.len() > self.limits.max_file_size {
-            return Err(FsError::new(Code::TooLarge, path, format!("{} bytes is over the limit of {}", meta.len(), self.limits.max_file_size)));
-        }
-        let bytes = std::fs::read(&full).map_err(|e| FsError::from_io(path, &e))?;
-        use std::os::unix::fs::MetadataExt;
+        let dir = target.dir_fd(path)?;
+        let (bytes, fingerprint, st) =
+            atomic::read_regular(dir, &target.name, &st, &self.limits, path)?;
         Ok(Snapshot {
-            fingerprint: Fingerprint { version: crate::hash::version(&bytes), len: bytes.len() as u64 },
             bytes,
-            nlink: meta.nlink(),
+            fingerprint,
+            nlink: st.st_nlink as u64,
+            mode: st.st_mode & 0o7777,
+            via_symlink: target.via_symlink,
         })
     }
 
     /// Takes the root's writer lock, waiting for other writers.
     pub fn lock(&self) -> Result<WriterLock, FsError> {
-        let path = std::env::temp_dir().join(format!("redline-{}.lock", crate::hash::version(self.dir.as_os_str().as_encoded_bytes()).trim_start_matches("sha256:")));
-        let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)
-            .map_err(|e| FsError::from_io(&path.display().to_string(), &e))?;
-        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
-            .map_err(|e| FsError::from_io(&path.display().to_string(), &std::io::Error::from(e)))?;
-        Ok(WriterLock { _file: file })
+        let shown = self.dir.display().to_string();
+        let fd = rustix::fs::openat(
+            &self.fd,
+            ".",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| FsError::from_errno(&shown, "cannot open the root for locking", e))?;
+        loop {
+            match rustix::fs::flock(&fd, rustix::fs::FlockOperation::LockExclusive) {
+                Ok(()) => break,
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => return Err(FsError::from_errno(&shown, "cannot lock the root", e)),
+            }
+        }
+        Ok(WriterLock {
+            fd,
+            dev: self.dev,
+            ino: self.ino,
+        })
     }
 
-    /// Finishes or rolls back an interrupted commit. Safe to run twice.
-    pub fn recover(&self, _lock: &WriterLock) -> Result<(), FsError> {
-        Ok(())
+    /// Finishes or rolls back an interrupted commit. Safe to run twice, and safe to kill.
+    pub fn recover(&self, lock: &WriterLock) -> Result<RecoveryReport, FsError> {
+        self.check_lock(lock)?;
+        journal::recover(self)
     }
 
     /// Commits all changes or none. The caller holds the writer lock.
-    pub fn commit(&self, _lock: &WriterLock, changes: &[Change]) -> Result<CommitReport, CommitError> {
-        let fail = |error: FsError| CommitError { error, rolled_back: "nothing was written".into() };
-        for ch in changes {
-            let path = ch.path();
-            let expect = match ch {
-                Change::Write { expect, .. } | Change::Delete { expect, .. } => expect,
-            };
-            let full = self.full(path).map_err(fail)?;
-            match expect {
-                Expect::Any => {}
-                Expect::Absent => {
-                    if full.exists() {
-                        return Err(fail(FsError::new(Code::Stale, path, "the file appeared since it was read")));
-                    }
-                }
-                Expect::Unchanged(fp) => {
-                    let now = std::fs::read(&full).map_err(|e| fail(FsError::from_io(path, &e)))?;
-                    if crate::hash::version(&now) != fp.version {
-                        return Err(fail(FsError::new(Code::Stale, path, "the file changed on disk since it was read")));
-                    }
-                }
-            }
+    pub fn commit(
+        &self,
+        lock: &WriterLock,
+        changes: &[Change],
+    ) -> Result<CommitReport, CommitError> {
+        self.check_lock(lock).map_err(|error| CommitError {
+            error,
+            rolled_back: "nothing was written".into(),
+        })?;
+        commit::commit(self, changes)
+    }
+
+    fn check_lock(&self, lock: &WriterLock) -> Result<(), FsError> {
+        let _ = lock.fd.as_fd();
+        if lock.dev != self.dev || lock.ino != self.ino {
+            return Err(FsError::new(
+                Code::Internal,
+                &self.dir.display().to_string(),
+                "the writer lock held belongs to another root",
+            ));
         }
-        for ch in changes {
-            let full = self.full(ch.path()).map_err(fail)?;
-            match ch {
-                Change::Write { path, bytes, .. } => {
-                    let parent = full.parent().unwrap_or(&self.dir).to_path_buf();
-                    std::fs::create_dir_all(&parent).map_err(|e| fail(FsError::from_io(path, &e)))?;
-                    let mut tmp = tempfile::NamedTempFile::new_in(&parent).map_err(|e| fail(FsError::from_io(path, &e)))?;
-                    tmp.write_all(bytes).map_err(|e| fail(FsError::from_io(path, &e)))?;
-                    tmp.as_file().sync_all().map_err(|e| fail(FsError::from_io(path, &e)))?;
-                    if let Ok(meta) = std::fs::metadata(&full) {
-                        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
-                    }
-                    tmp.persist(&full).map_err(|e| fail(FsError::from_io(path, &e.error)))?;
-                }
-                Change::Delete { path, .. } => {
-                    std::fs::remove_file(&full).map_err(|e| fail(FsError::from_io(path, &e)))?;
-                }
-            }
-        }
-        Ok(CommitReport::default())
+        Ok(())
+    }
+}
+
+/// `not_a_file` naming what the path is instead.
+fn not_a_file(path: &str, st: &rustix::fs::Stat) -> FsError {
+    let kind = match FileType::from_raw_mode(st.st_mode) {
+        FileType::Directory => "a directory",
+        FileType::Fifo => "a FIFO",
+        FileType::CharacterDevice => "a character device",
+        FileType::BlockDevice => "a block device",
+        FileType::Socket => "a socket",
+        FileType::Symlink => "a symlink",
+        _ => "not a regular file",
+    };
+    FsError::new(
+        Code::NotAFile,
+        path,
+        format!("the path is {kind}, not a regular file"),
+    )
+    .hint("only regular files can be read or edited")
+}
+
+/// Nanoseconds since the epoch from a stat time pair.
+fn ns(sec: i64, nsec: u64) -> i64 {
+    sec.saturating_mul(1_000_000_000)
+        .saturating_add(nsec as i64)
+}
+
+/// `statat` without following a final symlink; `None` when nothing is there.
+fn lstat_at(
+    dir: impl AsFd,
+    name: &std::ffi::OsStr,
+) -> rustix::io::Result<Option<rustix::fs::Stat>> {
+    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => Ok(Some(st)),
+        Err(rustix::io::Errno::NOENT) => Ok(None),
+        Err(e) => Err(e),
     }
 }

@@ -1,0 +1,261 @@
+//! Reading a regular file without blocking, and preparing a complete, synced temp file next to
+//! a target: the building blocks of the commit protocol.
+
+use super::{Fingerprint, FsError, Limits, ns};
+use crate::error::Code;
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
+use rustix::io::Errno;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+
+/// Flags for opening an existing file for reading: never follow a symlink that was swapped in,
+/// never block on a FIFO, never become a controlling terminal.
+const READ_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::NONBLOCK)
+    .union(OFlags::NOCTTY)
+    .union(OFlags::CLOEXEC);
+
+/// A failed system call and what it was doing.
+pub(super) type Failure = (&'static str, Errno);
+
+/// Opens the regular file `name` in `dir` for reading; it must still be the inode `expected`.
+pub(super) fn open_existing(
+    dir: BorrowedFd<'_>,
+    name: &OsStr,
+    expected: &Stat,
+) -> Result<(OwnedFd, Stat), Failure> {
+    let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())
+        .map_err(|e| ("cannot open the file", e))?;
+    let st = rustix::fs::fstat(&fd).map_err(|e| ("cannot stat the file", e))?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
+        || st.st_ino != expected.st_ino
+        || st.st_dev != expected.st_dev
+    {
+        // Replaced between the lookup and the open.
+        return Err(("the file was replaced while being opened", Errno::AGAIN));
+    }
+    Ok((fd, st))
+}
+
+/// Reads a whole regular file, checking the size limit; retries while a writer changes it.
+pub(super) fn read_regular(
+    dir: BorrowedFd<'_>,
+    name: &OsStr,
+    st: &Stat,
+    limits: &Limits,
+    path: &str,
+) -> Result<(Vec<u8>, Fingerprint, Stat), FsError> {
+    let mut expected = *st;
+    for _ in 0..5 {
+        check_size(path, expected.st_size as u64, limits)?;
+        let (fd, before) = match open_existing(dir, name, &expected) {
+            Ok(x) => x,
+            Err((_, Errno::AGAIN)) => {
+                expected = match super::lstat_at(dir, name) {
+                    Ok(Some(s)) if FileType::from_raw_mode(s.st_mode) == FileType::RegularFile => s,
+                    Ok(Some(s)) => return Err(super::not_a_file(path, &s)),
+                    Ok(None) => {
+                        return Err(FsError::new(
+                            Code::FileNotFound,
+                            path,
+                            "the file was removed while being read",
+                        ));
+                    }
+                    Err(e) => return Err(FsError::from_errno(path, "cannot look up the file", e)),
+                };
+                continue;
+            }
+            Err((action, e)) => return Err(FsError::from_errno(path, action, e)),
+        };
+        let bytes = read_all(&fd, limits.max_file_size).map_err(|e| match e {
+            Errno::FBIG => too_large(path, limits),
+            e => FsError::from_errno(path, "cannot read the file", e),
+        })?;
+        let after = rustix::fs::fstat(&fd)
+            .map_err(|e| FsError::from_errno(path, "cannot stat the file", e))?;
+        if same_version(&before, &after) && after.st_size as u64 == bytes.len() as u64 {
+            let fp = fingerprint(&bytes, &after);
+            return Ok((bytes, fp, after));
+        }
+        expected = after;
+    }
+    Err(
+        FsError::new(Code::Io, path, "the file kept changing while it was read")
+            .hint("retry when the other writer is done"),
+    )
+}
+
+fn too_large(path: &str, limits: &Limits) -> FsError {
+    FsError::new(
+        Code::TooLarge,
+        path,
+        format!(
+            "the file is over the size limit of {} bytes",
+            limits.max_file_size
+        ),
+    )
+    .hint("raise the size limit or edit the file another way")
+}
+
+/// `too_large` when `len` is over the limit.
+pub(super) fn check_size(path: &str, len: u64, limits: &Limits) -> Result<(), FsError> {
+    if len > limits.max_file_size {
+        Err(too_large(path, limits))
+    } else {
+        Ok(())
+    }
+}
+
+/// The fingerprint of content read from a file whose `fstat` after reading was `st`.
+pub(super) fn fingerprint(bytes: &[u8], st: &Stat) -> Fingerprint {
+    Fingerprint {
+        version: crate::hash::version(bytes),
+        len: bytes.len() as u64,
+        dev: st.st_dev,
+        ino: st.st_ino,
+        mtime_ns: ns(st.st_mtime, st.st_mtime_nsec as u64),
+        ctime_ns: ns(st.st_ctime, st.st_ctime_nsec as u64),
+    }
+}
+
+/// Same inode with the same size, mtime and ctime: nobody wrote to it in between. (ctime cannot
+/// be set from user space, so restoring an mtime does not hide a change.)
+pub(super) fn same_version(a: &Stat, b: &Stat) -> bool {
+    a.st_dev == b.st_dev
+        && a.st_ino == b.st_ino
+        && a.st_size == b.st_size
+        && (a.st_mtime, a.st_mtime_nsec) == (b.st_mtime, b.st_mtime_nsec)
+        && (a.st_ctime, a.st_ctime_nsec) == (b.st_ctime, b.st_ctime_nsec)
+}
+
+/// Reads to the end; `FBIG` past `limit` bytes.
+pub(super) fn read_all(fd: &OwnedFd, limit: u64) -> Result<Vec<u8>, Errno> {
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match rustix::io::read(fd, &mut buf[..]) {
+            Ok(0) => return Ok(out),
+            Ok(n) => {
+                out.extend_from_slice(&buf[..n]);
+                if out.len() as u64 > limit {
+                    return Err(Errno::FBIG);
+                }
+            }
+            Err(Errno::INTR) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Writes everything, looping on short writes (one `write` stops at 2 GiB) and EINTR.
+pub(super) fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> Result<(), Errno> {
+    while !bytes.is_empty() {
+        match rustix::io::write(fd, bytes) {
+            Ok(0) => return Err(Errno::IO),
+            Ok(n) => bytes = &bytes[n..],
+            Err(Errno::INTR) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The file a temp replaces, whose metadata the temp takes over.
+pub(super) struct Original<'a> {
+    pub fd: &'a OwnedFd,
+    pub stat: &'a Stat,
+}
+
+/// Creates `tmp_name` in `dir` holding exactly `bytes`, with the original's owner, mode and
+/// xattrs (or default permissions for a new file), synced to disk. Returns its `fstat`.
+///
+/// Uses `O_TMPFILE` + `linkat` when the filesystem and `/proc` allow, so a crash while writing
+/// leaves nothing behind; else an `O_CREAT|O_EXCL|O_NOFOLLOW` name. Either way the name is the
+/// journal's, so recovery finds it. On error the caller removes `tmp_name` (it may exist).
+pub(super) fn create_temp(
+    dir: BorrowedFd<'_>,
+    tmp_name: &OsStr,
+    bytes: &[u8],
+    original: Option<Original<'_>>,
+) -> Result<Stat, Failure> {
+    // 0600 until the original's mode is copied; a new file gets 0666 less the umask.
+    let mode = Mode::from_raw_mode(if original.is_some() { 0o600 } else { 0o666 });
+    match rustix::fs::openat(
+        dir,
+        ".",
+        OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC,
+        mode,
+    ) {
+        Ok(fd) => {
+            fill(&fd, bytes, &original)?;
+            use std::os::fd::AsRawFd;
+            let proc_path = format!("/proc/self/fd/{}", fd.as_raw_fd());
+            match rustix::fs::linkat(
+                rustix::fs::CWD,
+                proc_path.as_str(),
+                dir,
+                tmp_name,
+                AtFlags::SYMLINK_FOLLOW,
+            ) {
+                Ok(()) => {
+                    return rustix::fs::fstat(&fd).map_err(|e| ("cannot stat the temp file", e));
+                }
+                // No /proc: fall back to a named temp.
+                Err(Errno::NOENT) | Err(Errno::ACCESS) | Err(Errno::PERM) => {}
+                Err(e) => return Err(("cannot link the temp file into the directory", e)),
+            }
+        }
+        // The filesystem has no O_TMPFILE.
+        Err(Errno::OPNOTSUPP) | Err(Errno::ISDIR) | Err(Errno::INVAL) | Err(Errno::NOENT) => {}
+        Err(e) => return Err(("cannot create a temp file in the directory", e)),
+    }
+    let fd = rustix::fs::openat(
+        dir,
+        tmp_name,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        mode,
+    )
+    .map_err(|e| ("cannot create a temp file in the directory", e))?;
+    fill(&fd, bytes, &original)?;
+    rustix::fs::fstat(&fd).map_err(|e| ("cannot stat the temp file", e))
+}
+
+/// Content, then owner (chown clears setuid/setgid), then mode, then xattrs, then fsync. An
+/// fsync error is final: it is never retried (a second fsync can "succeed" after lost pages).
+fn fill(fd: &OwnedFd, bytes: &[u8], original: &Option<Original<'_>>) -> Result<(), Failure> {
+    write_all(fd, bytes).map_err(|e| ("cannot write the temp file", e))?;
+    if let Some(orig) = original {
+        let st = rustix::fs::fstat(fd).map_err(|e| ("cannot stat the temp file", e))?;
+        if st.st_uid != orig.stat.st_uid || st.st_gid != orig.stat.st_gid {
+            use rustix::fs::{Gid, Uid};
+            rustix::fs::fchown(
+                fd,
+                Some(Uid::from_raw(orig.stat.st_uid)),
+                Some(Gid::from_raw(orig.stat.st_gid)),
+            )
+            .map_err(|e| ("cannot give the new file the owner of the old one", e))?;
+        }
+        rustix::fs::fchmod(fd, Mode::from_raw_mode(orig.stat.st_mode & 0o7777))
+            .map_err(|e| ("cannot give the new file the mode of the old one", e))?;
+        copy_xattrs(orig.fd.as_fd(), fd.as_fd());
+    }
+    rustix::fs::fsync(fd).map_err(|e| ("cannot sync the temp file to disk", e))
+}
+
+/// Copies extended attributes (user.*, POSIX ACLs, security labels) where the filesystem and
+/// our privileges allow; ones that cannot be set are skipped.
+fn copy_xattrs(from: BorrowedFd<'_>, to: BorrowedFd<'_>) {
+    let mut list = vec![0u8; 64 * 1024];
+    let Ok(n) = rustix::fs::flistxattr(from, &mut list[..]) else {
+        return;
+    };
+    let mut value = vec![0u8; 64 * 1024];
+    for name in list[..n].split(|b| *b == 0).filter(|n| !n.is_empty()) {
+        let name = OsStr::from_bytes(name);
+        if let Ok(len) = rustix::fs::fgetxattr(from, name, &mut value[..]) {
+            let _ = rustix::fs::fsetxattr(to, name, &value[..len], rustix::fs::XattrFlags::empty());
+        }
+    }
+}

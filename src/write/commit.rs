@@ -1,0 +1,488 @@
+//! The commit protocol: check, journal, prepare, apply, commit record, clean up.
+//!
+//! Under the writer lock:
+//! 1. **Check**: resolve every path beneath the root, re-read and re-hash every file whose
+//!    fingerprint the caller expects (`stale` when it changed), refuse non-regular targets.
+//! 2. **Journal `Prepare`**, then create missing parent directories and write every new file to
+//!    a temp next to its target, complete, with owner/mode/xattrs, fsynced; fsync the directories.
+//! 3. **Journal `Apply`** (with the temps' inode numbers), then per change: modify =
+//!    `renameat2(RENAME_EXCHANGE)` (the old file stays reachable at the temp name), create =
+//!    `RENAME_NOREPLACE`, delete = rename to the temp name. Right after each exchange the old
+//!    inode is checked again: a writer that slipped in since the check makes the batch `stale`
+//!    and it is undone. fsync the directories.
+//! 4. **Journal `Committed`**: the commit point. Then the old files are unlinked and the journal
+//!    removed. A failure before the commit point undoes everything; after it, the batch stands.
+
+use super::atomic::{self, Original};
+use super::confine::{self, open_dir};
+use super::journal::{self, Entry, Journal, Kind, State, StoreError};
+use super::{Change, CommitError, CommitReport, CommitWarning, Expect, FsError, Root, lstat_at};
+use crate::error::{Code, WarningCode};
+use rustix::fd::{AsFd, OwnedFd};
+use rustix::fs::{AtFlags, FileType, RenameFlags, Stat};
+use rustix::io::Errno;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+/// One checked change, ready to run.
+struct Op<'a> {
+    kind: Kind,
+    path: &'a str,
+    bytes: Option<&'a [u8]>,
+    dir: Option<OwnedFd>,
+    dir_rel: PathBuf,
+    name: std::ffi::OsString,
+    /// The target as checked (lstat for delete), and an open fd on it with its fstat then, to
+    /// detect a write that lands between the check and the rename.
+    old: Option<Stat>,
+    old_fd: Option<(OwnedFd, Stat)>,
+}
+
+pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, CommitError> {
+    let nothing = |error: FsError| CommitError {
+        error,
+        rolled_back: "nothing was written".into(),
+    };
+    let recovered = journal::recover(root).map_err(|error| CommitError {
+        error,
+        rolled_back: "an earlier interrupted commit could not be recovered; nothing new was written (run `redline recover`)".into(),
+    })?;
+    let recovered = (recovered.action != journal::RecoveryAction::Nothing).then_some(recovered);
+    if changes.is_empty() {
+        return Ok(CommitReport {
+            recovered,
+            ..CommitReport::default()
+        });
+    }
+    let (mut ops, mkdirs, warnings) = check(root, changes).map_err(nothing)?;
+
+    let txid = txid();
+    let mut j = Journal {
+        txid: txid.clone(),
+        state: State::Prepare,
+        mkdirs: mkdirs
+            .iter()
+            .map(|d| d.as_os_str().as_bytes().to_vec())
+            .collect(),
+        ops: ops
+            .iter()
+            .enumerate()
+            .map(|(i, op)| Entry {
+                kind: op.kind,
+                path: op.path.to_string(),
+                dir: op.dir_rel.as_os_str().as_bytes().to_vec(),
+                dir_ino: 0,
+                name: op.name.as_bytes().to_vec(),
+                tmp: format!(".redline-{txid}-{i}.tmp").into_bytes(),
+                old_name: format!(".redline-{txid}-{i}.old").into_bytes(),
+                old_ino: op.old.map(|s| s.st_ino),
+                new_ino: None,
+            })
+            .collect(),
+    };
+    let jdir = journal::create_dir(root).map_err(nothing)?;
+    if let Err(StoreError::NotWritten(e) | StoreError::NotSynced(e)) =
+        journal::store(root, &jdir, &j)
+    {
+        return Err(undo(root, &j, jdir, e, "nothing was written"));
+    }
+
+    // Prepare: directories and complete temps; the user's files are untouched.
+    if let Err(e) = prepare(root, &mut ops, &mut j, &mkdirs) {
+        return Err(undo(
+            root,
+            &j,
+            jdir,
+            e,
+            "nothing was changed; temporary files were removed",
+        ));
+    }
+    j.state = State::Apply;
+    if let Err(StoreError::NotWritten(e) | StoreError::NotSynced(e)) =
+        journal::store(root, &jdir, &j)
+    {
+        return Err(undo(
+            root,
+            &j,
+            jdir,
+            e,
+            "nothing was changed; temporary files were removed",
+        ));
+    }
+
+    // Apply: each step reversible, the old files kept.
+    let n = ops.len();
+    let restored = format!("every file was restored ({n} change(s) undone)");
+    for (op, e) in ops.iter().zip(&j.ops) {
+        if let Err(err) = apply(op, e) {
+            return Err(undo(root, &j, jdir, err, &restored));
+        }
+    }
+    let dirs: Vec<_> = ops.iter().filter_map(|o| o.dir.as_ref()).collect();
+    if let Err(err) = journal::sync_dirs(&dirs, "cannot sync a directory") {
+        return Err(undo(root, &j, jdir, err, &restored));
+    }
+
+    // The commit point.
+    j.state = State::Committed;
+    let mut report = CommitReport {
+        warnings,
+        durability_unknown: false,
+        recovered,
+    };
+    match journal::store(root, &jdir, &j) {
+        Ok(()) => {}
+        Err(StoreError::NotWritten(err)) => return Err(undo(root, &j, jdir, err, &restored)),
+        Err(StoreError::NotSynced(_)) => report.durability_unknown = true,
+    }
+    // Cleanup. A failure leaves the journal, so the next recovery finishes it.
+    if journal::roll_forward(root, &j).is_err() {
+        report.durability_unknown = true;
+        return Ok(report);
+    }
+    if journal::remove(root, jdir).is_err() {
+        report.durability_unknown = true;
+    }
+    Ok(report)
+}
+
+/// Undoes a failed commit from its journal; the error says what happened to the tree.
+fn undo(root: &Root, j: &Journal, jdir: OwnedFd, error: FsError, done: &str) -> CommitError {
+    let rolled_back = match journal::roll_back(root, j).and_then(|()| journal::remove(root, jdir)) {
+        Ok(()) => done.to_string(),
+        Err(e) => format!(
+            "rolling back failed ({e}); the journal in {} is kept: run `redline recover`",
+            super::JOURNAL_DIR
+        ),
+    };
+    CommitError { error, rolled_back }
+}
+
+/// A transaction id unique among this machine's concurrent and past processes.
+fn txid() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let pid = rustix::process::getpid().as_raw_nonzero().get() as u32;
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let c = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{pid:x}-{:x}", nanos ^ ((c as u64) << 48))
+}
+
+type Checked<'a> = (Vec<Op<'a>>, Vec<PathBuf>, Vec<CommitWarning>);
+
+/// Resolves every change and checks its expectation, touching nothing.
+fn check<'a>(root: &Root, changes: &'a [Change]) -> Result<Checked<'a>, FsError> {
+    let mut ops: Vec<Op<'a>> = Vec::new();
+    let mut mkdirs: Vec<PathBuf> = Vec::new();
+    let mut warnings = Vec::new();
+    for ch in changes {
+        let path = ch.path();
+        let rel = root.relative(path)?;
+        let op = match ch {
+            Change::Write { bytes, expect, .. } => {
+                atomic::check_size(path, bytes.len() as u64, &root.limits)?;
+                let t =
+                    confine::resolve_target(root, &rel, true).map_err(|r| r.into_error(path))?;
+                let old_fd = match (&t.stat, expect) {
+                    (Some(st), _)
+                        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile =>
+                    {
+                        return Err(super::not_a_file(path, st));
+                    }
+                    (Some(_), Expect::Absent) => {
+                        return Err(stale(
+                            path,
+                            "the file exists now but did not when the edits were resolved",
+                        ));
+                    }
+                    (None, Expect::Unchanged(_)) => {
+                        return Err(stale(path, "the file was deleted since it was read"));
+                    }
+                    (None, _) => None,
+                    (Some(st), expect) => {
+                        let dir = t.dir_fd(path)?;
+                        let (fd, fst) = verify(root, dir, &t.name, st, expect, path)?;
+                        writable(dir, &t.name, path)?;
+                        if fst.st_nlink > 1 {
+                            warnings.push(CommitWarning {
+                                path: path.to_string(),
+                                code: WarningCode::HardLinkBroken,
+                                message: format!(
+                                    "the file had {} hard links; it was replaced, and its other links keep the old content",
+                                    fst.st_nlink
+                                ),
+                            });
+                        }
+                        Some((fd, fst))
+                    }
+                };
+                for d in &t.missing {
+                    if !mkdirs.contains(d) {
+                        mkdirs.push(d.clone());
+                    }
+                }
+                Op {
+                    kind: if t.stat.is_some() {
+                        Kind::Modify
+                    } else {
+                        Kind::Create
+                    },
+                    path,
+                    bytes: Some(bytes),
+                    old: old_fd.as_ref().map(|(_, st)| *st),
+                    old_fd,
+                    dir: t.dir,
+                    dir_rel: t.dir_rel,
+                    name: t.name,
+                }
+            }
+            Change::Delete { expect, .. } => {
+                let t =
+                    confine::resolve_target(root, &rel, false).map_err(|r| r.into_error(path))?;
+                let Some(st) = t.stat else {
+                    return Err(FsError::new(
+                        Code::FileNotFound,
+                        path,
+                        "cannot delete: no such file",
+                    )
+                    .hint("check the path; it is resolved beneath --root"));
+                };
+                let dir = t.dir_fd(path)?;
+                let old_fd = match FileType::from_raw_mode(st.st_mode) {
+                    // A symlink is removed itself, whatever it points to.
+                    FileType::Symlink => None,
+                    FileType::RegularFile => Some(verify(root, dir, &t.name, &st, expect, path)?),
+                    _ => return Err(super::not_a_file(path, &st)),
+                };
+                Op {
+                    kind: Kind::Delete,
+                    path,
+                    bytes: None,
+                    old: Some(st),
+                    old_fd,
+                    dir: t.dir,
+                    dir_rel: t.dir_rel,
+                    name: t.name,
+                }
+            }
+        };
+        let key = |o: &Op| (o.dir_rel.clone(), o.name.clone());
+        if ops.iter().any(|o| key(o) == key(&op)) {
+            return Err(FsError::new(
+                Code::InvalidRequest,
+                path,
+                "two changes of the batch name the same file",
+            )
+            .hint("merge them into one change (a symlink and its target are the same file)"));
+        }
+        ops.push(op);
+    }
+    Ok((ops, mkdirs, warnings))
+}
+
+fn stale(path: &str, message: &str) -> FsError {
+    FsError::new(Code::Stale, path, message).hint("read the file again and redo the edits")
+}
+
+/// Opens the existing regular file and checks `expect` against its current content.
+fn verify(
+    root: &Root,
+    dir: rustix::fd::BorrowedFd<'_>,
+    name: &std::ffi::OsStr,
+    st: &Stat,
+    expect: &Expect,
+    path: &str,
+) -> Result<(OwnedFd, Stat), FsError> {
+    let (fd, fst) = atomic::open_existing(dir, name, st).map_err(|(action, e)| match e {
+        Errno::AGAIN => stale(
+            path,
+            "the file was replaced while the batch was being checked",
+        ),
+        e => FsError::from_errno(path, action, e),
+    })?;
+    if let Expect::Unchanged(fp) = expect {
+        let bytes = atomic::read_all(&fd, root.limits.max_file_size).map_err(|e| match e {
+            Errno::FBIG => FsError::new(Code::TooLarge, path, "the file grew over the size limit"),
+            e => FsError::from_errno(path, "cannot read the file", e),
+        })?;
+        let after = rustix::fs::fstat(&fd)
+            .map_err(|e| FsError::from_errno(path, "cannot stat the file", e))?;
+        if !atomic::same_version(&fst, &after) {
+            return Err(stale(path, "the file is being written by another program"));
+        }
+        if crate::hash::version(&bytes) != fp.version {
+            return Err(stale(path, "the file changed on disk since it was read"));
+        }
+    }
+    Ok((fd, fst))
+}
+
+/// `permission_denied` for a file we may not write (root passes: it ignores mode bits).
+fn writable(
+    dir: rustix::fd::BorrowedFd<'_>,
+    name: &std::ffi::OsStr,
+    path: &str,
+) -> Result<(), FsError> {
+    match rustix::fs::accessat(
+        dir,
+        name,
+        rustix::fs::Access::WRITE_OK,
+        AtFlags::EACCESS | AtFlags::SYMLINK_NOFOLLOW,
+    ) {
+        Ok(()) => Ok(()),
+        Err(Errno::ACCESS) | Err(Errno::PERM) | Err(Errno::ROFS) => {
+            Err(
+                FsError::new(Code::PermissionDenied, path, "the file is not writable")
+                    .hint("change its permissions (chmod u+w) if it should be edited"),
+            )
+        }
+        // Some filesystems cannot answer; the rename will tell.
+        Err(_) => Ok(()),
+    }
+}
+
+/// Creates directories and complete temps, recording inodes in the journal.
+fn prepare(
+    root: &Root,
+    ops: &mut [Op<'_>],
+    j: &mut Journal,
+    mkdirs: &[PathBuf],
+) -> Result<(), FsError> {
+    for d in mkdirs {
+        let shown = d.display().to_string();
+        let (Some(parent), Some(name)) = (d.parent(), d.file_name()) else {
+            continue;
+        };
+        let pfd = open_dir(root, parent)
+            .map_err(|e| FsError::from_errno(&shown, "cannot open the directory", e))?;
+        match rustix::fs::mkdirat(&pfd, name, rustix::fs::Mode::from_raw_mode(0o777)) {
+            Ok(()) | Err(Errno::EXIST) => {}
+            Err(e) => {
+                return Err(FsError::from_errno(
+                    &shown,
+                    "cannot create the directory",
+                    e,
+                ));
+            }
+        }
+        rustix::fs::fsync(&pfd)
+            .map_err(|e| FsError::from_errno(&shown, "cannot sync the directory", e))?;
+    }
+    for (op, e) in ops.iter_mut().zip(j.ops.iter_mut()) {
+        if op.dir.is_none() {
+            let fd = open_dir(root, &op.dir_rel).map_err(|err| {
+                FsError::from_errno(op.path, "cannot open the new directory", err)
+            })?;
+            op.dir = Some(fd);
+        }
+        let Some(dir) = op.dir.as_ref() else { continue };
+        let dst = rustix::fs::fstat(dir)
+            .map_err(|err| FsError::from_errno(op.path, "cannot stat the directory", err))?;
+        e.dir_ino = dst.st_ino;
+        if let Some(bytes) = op.bytes {
+            let original = op.old_fd.as_ref().map(|(fd, stat)| Original { fd, stat });
+            let st = atomic::create_temp(dir.as_fd(), e.tmp(), bytes, original)
+                .map_err(|(action, err)| FsError::from_errno(op.path, action, err))?;
+            e.new_ino = Some(st.st_ino);
+        }
+    }
+    let dirs: Vec<_> = ops.iter().filter_map(|o| o.dir.as_ref()).collect();
+    journal::sync_dirs(&dirs, "cannot sync a directory")
+}
+
+/// Whether a rename flag is unsupported here (then the plain-rename fallback is used).
+fn unsupported(e: Errno) -> bool {
+    matches!(e, Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP)
+}
+
+/// Applies one prepared change; every outcome is undoable from the journal.
+fn apply(op: &Op<'_>, e: &Entry) -> Result<(), FsError> {
+    let p = op.path;
+    let Some(dir) = op.dir.as_ref() else {
+        return Err(FsError::new(
+            Code::Internal,
+            p,
+            "no directory after prepare",
+        ));
+    };
+    let err = |action: &'static str| move |errno: Errno| FsError::from_errno(p, action, errno);
+    match e.kind {
+        Kind::Modify => {
+            match rustix::fs::renameat_with(dir, e.tmp(), dir, e.name(), RenameFlags::EXCHANGE) {
+                Ok(()) => check_kept(op, dir, e.tmp()),
+                Err(x) if unsupported(x) => {
+                    rustix::fs::linkat(dir, e.name(), dir, e.old_name(), AtFlags::empty())
+                        .map_err(err("cannot keep a link to the old file"))?;
+                    check_kept(op, dir, e.old_name())?;
+                    rustix::fs::renameat(dir, e.tmp(), dir, e.name())
+                        .map_err(err("cannot replace the file"))
+                }
+                Err(x) => Err(err("cannot replace the file")(x)),
+            }
+        }
+        Kind::Create => {
+            match rustix::fs::renameat_with(dir, e.tmp(), dir, e.name(), RenameFlags::NOREPLACE) {
+                Ok(()) => Ok(()),
+                Err(Errno::EXIST) => Err(stale(
+                    p,
+                    "the file appeared while the batch was being written",
+                )),
+                Err(x) if unsupported(x) => {
+                    match rustix::fs::linkat(dir, e.tmp(), dir, e.name(), AtFlags::empty()) {
+                        Ok(()) => rustix::fs::unlinkat(dir, e.tmp(), AtFlags::empty())
+                            .map_err(err("cannot remove a temp file")),
+                        Err(Errno::EXIST) => Err(stale(
+                            p,
+                            "the file appeared while the batch was being written",
+                        )),
+                        Err(x) => Err(err("cannot create the file")(x)),
+                    }
+                }
+                Err(x) => Err(err("cannot create the file")(x)),
+            }
+        }
+        Kind::Delete => {
+            match rustix::fs::renameat_with(dir, e.name(), dir, e.tmp(), RenameFlags::NOREPLACE) {
+                Ok(()) => {}
+                Err(x) if unsupported(x) => rustix::fs::renameat(dir, e.name(), dir, e.tmp())
+                    .map_err(err("cannot delete the file"))?,
+                Err(x) => return Err(err("cannot delete the file")(x)),
+            }
+            check_kept(op, dir, e.tmp())
+        }
+    }
+}
+
+/// After the old file moved to `kept`: it must be the inode that was checked, unchanged since.
+/// This closes the window between the check and the rename: a program that wrote the file in
+/// place, or replaced it, in that window makes the batch `stale` instead of losing its write.
+fn check_kept(op: &Op<'_>, dir: &OwnedFd, kept: &std::ffi::OsStr) -> Result<(), FsError> {
+    let p = op.path;
+    let now = lstat_at(dir, kept)
+        .map_err(|e| FsError::from_errno(p, "cannot look up the old file", e))?;
+    let same_inode =
+        matches!((now, op.old), (Some(a), Some(b)) if a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+    if !same_inode {
+        return Err(stale(
+            p,
+            "the file was replaced while the batch was being written",
+        ));
+    }
+    if let Some((fd, checked)) = &op.old_fd {
+        let after = rustix::fs::fstat(fd)
+            .map_err(|e| FsError::from_errno(p, "cannot stat the old file", e))?;
+        // ctime also moves when the rename itself touches the inode; compare content stamps.
+        if after.st_size != checked.st_size
+            || (after.st_mtime, after.st_mtime_nsec) != (checked.st_mtime, checked.st_mtime_nsec)
+        {
+            return Err(stale(
+                p,
+                "the file was written by another program while the batch was being written",
+            ));
+        }
+    }
+    Ok(())
+}

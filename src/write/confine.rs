@@ -1,0 +1,362 @@
+//! Resolving request paths beneath the root, with the kernel enforcing confinement.
+//!
+//! A request path is first normalized lexically (for good errors and for `a/../b`), then its
+//! parent directory is opened with `openat2(RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS)` from the
+//! root's directory fd: the kernel refuses `..`, absolute symlinks and magic links that would
+//! leave the root, atomically with the lookup, so a concurrent swap of a directory for a symlink
+//! cannot lead the open outside. The last component is only ever used as one name with `*at`
+//! calls that do not follow it. A last component that is a symlink is followed by hand (its
+//! target is normalized and resolved again through `openat2`), so every hop is confined.
+
+use super::{FsError, JOURNAL_DIR, Root, lstat_at};
+use crate::error::Code;
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, Stat};
+use rustix::io::Errno;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+/// Longest file name the kernel accepts (NAME_MAX).
+const NAME_MAX: usize = 255;
+/// Most symlinks followed at the last component before giving up (as the kernel's ELOOP).
+const MAX_HOPS: usize = 40;
+
+/// Why a path was refused, before it is attached to the path that the caller named.
+#[derive(Debug)]
+pub(super) enum Refusal {
+    Plain {
+        code: Code,
+        message: String,
+        hint: &'static str,
+    },
+    Errno {
+        action: &'static str,
+        errno: Errno,
+    },
+}
+
+impl Refusal {
+    fn outside(message: impl Into<String>) -> Refusal {
+        Refusal::Plain {
+            code: Code::OutsideRoot,
+            message: message.into(),
+            hint: "use a path inside --root; symlinks may only point inside it",
+        }
+    }
+
+    pub(super) fn into_error(self, path: &str) -> FsError {
+        match self {
+            Refusal::Plain {
+                code,
+                message,
+                hint,
+            } => FsError::new(code, path, message).hint(hint),
+            Refusal::Errno { action, errno } => FsError::from_errno(path, action, errno),
+        }
+    }
+}
+
+/// The path relative to the root that `path` names, lexically: no `.`, `..`, empty or absolute
+/// components remain, and it names something other than the root itself.
+pub(super) fn normalize(root_dir: &Path, path: &OsStr) -> Result<PathBuf, Refusal> {
+    if path.is_empty() {
+        return Err(Refusal::outside("the path is empty"));
+    }
+    if path.as_bytes().contains(&0) {
+        return Err(Refusal::outside("the path contains a NUL byte"));
+    }
+    let p = Path::new(path);
+    let rel = if p.is_absolute() {
+        p.strip_prefix(root_dir)
+            .map_err(|_| Refusal::outside("the absolute path is outside the root"))?
+    } else {
+        p
+    };
+    let mut out = PathBuf::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(s) => {
+                if s.len() > NAME_MAX {
+                    return Err(Refusal::Errno {
+                        action: "invalid path",
+                        errno: Errno::NAMETOOLONG,
+                    });
+                }
+                out.push(s)
+            }
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return Err(Refusal::outside("the path leaves the root through `..`"));
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(Refusal::outside("the path leaves the root"));
+            }
+        }
+    }
+    if out.as_os_str().is_empty() {
+        return Err(Refusal::Plain {
+            code: Code::NotAFile,
+            message: "the path names the root directory".into(),
+            hint: "name a file inside --root",
+        });
+    }
+    if out.components().next() == Some(Component::Normal(OsStr::new(JOURNAL_DIR))) {
+        return Err(Refusal::outside(format!(
+            "{JOURNAL_DIR} is reserved for redline's journal"
+        )));
+    }
+    Ok(out)
+}
+
+/// A file location beneath the root: an open parent directory and one name in it.
+#[derive(Debug)]
+pub(super) struct Target {
+    /// The parent directory, opened beneath the root; `None` when it does not exist yet.
+    pub dir: Option<OwnedFd>,
+    /// The parent's path relative to the root, with symlinks resolved when the kernel could tell.
+    pub dir_rel: PathBuf,
+    /// The last component: one name, never containing `/`.
+    pub name: OsString,
+    /// What is at `name` now (not following a symlink there unless resolution followed it).
+    pub stat: Option<Stat>,
+    /// The request path was a symlink that this resolution followed.
+    pub via_symlink: bool,
+    /// Missing directories between the nearest existing ancestor and the parent, outermost
+    /// first, relative to the root.
+    pub missing: Vec<PathBuf>,
+}
+
+impl Target {
+    /// The open parent directory, or `file_not_found` for `path` when it does not exist.
+    pub(super) fn dir_fd(&self, path: &str) -> Result<BorrowedFd<'_>, FsError> {
+        match &self.dir {
+            Some(fd) => Ok(fd.as_fd()),
+            None => Err(FsError::new(
+                Code::FileNotFound,
+                path,
+                "the parent directory does not exist",
+            )
+            .hint("check the path; it is resolved beneath --root")),
+        }
+    }
+}
+
+/// Resolves the normalized `rel` beneath the root. With `follow`, a symlink at the last
+/// component is followed (as long as every hop stays inside the root) and the target's location
+/// is returned; without it, the last component is taken as it is (delete removes a link).
+pub(super) fn resolve_target(root: &Root, rel: &Path, follow: bool) -> Result<Target, Refusal> {
+    let mut rel = rel.to_path_buf();
+    let mut via_symlink = false;
+    for _ in 0..MAX_HOPS {
+        let name = rel
+            .file_name()
+            .map(OsStr::to_os_string)
+            .ok_or_else(|| Refusal::Plain {
+                code: Code::NotAFile,
+                message: "the path names the root directory".into(),
+                hint: "name a file inside --root",
+            })?;
+        let parent = rel.parent().unwrap_or(Path::new("")).to_path_buf();
+        let dir = match open_dir(root, &parent) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) => {
+                let (dir_rel, missing) = find_missing(root, &parent)?;
+                return Ok(Target {
+                    dir: None,
+                    dir_rel,
+                    name,
+                    stat: None,
+                    via_symlink,
+                    missing,
+                });
+            }
+            Err(errno) => return Err(dir_refusal(errno)),
+        };
+        let dir_rel = real_rel(root, dir.as_fd()).unwrap_or(parent);
+        let stat = lstat_at(&dir, &name).map_err(|errno| Refusal::Errno {
+            action: "cannot look up the file",
+            errno,
+        })?;
+        match stat {
+            Some(st) if follow && FileType::from_raw_mode(st.st_mode) == FileType::Symlink => {
+                let link = rustix::fs::readlinkat(&dir, name.as_os_str(), Vec::new()).map_err(
+                    |errno| Refusal::Errno {
+                        action: "cannot read the symlink",
+                        errno,
+                    },
+                )?;
+                let link = Path::new(OsStr::from_bytes(link.as_bytes()));
+                // Absolute either way, so that `normalize` judges it against the root.
+                let joined = root.dir.join(&dir_rel).join(link);
+                rel = normalize(&root.dir, joined.as_os_str()).map_err(|_| {
+                    Refusal::outside(format!(
+                        "the symlink points outside the root (to {})",
+                        link.display()
+                    ))
+                })?;
+                via_symlink = true;
+            }
+            stat => {
+                return Ok(Target {
+                    dir: Some(dir),
+                    dir_rel,
+                    name,
+                    stat,
+                    via_symlink,
+                    missing: Vec::new(),
+                });
+            }
+        }
+    }
+    Err(Refusal::Errno {
+        action: "too many symlinks",
+        errno: Errno::LOOP,
+    })
+}
+
+/// The refusal for a parent directory that could not be opened.
+fn dir_refusal(errno: Errno) -> Refusal {
+    match errno {
+        Errno::XDEV => Refusal::outside(
+            "the path leads outside the root (through `..`, an absolute symlink or a symlink out)",
+        ),
+        Errno::NOTDIR => Refusal::Plain {
+            code: Code::NotAFile,
+            message: "a parent of the path is not a directory".into(),
+            hint: "check the path",
+        },
+        errno => Refusal::Errno {
+            action: "cannot open the parent directory",
+            errno,
+        },
+    }
+}
+
+/// For a parent path that does not exist: the nearest existing ancestor's real path joined with
+/// the missing components, and the missing directories outermost first.
+fn find_missing(root: &Root, parent: &Path) -> Result<(PathBuf, Vec<PathBuf>), Refusal> {
+    let mut names: Vec<OsString> = Vec::new();
+    let mut p = parent.to_path_buf();
+    let anchor = loop {
+        match open_dir(root, &p) {
+            Ok(fd) => break real_rel(root, fd.as_fd()).unwrap_or(p),
+            Err(Errno::NOENT) => {
+                let Some(name) = p.file_name() else {
+                    // Only the root has no name, and the root always opens.
+                    return Err(Refusal::Errno {
+                        action: "cannot open the root",
+                        errno: Errno::NOENT,
+                    });
+                };
+                names.push(name.to_os_string());
+                p.pop();
+            }
+            Err(errno) => return Err(dir_refusal(errno)),
+        }
+    };
+    let mut missing = Vec::new();
+    let mut cur = anchor;
+    for name in names.iter().rev() {
+        cur.push(name);
+        missing.push(cur.clone());
+    }
+    Ok((cur, missing))
+}
+
+/// Opens the directory `rel` (relative to the root, `""` = the root) beneath the root.
+pub(super) fn open_dir(root: &Root, rel: &Path) -> Result<OwnedFd, Errno> {
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOCTTY;
+    if rel.as_os_str().is_empty() {
+        return rustix::fs::openat(&root.fd, ".", flags, Mode::empty());
+    }
+    // The kernel returns EAGAIN when a concurrent rename could have affected a `..` lookup.
+    for _ in 0..32 {
+        match rustix::fs::openat2(
+            &root.fd,
+            rel,
+            flags,
+            Mode::empty(),
+            ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
+        ) {
+            Err(Errno::AGAIN) | Err(Errno::INTR) => continue,
+            // No openat2 (Linux < 5.6, or a seccomp filter): walk without following symlinks.
+            Err(Errno::NOSYS) | Err(Errno::PERM) => return open_dir_nofollow(root, rel, flags),
+            r => return r,
+        }
+    }
+    Err(Errno::AGAIN)
+}
+
+/// Fallback without `openat2`: one component at a time, refusing symlinked directories (a
+/// stricter rule than with `openat2`, but never an escape).
+fn open_dir_nofollow(root: &Root, rel: &Path, flags: OFlags) -> Result<OwnedFd, Errno> {
+    let mut fd = rustix::fs::openat(&root.fd, ".", flags, Mode::empty())?;
+    for c in rel.components() {
+        let Component::Normal(name) = c else {
+            return Err(Errno::XDEV);
+        };
+        fd = match rustix::fs::openat(&fd, name, flags | OFlags::NOFOLLOW, Mode::empty()) {
+            Err(Errno::LOOP) => return Err(Errno::XDEV),
+            r => r?,
+        };
+    }
+    Ok(fd)
+}
+
+/// The absolute path the kernel has for an open directory (`/proc/self/fd`), if it can tell.
+pub(super) fn fd_path(fd: BorrowedFd<'_>) -> Option<PathBuf> {
+    use std::os::fd::AsRawFd;
+    let p = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok()?;
+    if !p.is_absolute() || p.as_os_str().as_bytes().ends_with(b" (deleted)") {
+        return None;
+    }
+    Some(p)
+}
+
+/// The path of an open directory relative to the root, when the kernel can tell and it is
+/// beneath the root. Only used to interpret relative symlinks and to name directories in the
+/// journal; confinement never depends on it (every open goes through `openat2` again).
+pub(super) fn real_rel(root: &Root, fd: BorrowedFd<'_>) -> Option<PathBuf> {
+    let p = fd_path(fd)?;
+    p.strip_prefix(&root.dir).ok().map(Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    fn norm(p: &[u8]) -> Result<PathBuf, Code> {
+        normalize(Path::new("/r/root"), OsStr::from_bytes(p)).map_err(|r| r.into_error("p").code)
+    }
+
+    #[test]
+    fn lexical_rules() {
+        assert_eq!(norm(b"a/../b").unwrap(), PathBuf::from("b"));
+        assert_eq!(norm(b"./a//b/").unwrap(), PathBuf::from("a/b"));
+        assert_eq!(norm(b"/r/root/a").unwrap(), PathBuf::from("a"));
+        assert_eq!(
+            norm(b"caf\xe9/\xff").unwrap(),
+            PathBuf::from(OsStr::from_bytes(b"caf\xe9/\xff"))
+        );
+        assert_eq!(norm(b"..").unwrap_err(), Code::OutsideRoot);
+        assert_eq!(norm(b"a/../../root/x").unwrap_err(), Code::OutsideRoot);
+        assert_eq!(norm(b"/r/root/../root2/x").unwrap_err(), Code::OutsideRoot);
+        assert_eq!(norm(b"/etc/passwd").unwrap_err(), Code::OutsideRoot);
+        assert_eq!(
+            norm(b"/proc/self/root/r/root/a").unwrap_err(),
+            Code::OutsideRoot
+        );
+        assert_eq!(norm(b"").unwrap_err(), Code::OutsideRoot);
+        assert_eq!(norm(b"a\0b").unwrap_err(), Code::OutsideRoot);
+        assert_eq!(norm(b".").unwrap_err(), Code::NotAFile);
+        assert_eq!(
+            norm(b".redline-journal/journal").unwrap_err(),
+            Code::OutsideRoot
+        );
+        assert_eq!(norm(&[b'x'; 256]).unwrap_err(), Code::Io);
+    }
+}

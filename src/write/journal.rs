@@ -1,0 +1,415 @@
+//! The undo journal of a commit, and the recovery that finishes or undoes an interrupted one.
+//!
+//! The journal lives in `<root>/.redline-journal/journal` only while a commit runs (the hidden
+//! directory is removed afterwards). It is always replaced atomically (temp, fsync, rename,
+//! fsync), so it is either absent or complete, in one of three states:
+//!
+//! - `Prepare`: written before anything touches the user's tree. Temps and directories may
+//!   exist, no target has changed. Recovery removes them.
+//! - `Apply`: written after every temp is complete and synced, before the first rename. Targets
+//!   may have changed; each old file is still reachable under its temp name. Recovery puts every
+//!   old file back, deciding "did this step happen?" by inode numbers recorded in the journal.
+//! - `Committed`: the single commit point. Recovery removes the old files.
+//!
+//! Every recovery step checks the state first and is a no-op when already done, so recovery can
+//! be killed and run again any number of times.
+
+use super::confine::open_dir;
+use super::{FsError, JOURNAL_DIR, Root, lstat_at};
+use crate::error::Code;
+use rustix::fd::{AsFd, OwnedFd};
+use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
+use rustix::io::Errno;
+use serde::{Deserialize, Serialize};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+const JOURNAL: &str = "journal";
+const JOURNAL_TMP: &str = "journal.tmp";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) enum State {
+    Prepare,
+    Apply,
+    Committed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) enum Kind {
+    /// Replace an existing file: `tmp` holds the new file, exchanged with the target.
+    Modify,
+    /// Create a file: `tmp` renamed onto the target without replacing anything.
+    Create,
+    /// Remove the target: it is renamed to `tmp`.
+    Delete,
+}
+
+/// One step of the batch. Names are raw bytes (they need not be UTF-8).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Entry {
+    pub kind: Kind,
+    /// The path as the request named it, for messages.
+    pub path: String,
+    /// The target's directory relative to the root (`""` = the root).
+    pub dir: Vec<u8>,
+    /// The directory's inode once it exists (0 = not yet known); recovery refuses to act in a
+    /// directory that is not this one.
+    pub dir_ino: u64,
+    pub name: Vec<u8>,
+    /// Temp name in the same directory: the new file before applying, the old one after.
+    pub tmp: Vec<u8>,
+    /// Second name for the old file when the filesystem lacks `RENAME_EXCHANGE`.
+    pub old_name: Vec<u8>,
+    /// The old file's inode (modify, delete).
+    pub old_ino: Option<u64>,
+    /// The new file's inode (modify, create), known from the `Apply` record on.
+    pub new_ino: Option<u64>,
+}
+
+impl Entry {
+    pub(super) fn dir(&self) -> &Path {
+        Path::new(OsStr::from_bytes(&self.dir))
+    }
+    pub(super) fn name(&self) -> &OsStr {
+        OsStr::from_bytes(&self.name)
+    }
+    pub(super) fn tmp(&self) -> &OsStr {
+        OsStr::from_bytes(&self.tmp)
+    }
+    pub(super) fn old_name(&self) -> &OsStr {
+        OsStr::from_bytes(&self.old_name)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Journal {
+    pub txid: String,
+    pub state: State,
+    /// Directories this commit creates, outermost first (removed again on rollback if empty).
+    pub mkdirs: Vec<Vec<u8>>,
+    pub ops: Vec<Entry>,
+}
+
+/// What a recovery found and did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecoveryReport {
+    pub action: RecoveryAction,
+    /// The paths of the interrupted batch.
+    pub paths: Vec<String>,
+}
+
+/// What recovery did to an interrupted batch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RecoveryAction {
+    /// No interrupted commit.
+    #[default]
+    Nothing,
+    /// A commit was interrupted before it changed anything; its leftovers were removed.
+    Cleaned,
+    /// The batch was undone: every file is as before it.
+    RolledBack,
+    /// The batch had committed; its cleanup was finished.
+    RolledForward,
+}
+
+/// A failure inside the journal machinery, attached to the journal's path.
+fn jerr(root: &Root, action: &'static str, e: Errno) -> FsError {
+    let path = root.dir.join(JOURNAL_DIR).display().to_string();
+    FsError::from_errno(&path, action, e)
+}
+
+/// Creates the journal directory (a crash leaves it for recovery) and opens it.
+pub(super) fn create_dir(root: &Root) -> Result<OwnedFd, FsError> {
+    match rustix::fs::mkdirat(&root.fd, JOURNAL_DIR, Mode::from_raw_mode(0o700)) {
+        Ok(()) | Err(Errno::EXIST) => {}
+        Err(e) => return Err(jerr(root, "cannot create the journal directory", e)),
+    }
+    rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, "cannot sync the root directory", e))?;
+    open_journal_dir(root).map_err(|e| jerr(root, "cannot open the journal directory", e))
+}
+
+fn open_journal_dir(root: &Root) -> Result<OwnedFd, Errno> {
+    rustix::fs::openat(
+        &root.fd,
+        JOURNAL_DIR,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+}
+
+/// Where a failed [`store`] stopped.
+pub(super) enum StoreError {
+    /// The new record is not in place: the previous state stands.
+    NotWritten(FsError),
+    /// The new record replaced the old one but its directory could not be synced: it is
+    /// visible, its durability unknown.
+    NotSynced(FsError),
+}
+
+/// Atomically replaces the journal with `j`.
+pub(super) fn store(root: &Root, jdir: &OwnedFd, j: &Journal) -> Result<(), StoreError> {
+    let bytes = serde_json::to_vec(j).map_err(|e| {
+        StoreError::NotWritten(FsError::new(
+            Code::Internal,
+            JOURNAL_DIR,
+            format!("cannot encode the journal: {e}"),
+        ))
+    })?;
+    let nw = |action, e| StoreError::NotWritten(jerr(root, action, e));
+    let fd = rustix::fs::openat(
+        jdir,
+        JOURNAL_TMP,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )
+    .map_err(|e| nw("cannot create the journal", e))?;
+    super::atomic::write_all(&fd, &bytes).map_err(|e| nw("cannot write the journal", e))?;
+    rustix::fs::fsync(&fd).map_err(|e| nw("cannot sync the journal", e))?;
+    drop(fd);
+    rustix::fs::renameat(jdir, JOURNAL_TMP, jdir, JOURNAL)
+        .map_err(|e| nw("cannot install the journal", e))?;
+    rustix::fs::fsync(jdir)
+        .map_err(|e| StoreError::NotSynced(jerr(root, "cannot sync the journal directory", e)))
+}
+
+fn load(root: &Root, jdir: &OwnedFd) -> Result<Option<Journal>, FsError> {
+    let fd = match rustix::fs::openat(
+        jdir,
+        JOURNAL,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok(None),
+        Err(e) => return Err(jerr(root, "cannot open the journal", e)),
+    };
+    let bytes = super::atomic::read_all(&fd, 64 * 1024 * 1024)
+        .map_err(|e| jerr(root, "cannot read the journal", e))?;
+    serde_json::from_slice(&bytes).map(Some).map_err(|e| {
+        FsError::new(Code::Io, &root.dir.join(JOURNAL_DIR).display().to_string(), format!("the journal is unreadable: {e}"))
+            .hint("it was not written by this version of redline; inspect it and remove the directory by hand")
+    })
+}
+
+/// Forgets the journal: its directory is removed. Called only when the tree needs nothing more.
+pub(super) fn remove(root: &Root, jdir: OwnedFd) -> Result<(), FsError> {
+    for name in [JOURNAL_TMP, JOURNAL] {
+        match rustix::fs::unlinkat(&jdir, name, AtFlags::empty()) {
+            Ok(()) | Err(Errno::NOENT) => {}
+            Err(e) => return Err(jerr(root, "cannot remove the journal", e)),
+        }
+    }
+    drop(jdir);
+    match rustix::fs::unlinkat(&root.fd, JOURNAL_DIR, AtFlags::REMOVEDIR) {
+        // Something else was put there: leave it to the user, the journal itself is gone.
+        Ok(()) | Err(Errno::NOENT) | Err(Errno::NOTEMPTY) | Err(Errno::EXIST) => {}
+        Err(e) => return Err(jerr(root, "cannot remove the journal directory", e)),
+    }
+    rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, "cannot sync the root directory", e))
+}
+
+/// Finishes or undoes an interrupted commit under the writer lock. Idempotent.
+pub(super) fn recover(root: &Root) -> Result<RecoveryReport, FsError> {
+    let jdir = match open_journal_dir(root) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok(RecoveryReport::default()),
+        Err(e) => return Err(jerr(root, "cannot open the journal directory", e)),
+    };
+    let report = match load(root, &jdir)? {
+        None => RecoveryReport {
+            action: RecoveryAction::Cleaned,
+            paths: Vec::new(),
+        },
+        Some(j) => {
+            let paths = j.ops.iter().map(|e| e.path.clone()).collect();
+            let action = match j.state {
+                State::Committed => {
+                    roll_forward(root, &j)?;
+                    RecoveryAction::RolledForward
+                }
+                State::Prepare => {
+                    roll_back(root, &j)?;
+                    RecoveryAction::Cleaned
+                }
+                State::Apply => {
+                    roll_back(root, &j)?;
+                    RecoveryAction::RolledBack
+                }
+            };
+            RecoveryReport { action, paths }
+        }
+    };
+    remove(root, jdir)?;
+    Ok(report)
+}
+
+/// Opens an entry's directory, checking it is the one the journal means; `None` if it does
+/// not exist (then nothing of this entry exists either).
+fn entry_dir(root: &Root, e: &Entry) -> Result<Option<OwnedFd>, FsError> {
+    let dir = match open_dir(root, e.dir()) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok(None),
+        Err(err) => {
+            return Err(FsError::from_errno(
+                &e.path,
+                "recovery cannot open the directory",
+                err,
+            ));
+        }
+    };
+    if e.dir_ino != 0 {
+        let st = rustix::fs::fstat(&dir).map_err(|err| {
+            FsError::from_errno(&e.path, "recovery cannot stat the directory", err)
+        })?;
+        if st.st_ino != e.dir_ino {
+            return Err(FsError::new(
+                Code::Io,
+                &e.path,
+                "the directory of an interrupted commit was replaced",
+            )
+            .hint("recovery left it alone; inspect .redline-journal/journal and fix by hand"));
+        }
+    }
+    Ok(Some(dir))
+}
+
+fn ino(dir: &OwnedFd, name: &OsStr, path: &str) -> Result<Option<u64>, FsError> {
+    lstat_at(dir, name)
+        .map(|s| s.map(|s| s.st_ino))
+        .map_err(|e| FsError::from_errno(path, "recovery cannot look up a file", e))
+}
+
+fn unlink_if(dir: &OwnedFd, name: &OsStr, path: &str) -> Result<(), FsError> {
+    match rustix::fs::unlinkat(dir, name, AtFlags::empty()) {
+        Ok(()) | Err(Errno::NOENT) => Ok(()),
+        Err(e) => Err(FsError::from_errno(path, "cannot remove a temp file", e)),
+    }
+}
+
+/// Puts every old file back, in reverse order, and removes temps and created directories.
+pub(super) fn roll_back(root: &Root, j: &Journal) -> Result<(), FsError> {
+    let mut dirs: Vec<OwnedFd> = Vec::new();
+    for e in j.ops.iter().rev() {
+        let Some(dir) = entry_dir(root, e)? else {
+            continue;
+        };
+        let p = e.path.as_str();
+        let target = ino(&dir, e.name(), p)?;
+        let tmp = ino(&dir, e.tmp(), p)?;
+        let applied_new = e.new_ino.is_some() && target == e.new_ino;
+        match e.kind {
+            Kind::Modify => {
+                if applied_new {
+                    // The exchange put whatever was at the target (normally the old file) at
+                    // the temp name; without exchange support, a second link kept it.
+                    if tmp.is_some() {
+                        rustix::fs::renameat_with(
+                            &dir,
+                            e.tmp(),
+                            &dir,
+                            e.name(),
+                            RenameFlags::EXCHANGE,
+                        )
+                        .map_err(|err| {
+                            FsError::from_errno(p, "cannot put the old file back", err)
+                        })?;
+                    } else if ino(&dir, e.old_name(), p)?.is_some() {
+                        rustix::fs::renameat(&dir, e.old_name(), &dir, e.name()).map_err(
+                            |err| FsError::from_errno(p, "cannot put the old file back", err),
+                        )?;
+                    } else {
+                        return Err(FsError::new(
+                            Code::Io,
+                            p,
+                            "the old content of an interrupted commit is missing",
+                        )
+                        .hint("inspect .redline-journal/journal and the directory by hand"));
+                    }
+                }
+                // The temp now holds the new content (never the only copy of the old file).
+                if ino(&dir, e.tmp(), p)? != e.old_ino {
+                    unlink_if(&dir, e.tmp(), p)?;
+                }
+                if ino(&dir, e.name(), p)? == e.old_ino {
+                    unlink_if(&dir, e.old_name(), p)?;
+                }
+            }
+            Kind::Create => {
+                if applied_new {
+                    unlink_if(&dir, e.name(), p)?;
+                }
+                unlink_if(&dir, e.tmp(), p)?;
+            }
+            Kind::Delete => {
+                if target.is_none() && tmp.is_some() {
+                    rustix::fs::renameat_with(
+                        &dir,
+                        e.tmp(),
+                        &dir,
+                        e.name(),
+                        RenameFlags::NOREPLACE,
+                    )
+                    .map_err(|err| {
+                        FsError::from_errno(p, "cannot restore the deleted file", err)
+                    })?;
+                }
+            }
+        }
+        dirs.push(dir);
+    }
+    sync_dirs(&dirs, "cannot sync a directory after rollback")?;
+    for d in j.mkdirs.iter().rev() {
+        let d = Path::new(OsStr::from_bytes(d));
+        let (Some(parent), Some(name)) = (d.parent(), d.file_name()) else {
+            continue;
+        };
+        let Ok(pfd) = open_dir(root, parent) else {
+            continue;
+        };
+        match rustix::fs::unlinkat(&pfd, name, AtFlags::REMOVEDIR) {
+            Ok(()) => {
+                let _ = rustix::fs::fsync(&pfd);
+            }
+            // Not empty: someone else uses it now. Gone or not a directory: not ours.
+            Err(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The batch committed: remove the old files kept under temp names.
+pub(super) fn roll_forward(root: &Root, j: &Journal) -> Result<(), FsError> {
+    let mut dirs: Vec<OwnedFd> = Vec::new();
+    for e in &j.ops {
+        let Some(dir) = entry_dir(root, e)? else {
+            continue;
+        };
+        unlink_if(&dir, e.tmp(), &e.path)?;
+        unlink_if(&dir, e.old_name(), &e.path)?;
+        dirs.push(dir);
+    }
+    sync_dirs(&dirs, "cannot sync a directory after commit")
+}
+
+/// fsyncs each distinct directory once.
+pub(super) fn sync_dirs(dirs: &[impl AsFd], action: &'static str) -> Result<(), FsError> {
+    let mut seen = Vec::new();
+    for d in dirs {
+        let st = rustix::fs::fstat(d).map_err(|e| FsError::from_errno("(directory)", action, e))?;
+        if seen.contains(&(st.st_dev, st.st_ino)) {
+            continue;
+        }
+        seen.push((st.st_dev, st.st_ino));
+        rustix::fs::fsync(d).map_err(|e| {
+            FsError::from_errno(
+                &super::confine::fd_path(d.as_fd())
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default(),
+                action,
+                e,
+            )
+        })?;
+    }
+    Ok(())
+}

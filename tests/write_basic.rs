@@ -1,0 +1,363 @@
+//! The writer's contract on ordinary and special targets (SPEC §7): confinement, symlinks,
+//! special files, metadata, stale detection, all-or-nothing on failure.
+
+use redline::error::{Code, WarningCode};
+use redline::write::{Change, Expect, Limits, Root};
+use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+use std::path::Path;
+
+fn setup() -> (tempfile::TempDir, std::path::PathBuf) {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("root");
+    fs::create_dir_all(root.join("sub")).unwrap();
+    fs::create_dir_all(t.path().join("outside")).unwrap();
+    fs::write(t.path().join("outside/secret"), "secret\n").unwrap();
+    fs::write(root.join("a.txt"), "alpha\n").unwrap();
+    fs::write(root.join("sub/b.txt"), "beta\n").unwrap();
+    (t, root)
+}
+
+fn write(path: &str, bytes: &str, expect: Expect) -> Change {
+    Change::Write {
+        path: path.into(),
+        bytes: bytes.as_bytes().to_vec(),
+        expect,
+    }
+}
+
+/// Entries of a directory tree (relative names), sorted.
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(base: &Path, d: &Path, out: &mut Vec<String>) {
+        for e in fs::read_dir(d).unwrap() {
+            let e = e.unwrap();
+            let p = e.path();
+            out.push(p.strip_prefix(base).unwrap().display().to_string());
+            if e.file_type().unwrap().is_dir() {
+                walk(base, &p, out);
+            }
+        }
+    }
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn read_edit_create_delete_move() {
+    let (_t, root) = setup();
+    let r = Root::open(&root, Limits::default()).unwrap();
+    let snap = r.read("a.txt").unwrap();
+    assert_eq!(snap.bytes, b"alpha\n");
+    assert_eq!(snap.nlink, 1);
+    let lock = r.lock().unwrap();
+    let rep = r
+        .commit(
+            &lock,
+            &[
+                write(
+                    "a.txt",
+                    "ALPHA\n",
+                    Expect::Unchanged(snap.fingerprint.clone()),
+                ),
+                write("new/dir/c.txt", "gamma\n", Expect::Absent),
+                write("moved.txt", "beta\n", Expect::Absent),
+                Change::Delete {
+                    path: "sub/b.txt".into(),
+                    expect: Expect::Any,
+                },
+            ],
+        )
+        .unwrap();
+    assert!(rep.warnings.is_empty());
+    assert!(!rep.durability_unknown);
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"ALPHA\n");
+    assert_eq!(fs::read(root.join("new/dir/c.txt")).unwrap(), b"gamma\n");
+    assert_eq!(fs::read(root.join("moved.txt")).unwrap(), b"beta\n");
+    assert!(!root.join("sub/b.txt").exists());
+    assert_eq!(
+        tree(&root),
+        [
+            "a.txt",
+            "moved.txt",
+            "new",
+            "new/dir",
+            "new/dir/c.txt",
+            "sub"
+        ]
+    );
+    // The old fingerprint is now stale.
+    let err = r
+        .commit(
+            &lock,
+            &[write("a.txt", "x", Expect::Unchanged(snap.fingerprint))],
+        )
+        .unwrap_err();
+    assert_eq!(err.error.code, Code::Stale);
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"ALPHA\n");
+}
+
+#[test]
+fn stale_rolls_back_whole_batch_and_created_dirs() {
+    let (_t, root) = setup();
+    let r = Root::open(&root, Limits::default()).unwrap();
+    let a = r.read("a.txt").unwrap();
+    let b = r.read("sub/b.txt").unwrap();
+    fs::write(root.join("sub/b.txt"), "beta changed\n").unwrap();
+    let before = tree(&root);
+    let lock = r.lock().unwrap();
+    let err = r
+        .commit(
+            &lock,
+            &[
+                write("a.txt", "A\n", Expect::Unchanged(a.fingerprint)),
+                write("x/y/z.txt", "new\n", Expect::Absent),
+                write("sub/b.txt", "B\n", Expect::Unchanged(b.fingerprint)),
+            ],
+        )
+        .unwrap_err();
+    assert_eq!(err.error.code, Code::Stale);
+    assert_eq!(err.error.path, "sub/b.txt");
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"alpha\n");
+    assert_eq!(fs::read(root.join("sub/b.txt")).unwrap(), b"beta changed\n");
+    assert_eq!(tree(&root), before);
+    // Absent that appeared.
+    let err = r
+        .commit(&lock, &[write("a.txt", "A\n", Expect::Absent)])
+        .unwrap_err();
+    assert_eq!(err.error.code, Code::Stale);
+}
+
+#[test]
+fn confinement_refusals() {
+    let (t, root) = setup();
+    symlink("../outside/secret", root.join("out_rel")).unwrap();
+    symlink(t.path().join("outside/secret"), root.join("out_abs")).unwrap();
+    symlink("../outside", root.join("outdir")).unwrap();
+    let r = Root::open(&root, Limits::default()).unwrap();
+    let lock = r.lock().unwrap();
+    let outside = t.path().join("outside/secret").display().to_string();
+    for p in [
+        "../outside/secret",
+        outside.as_str(),
+        "out_rel",
+        "out_abs",
+        "outdir/secret",
+        "outdir/new",
+        "",
+        "/proc/self/root/etc/passwd",
+        "sub/../../outside/secret",
+    ] {
+        assert_eq!(r.read(p).unwrap_err().code, Code::OutsideRoot, "read {p}");
+        let e = r
+            .commit(&lock, &[write(p, "pwned\n", Expect::Any)])
+            .unwrap_err();
+        assert_eq!(e.error.code, Code::OutsideRoot, "write {p}");
+    }
+    assert_eq!(
+        fs::read(t.path().join("outside/secret")).unwrap(),
+        b"secret\n"
+    );
+    assert_eq!(tree(&t.path().join("outside")), ["secret"]);
+    // Inside after `..` is fine, and absolute paths inside the root too.
+    assert_eq!(r.read("sub/../a.txt").unwrap().bytes, b"alpha\n");
+    let abs = r.dir().join("a.txt").display().to_string();
+    assert_eq!(r.read(&abs).unwrap().bytes, b"alpha\n");
+}
+
+#[test]
+fn symlink_inside_is_followed_and_kept() {
+    let (_t, root) = setup();
+    symlink("sub/b.txt", root.join("link")).unwrap();
+    symlink("../a.txt", root.join("sub/up")).unwrap();
+    let r = Root::open(&root, Limits::default()).unwrap();
+    let s = r.read("link").unwrap();
+    assert!(s.via_symlink);
+    assert_eq!(s.bytes, b"beta\n");
+    let lock = r.lock().unwrap();
+    r.commit(
+        &lock,
+        &[write("link", "BETA\n", Expect::Unchanged(s.fingerprint))],
+    )
+    .unwrap();
+    assert!(
+        fs::symlink_metadata(root.join("link"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read(root.join("sub/b.txt")).unwrap(), b"BETA\n");
+    r.commit(&lock, &[write("sub/up", "ALPHA\n", Expect::Any)])
+        .unwrap();
+    assert!(
+        fs::symlink_metadata(root.join("sub/up"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"ALPHA\n");
+    // Delete of a symlink removes the link, not its target.
+    r.commit(
+        &lock,
+        &[Change::Delete {
+            path: "link".into(),
+            expect: Expect::Any,
+        }],
+    )
+    .unwrap();
+    assert!(fs::symlink_metadata(root.join("link")).is_err());
+    assert_eq!(fs::read(root.join("sub/b.txt")).unwrap(), b"BETA\n");
+    // A symlink and its target in one batch are one file.
+    let e = r
+        .commit(
+            &lock,
+            &[
+                write("sub/up", "1", Expect::Any),
+                write("a.txt", "2", Expect::Any),
+            ],
+        )
+        .unwrap_err();
+    assert_eq!(e.error.code, Code::InvalidRequest);
+}
+
+#[test]
+fn special_files_are_not_a_file_without_blocking() {
+    let (_t, root) = setup();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &root.join("fifo"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .unwrap();
+    let dev = rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &root.join("null"),
+        rustix::fs::FileType::CharacterDevice,
+        rustix::fs::Mode::from_raw_mode(0o666),
+        rustix::fs::makedev(1, 3),
+    );
+    let r = Root::open(&root, Limits::default()).unwrap();
+    let lock = r.lock().unwrap();
+    let mut targets = vec!["fifo", "sub"];
+    match dev {
+        Ok(()) => targets.push("null"),
+        Err(e) => eprintln!("skipping the device target: mknod failed ({e}); needs CAP_MKNOD"),
+    }
+    for p in targets {
+        assert_eq!(r.read(p).unwrap_err().code, Code::NotAFile, "read {p}");
+        assert_eq!(r.exists(p).unwrap_err().code, Code::NotAFile, "exists {p}");
+        let e = r.commit(&lock, &[write(p, "x", Expect::Any)]).unwrap_err();
+        assert_eq!(e.error.code, Code::NotAFile, "write {p}");
+        let e = r
+            .commit(
+                &lock,
+                &[Change::Delete {
+                    path: p.into(),
+                    expect: Expect::Any,
+                }],
+            )
+            .unwrap_err();
+        assert_eq!(e.error.code, Code::NotAFile, "delete {p}");
+    }
+    assert!(
+        fs::symlink_metadata(root.join("fifo"))
+            .unwrap()
+            .file_type()
+            .is_fifo_like()
+    );
+    assert!(r.exists("a.txt").unwrap());
+    assert!(!r.exists("nope.txt").unwrap());
+    assert!(!r.exists("nodir/nope.txt").unwrap());
+    assert_eq!(r.read("nope.txt").unwrap_err().code, Code::FileNotFound);
+    assert_eq!(r.read("a.txt/x").unwrap_err().code, Code::NotAFile);
+}
+
+trait FifoLike {
+    fn is_fifo_like(&self) -> bool;
+}
+impl FifoLike for fs::FileType {
+    fn is_fifo_like(&self) -> bool {
+        use std::os::unix::fs::FileTypeExt;
+        self.is_fifo()
+    }
+}
+
+#[test]
+fn mode_owner_xattrs_kept_and_hard_link_warned() {
+    let (_t, root) = setup();
+    let a = root.join("a.txt");
+    fs::set_permissions(&a, fs::Permissions::from_mode(0o2751)).unwrap();
+    let _ = std::os::unix::fs::chown(&a, Some(65534), Some(65534));
+    let xattr = rustix::fs::setxattr(&a, "user.redline", b"kept", rustix::fs::XattrFlags::empty());
+    let before = fs::metadata(&a).unwrap();
+    let r = Root::open(&root, Limits::default()).unwrap();
+    let lock = r.lock().unwrap();
+    r.commit(&lock, &[write("a.txt", "new\n", Expect::Any)])
+        .unwrap();
+    let after = fs::metadata(&a).unwrap();
+    assert_eq!(after.mode(), before.mode());
+    assert_eq!((after.uid(), after.gid()), (before.uid(), before.gid()));
+    assert_ne!(after.ino(), before.ino());
+    if xattr.is_ok() {
+        let mut buf = [0u8; 16];
+        let n = rustix::fs::getxattr(&a, "user.redline", &mut buf[..]).unwrap();
+        assert_eq!(&buf[..n], b"kept");
+    } else {
+        eprintln!("skipping the xattr check: the filesystem has no user xattrs");
+    }
+    // New files get default permissions (0666 less the umask), never the 0600 of a temp.
+    r.commit(&lock, &[write("fresh.txt", "f\n", Expect::Absent)])
+        .unwrap();
+    let m = fs::metadata(root.join("fresh.txt")).unwrap().mode() & 0o777;
+    let umask = rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o022));
+    rustix::process::umask(umask);
+    assert_eq!(m, 0o666 & !umask.bits());
+
+    fs::hard_link(root.join("sub/b.txt"), root.join("hard")).unwrap();
+    assert_eq!(r.read("hard").unwrap().nlink, 2);
+    let rep = r
+        .commit(&lock, &[write("hard", "H\n", Expect::Any)])
+        .unwrap();
+    assert_eq!(rep.warnings.len(), 1);
+    assert_eq!(rep.warnings[0].code, WarningCode::HardLinkBroken);
+    assert_eq!(fs::read(root.join("hard")).unwrap(), b"H\n");
+    assert_eq!(fs::read(root.join("sub/b.txt")).unwrap(), b"beta\n");
+}
+
+#[test]
+fn too_large_and_missing() {
+    let (_t, root) = setup();
+    let r = Root::open(&root, Limits { max_file_size: 4 }).unwrap();
+    assert_eq!(r.read("a.txt").unwrap_err().code, Code::TooLarge);
+    let lock = r.lock().unwrap();
+    let e = r
+        .commit(&lock, &[write("n.txt", "12345", Expect::Absent)])
+        .unwrap_err();
+    assert_eq!(e.error.code, Code::TooLarge);
+    let e = r
+        .commit(
+            &lock,
+            &[Change::Delete {
+                path: "nope".into(),
+                expect: Expect::Any,
+            }],
+        )
+        .unwrap_err();
+    assert_eq!(e.error.code, Code::FileNotFound);
+    assert!(e.error.hint.is_some());
+    assert!(!root.join("n.txt").exists());
+}
+
+#[test]
+fn recover_without_journal_is_a_no_op_and_twice_is_fine() {
+    let (_t, root) = setup();
+    let r = Root::open(&root, Limits::default()).unwrap();
+    let lock = r.lock().unwrap();
+    let rep = r.recover(&lock).unwrap();
+    assert_eq!(rep.action, redline::write::RecoveryAction::Nothing);
+    let rep = r.recover(&lock).unwrap();
+    assert_eq!(rep.action, redline::write::RecoveryAction::Nothing);
+}
