@@ -3,6 +3,7 @@
 //! The library resolves a batch ([`request::Request`]) into a [`plan::Plan`] entirely in memory,
 //! reports it ([`report`]) and hands it to the one module that writes ([`write`]).
 pub mod batch;
+pub mod dialect;
 pub mod diff;
 pub mod document;
 pub mod error;
