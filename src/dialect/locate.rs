@@ -23,20 +23,21 @@
 //!    a file without a final newline keeps that state.
 //! 5. The cursor moves past the whole matched window, so chunks must come in file order.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::ops::Range;
 
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 use crate::document::Document;
 use crate::error::Code;
+use crate::hint::{self, Candidate};
 use crate::normalize::{Normalization, Normalized, table_of};
 use crate::request::PatchChunk;
 
-/// How many candidates an `ambiguous` error lists (SPEC §3.9).
-const MAX_CANDIDATES: usize = 20;
-/// Lines occurring more often than this are too common to vote for a closest candidate.
-const MAX_VOTES_PER_LINE: usize = 1000;
+/// How many matches an `ambiguous` error lists (SPEC §3.9).
+const MAX_MATCHES: usize = 20;
+
+const REREAD: &str = "re-read the file and copy the chunk's context and `-` lines exactly";
 
 /// Where a chunk goes and what replaces it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,35 +52,35 @@ pub struct Located {
     pub normalizations: Vec<Normalization>,
 }
 
-/// Why a chunk could not be placed.
+/// Why a chunk could not be placed; the fields mirror `plan::Failure`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]
 pub struct LocateError {
     /// `not_found`, `ambiguous` or `no_op`.
     pub code: Code,
+    /// Prose with 1-based line numbers; names the chunk by its line in the patch.
     pub message: String,
-    /// For `ambiguous`: every matching window's byte range (at most 20).
-    pub candidates: Vec<Range<usize>>,
-    /// For `not_found`: the region that looks most like the chunk's old lines, if any does.
-    pub closest: Option<Closest>,
-}
-
-/// The closest region to lines that were not found.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Closest {
-    /// Byte range of the region in `Document::text` (whole lines, without the last line break).
-    pub span: Range<usize>,
-    /// Share of the chunk's old lines that the region has in place, 0..=1.
-    pub score: f64,
+    pub hint: Option<String>,
+    /// `not_found`: the closest regions of the file ([`hint::candidates`] on the old lines).
+    pub candidates: Vec<Candidate>,
+    /// `ambiguous`: the byte range of each matching window (at most 20).
+    pub matches: Vec<Range<usize>>,
+    /// `ambiguous`: how many windows match.
+    pub occurrences: usize,
+    /// `not_found`: the chunk's new lines are already where its old lines were searched.
+    pub already_applied: bool,
 }
 
 impl LocateError {
-    fn new(code: Code, message: String) -> LocateError {
+    fn new(code: Code, message: String, hint: &str) -> LocateError {
         LocateError {
             code,
             message,
+            hint: Some(hint.to_string()),
             candidates: Vec::new(),
-            closest: None,
+            matches: Vec::new(),
+            occurrences: 0,
+            already_applied: false,
         }
     }
 }
@@ -88,7 +89,7 @@ impl LocateError {
 /// cursor where it was, so later chunks are still tried and reported.
 pub fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, LocateError>> {
     let normalized = Normalized::new(&doc.text);
-    let lines = Lines::new(doc, &normalized.text);
+    let lines = Lines::new(doc, &normalized);
     let mut cursor = 0;
     chunks
         .iter()
@@ -108,6 +109,7 @@ fn n_line(line: &str) -> String {
 /// The lines of a document, with N(·) of each.
 struct Lines<'a> {
     doc: &'a Document,
+    normalized: &'a Normalized,
     /// N(·) of each line; N maps every line break to one `\n` and never joins lines.
     n: Vec<&'a str>,
 }
@@ -119,17 +121,17 @@ enum Found {
 }
 
 impl<'a> Lines<'a> {
-    fn new(doc: &'a Document, normalized: &'a str) -> Lines<'a> {
-        let mut n: Vec<&str> = if normalized.is_empty() {
+    fn new(doc: &'a Document, normalized: &'a Normalized) -> Lines<'a> {
+        let mut n: Vec<&str> = if normalized.text.is_empty() {
             Vec::new()
         } else {
-            normalized.split('\n').collect()
+            normalized.text.split('\n').collect()
         };
         if doc.final_newline() {
             // The empty piece after the last line break is not a line.
             n.pop();
         }
-        Lines { doc, n }
+        Lines { doc, normalized, n }
     }
 
     fn count(&self) -> usize {
@@ -204,6 +206,7 @@ impl<'a> Lines<'a> {
             return Err(LocateError::new(
                 Code::NoOp,
                 format!("the chunk at patch line {at} changes nothing"),
+                "drop this chunk, or give it `-` and `+` lines",
             ));
         }
         let mut from = cursor;
@@ -218,6 +221,7 @@ impl<'a> Lines<'a> {
                         "the anchor `@@ {text}` of the chunk at patch line {at} was not found{}",
                         after(from)
                     ),
+                    "anchors must be lines of the file, in file order, after the previous chunk",
                 ));
             };
             anchor = Some(i);
@@ -263,10 +267,10 @@ impl<'a> Lines<'a> {
     fn ambiguous(&self, at: usize, starts: &[usize], len: usize) -> LocateError {
         let shown: Vec<String> = starts
             .iter()
-            .take(MAX_CANDIDATES)
+            .take(MAX_MATCHES)
             .map(|s| (s + 1).to_string())
             .collect();
-        let more = if starts.len() > MAX_CANDIDATES {
+        let more = if starts.len() > MAX_MATCHES {
             ", …"
         } else {
             ""
@@ -274,23 +278,23 @@ impl<'a> Lines<'a> {
         let mut e = LocateError::new(
             Code::Ambiguous,
             format!(
-                "the lines of the chunk at patch line {at} match {} places (starting at lines {}{more}); \
-                 add context lines or an `@@` anchor line to pick one",
+                "the lines of the chunk at patch line {at} match {} places (starting at lines {}{more})",
                 starts.len(),
                 shown.join(", ")
             ),
+            "add context lines or an `@@ anchor` line so that the chunk matches once",
         );
-        e.candidates = starts
+        e.matches = starts
             .iter()
-            .take(MAX_CANDIDATES)
+            .take(MAX_MATCHES)
             .map(|&s| self.window(s, len))
             .collect();
+        e.occurrences = starts.len();
         e
     }
 
     fn not_found(&self, chunk: &PatchChunk, from: usize) -> LocateError {
         let at = chunk.line;
-        let pattern: Vec<String> = chunk.old_lines.iter().map(|l| n_line(l)).collect();
         let new: Vec<String> = chunk.new_lines.iter().map(|l| n_line(l)).collect();
         let where_ = if chunk.end_of_file {
             " at the end of the file".to_string()
@@ -302,49 +306,26 @@ impl<'a> Lines<'a> {
                 self.search(&new, from, None, chunk.end_of_file),
                 Found::None
             );
-        let message = if applied {
-            format!(
-                "the lines of the chunk at patch line {at} were not found{where_}, but its new lines \
-                 are there: the chunk looks already applied"
+        let mut e = if applied {
+            LocateError::new(
+                Code::NotFound,
+                format!(
+                    "the lines of the chunk at patch line {at} were not found{where_}, but its new \
+                     lines are there: the chunk looks already applied"
+                ),
+                "drop this chunk if the change is already there",
             )
         } else {
-            format!("the lines of the chunk at patch line {at} were not found{where_}")
+            LocateError::new(
+                Code::NotFound,
+                format!("the lines of the chunk at patch line {at} were not found{where_}"),
+                REREAD,
+            )
         };
-        let mut e = LocateError::new(Code::NotFound, message);
-        e.closest = self.closest(&pattern, from);
+        e.already_applied = applied;
+        let old = chunk.old_lines.join("\n");
+        e.candidates = hint::candidates(self.normalized, &[old.as_str()]).remove(0);
         e
-    }
-
-    /// The window that has the most of `pattern`'s lines in place (each line votes for the
-    /// windows it would sit in), at or after `from`.
-    fn closest(&self, pattern: &[String], from: usize) -> Option<Closest> {
-        let mut index: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (i, line) in self.n.iter().enumerate().skip(from) {
-            if !line.is_empty() {
-                index.entry(line).or_default().push(i);
-            }
-        }
-        let mut votes: HashMap<usize, usize> = HashMap::new();
-        for (offset, line) in pattern.iter().enumerate() {
-            let Some(places) = index.get(line.as_str()) else {
-                continue;
-            };
-            if places.len() > MAX_VOTES_PER_LINE {
-                continue;
-            }
-            for &p in places {
-                if let Some(start) = p.checked_sub(offset).filter(|&s| s >= from) {
-                    *votes.entry(start).or_default() += 1;
-                }
-            }
-        }
-        let (start, count) = votes
-            .into_iter()
-            .max_by_key(|&(start, count)| (count, std::cmp::Reverse(start)))?;
-        Some(Closest {
-            span: self.window(start, pattern.len()),
-            score: count as f64 / pattern.len() as f64,
-        })
     }
 
     /// Replaces the lines of `old` (matched at line `start`) by `new`, keeping every context line
@@ -608,7 +589,8 @@ mod tests {
     fn ambiguous_hunk_fails_with_candidates() {
         let e = one("foo\nbar\nfoo\n", chunk(&[], "-foo\n+baz")).unwrap_err();
         assert_eq!(e.code, Code::Ambiguous);
-        assert_eq!(e.candidates, vec![0..3, 8..11]);
+        assert_eq!(e.matches, vec![0..3, 8..11]);
+        assert_eq!(e.occurrences, 2);
         assert!(e.message.contains("lines 1, 3"), "{}", e.message);
         // More context disambiguates.
         assert_eq!(
@@ -716,10 +698,12 @@ mod tests {
         let file = "one\ntwo\nthree\nfour\n";
         let e = one(file, chunk(&[], " two\n-tree\n+3\n four")).unwrap_err();
         assert_eq!(e.code, Code::NotFound);
-        let c = e.closest.unwrap();
+        assert!(!e.already_applied);
+        let c = &e.candidates[0];
         assert_eq!(&file[c.span.clone()], "two\nthree\nfour");
-        assert!((c.score - 2.0 / 3.0).abs() < 1e-9);
+        assert!(c.score > 0.5, "{c:?}");
         let e = one(file, chunk(&[], "-too\n+two")).unwrap_err();
+        assert!(e.already_applied);
         assert!(e.message.contains("already applied"), "{}", e.message);
     }
 
