@@ -1,0 +1,8 @@
+fn a() {
+    setup();
+    run();
+}
+
+fn b() {
+    run();
+}

@@ -1,0 +1,3 @@
+pub fn new_name() -> u32 {
+    1
+}

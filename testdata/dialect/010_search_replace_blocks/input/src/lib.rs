@@ -1,0 +1,3 @@
+pub fn old_name() -> u32 {
+    1
+}
