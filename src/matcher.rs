@@ -250,11 +250,11 @@ fn needed(
     }
     // Trailing whitespace: what N removed inside the span versus inside oldText, line by line.
     let file_removed: Vec<(usize, &str)> = file
-        .removed()
+        .removed(n.clone())
         .filter(|(p, o)| *p > n.start && o.start >= span.start && o.end <= span.end)
         .map(|(p, o)| (p - n.start, &text[o]))
         .collect();
-    let pat_removed: Vec<(usize, &str)> = pat.removed().map(|(p, o)| (p, &old_text[o])).collect();
+    let pat_removed: Vec<(usize, &str)> = pat.removed(0..pat.text.len()).map(|(p, o)| (p, &old_text[o])).collect();
     if !same_removed(&file_removed, &pat_removed) {
         out.push(Normalization::TrailingWhitespace);
     }

@@ -67,12 +67,33 @@ struct Seg {
     ident: bool,
 }
 
+/// [`Seg`] as stored: 32-bit offsets keep the map small (texts are far below 4 GiB; the size
+/// limit of the writer bounds files).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Packed {
+    n: u32,
+    o: u32,
+    n_len: u32,
+    o_len: u32,
+    ident: bool,
+}
+
+impl Packed {
+    fn wide(&self) -> Seg {
+        Seg { n: self.n as usize, o: self.o as usize, n_len: self.n_len as usize, o_len: self.o_len as usize, ident: self.ident }
+    }
+
+    fn new(s: Seg) -> Packed {
+        Packed { n: s.n as u32, o: s.o as u32, n_len: s.n_len as u32, o_len: s.o_len as u32, ident: s.ident }
+    }
+}
+
 /// A text in normalized form together with the map back to the original text.
 #[derive(Debug, Clone)]
 pub struct Normalized {
     /// N(original).
     pub text: String,
-    segs: Vec<Seg>,
+    segs: Vec<Packed>,
     /// The last line lost trailing whitespace (the trimmed-last-line rule of §3.4 applies).
     pub last_line_trimmed: bool,
     orig_len: usize,
@@ -162,8 +183,8 @@ impl Normalized {
         if n == self.text.len() {
             return Some(self.orig_len);
         }
-        let idx = self.segs.partition_point(|s| s.n <= n);
-        let seg = self.segs[..idx].iter().rev().find(|s| s.n_len > 0)?;
+        let idx = self.segs.partition_point(|s| s.n as usize <= n);
+        let seg = self.segs[..idx].iter().rev().find(|s| s.n_len > 0)?.wide();
         if n >= seg.n + seg.n_len {
             return None;
         }
@@ -185,12 +206,13 @@ impl Normalized {
         if n == 0 {
             return Some((usize::MAX, 0));
         }
-        let idx = self.segs.partition_point(|s| s.n < n);
+        let idx = self.segs.partition_point(|s| (s.n as usize) < n);
         let (k, seg) = self.segs[..idx]
             .iter()
             .enumerate()
             .rev()
-            .find(|(_, s)| s.n_len > 0)?;
+            .find(|(_, s)| s.n_len > 0)
+            .map(|(k, s)| (k, s.wide()))?;
         if n > seg.n + seg.n_len {
             return None;
         }
@@ -217,7 +239,7 @@ impl Normalized {
         if to_line_end {
             let from = if k == usize::MAX { 0 } else { k + 1 };
             // Only removed (empty) segments that start exactly where the span ends follow.
-            for s in &self.segs[from..] {
+            for s in self.segs[from..].iter().map(Packed::wide) {
                 if s.n_len == 0 && s.o == end {
                     end = s.o + s.o_len;
                 } else if s.n_len == 0 && s.o < end {
@@ -234,8 +256,8 @@ impl Normalized {
     /// triples in order, including removed (empty) pieces strictly inside the range.
     pub(crate) fn pieces(&self, n: Range<usize>) -> Vec<(Range<usize>, Range<usize>, bool)> {
         let mut out = Vec::new();
-        let first = self.segs.partition_point(|s| s.n + s.n_len <= n.start);
-        for s in &self.segs[first..] {
+        let first = self.segs.partition_point(|s| (s.n + s.n_len) as usize <= n.start);
+        for s in self.segs[first..].iter().map(Packed::wide) {
             if s.n > n.end || (s.n == n.end && s.n_len > 0) {
                 break;
             }
@@ -259,10 +281,14 @@ impl Normalized {
         out
     }
 
-    /// Removed pieces (trailing whitespace) of the whole text, as (N offset, original range).
-    pub(crate) fn removed(&self) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
-        self.segs
+    /// Removed pieces (trailing whitespace) at N offsets within `n` (ends included), as
+    /// (N offset, original range).
+    pub(crate) fn removed(&self, n: Range<usize>) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
+        let first = self.segs.partition_point(|s| (s.n as usize) < n.start);
+        self.segs[first..]
             .iter()
+            .map(Packed::wide)
+            .take_while(move |s| s.n <= n.end)
             .filter(|s| s.n_len == 0)
             .map(|s| (s.n, s.o..s.o + s.o_len))
     }
@@ -275,7 +301,7 @@ impl Normalized {
 
 struct Builder {
     out: String,
-    segs: Vec<Seg>,
+    segs: Vec<Packed>,
     /// Open identity run: (N start, original start, length).
     run_start: Option<(usize, usize, usize)>,
 }
@@ -283,7 +309,7 @@ struct Builder {
 impl Builder {
     fn close_run(&mut self) {
         if let Some((n, o, len)) = self.run_start.take() {
-            self.segs.push(Seg { n, o, n_len: len, o_len: len, ident: true });
+            self.segs.push(Packed::new(Seg { n, o, n_len: len, o_len: len, ident: true }));
         }
     }
 
@@ -301,7 +327,7 @@ impl Builder {
 
     fn unit(&mut self, o: usize, o_len: usize, n_text: &str) {
         self.close_run();
-        self.segs.push(Seg { n: self.out.len(), o, n_len: n_text.len(), o_len, ident: false });
+        self.segs.push(Packed::new(Seg { n: self.out.len(), o, n_len: n_text.len(), o_len, ident: false }));
         self.out.push_str(n_text);
     }
 

@@ -6,6 +6,7 @@ use crate::matcher::MatchKind;
 use crate::normalize::Normalization;
 use crate::plan::{FilePlan, Op, Outcome, Plan, Failure};
 use crate::wire::response as wire;
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// How the batch was run, for statuses and flags.
@@ -96,12 +97,15 @@ pub fn detail(f: &Failure, doc: Option<&Document>, enc: PositionEncoding) -> wir
     }
 }
 
-/// The old and new full texts (BOM included, as a character) and the changes between them.
-pub fn texts(file: &FilePlan, accept: &dyn Fn(usize) -> bool) -> (String, String, Vec<diff::Change>) {
-    let bom = |d: &Document| if d.bom { "\u{FEFF}" } else { "" };
-    let old = match &file.original {
-        Some(o) if file.op != Op::Create => format!("{}{}", bom(&o.doc), o.doc.text),
-        _ => String::new(),
+/// The old and new full texts (a BOM included as U+FEFF, so their bytes are the file bytes)
+/// and the changes between them, with the edits `accept` selects.
+pub fn texts<'a>(file: &'a FilePlan, accept: &dyn Fn(usize) -> bool) -> (Cow<'a, str>, String, Vec<diff::Change>) {
+    let full = |d: &'a Document| -> Cow<'a, str> {
+        if d.bom { Cow::Owned(format!("\u{FEFF}{}", d.text)) } else { Cow::Borrowed(d.text.as_str()) }
+    };
+    let old: Cow<'a, str> = match &file.original {
+        Some(o) if file.op != Op::Create => full(&o.doc),
+        _ => Cow::Borrowed(""),
     };
     if file.op == Op::Delete {
         let n = old.len();
@@ -114,18 +118,18 @@ pub fn texts(file: &FilePlan, accept: &dyn Fn(usize) -> bool) -> (String, String
     let Some(orig) = &file.original else {
         return (old, String::new(), Vec::new());
     };
-    let shift = bom(&orig.doc).len();
+    let shift = if orig.doc.bom { '\u{FEFF}'.len_utf8() } else { 0 };
     let mut new = String::with_capacity(old.len());
-    new.push_str(bom(&orig.doc));
+    if orig.doc.bom {
+        new.push('\u{FEFF}');
+    }
     let mut changes = Vec::new();
     let mut at = 0;
-    let mut delta: isize = shift as isize;
     for (span, rep, edit) in file.pieces(accept) {
         new.push_str(&orig.doc.text[at..span.start]);
-        let ns = (span.start as isize + delta) as usize;
+        let ns = new.len();
         new.push_str(rep);
         changes.push(diff::Change { old: span.start + shift..span.end + shift, new: ns..ns + rep.len(), edit });
-        delta += rep.len() as isize - span.len() as isize;
         at = span.end;
     }
     new.push_str(&orig.doc.text[at..]);
@@ -135,10 +139,14 @@ pub fn texts(file: &FilePlan, accept: &dyn Fn(usize) -> bool) -> (String, String
 /// The unified diff of a file with the accepted edits.
 pub fn file_diff(file: &FilePlan, accept: &dyn Fn(usize) -> bool) -> String {
     let (old, new, changes) = texts(file, accept);
-    if old == new && file.op != Op::Move && file.op != Op::Delete && file.op != Op::Create {
+    diff_of(file, &old, &new, &changes)
+}
+
+fn diff_of(file: &FilePlan, old: &str, new: &str, changes: &[diff::Change]) -> String {
+    if old == new && !matches!(file.op, Op::Move | Op::Delete | Op::Create) {
         return String::new();
     }
-    let hunks = diff::hunks(&old, &new, &changes);
+    let hunks = diff::hunks(old, new, changes);
     let from = display_path(file.rel.as_ref(), &file.path);
     let to = file.move_to.as_ref().map(|m| display_path(file.move_rel.as_ref(), m)).unwrap_or_else(|| from.clone());
     match file.op {
@@ -198,10 +206,11 @@ pub fn response(plan: &Plan, mode: Mode, enc: PositionEncoding, wrote: &WriteOut
         if let Some(fail) = failure {
             errors.push(wire::ErrorEntry { code: fail.code, path: f.path.clone(), edit: None, message: fail.message.clone() });
         }
-        let new_bytes = if f.ok() { f.render(|_| true) } else { None };
-        let changed = match (&f.original, &new_bytes) {
-            (Some(o), Some(n)) => f.op != Op::Edit || o.doc.to_bytes() != *n,
-            _ => true,
+        // Old and new texts once: the diff, the new hash and "unchanged" all come from them.
+        let rendered = (f.ok() && f.failure.is_none()).then(|| texts(f, &|_| true));
+        let changed = match &rendered {
+            Some((old, new, _)) => f.op != Op::Edit || old.as_ref() != new.as_str(),
+            None => true,
         };
         let status = if !f.ok() || failure.is_some() {
             wire::FileStatus::Failed
@@ -226,10 +235,10 @@ pub fn response(plan: &Plan, mode: Mode, enc: PositionEncoding, wrote: &WriteOut
             op: op(f.op),
             status,
             hash_before: f.original.as_ref().filter(|_| f.op != Op::Create).map(|o| o.version.clone()),
-            hash_after: new_bytes.as_ref().filter(|_| f.ok()).map(|b| crate::hash::version(b)),
+            hash_after: rendered.as_ref().filter(|_| f.op != Op::Delete).map(|(_, new, _)| crate::hash::version(new.as_bytes())),
             eol: doc.map(|d| d.eol).or_else(|| f.content.as_ref().map(|c| Document::from_text(c.clone(), false).eol)),
             bom: doc.map(|d| d.bom).or(f.content.as_ref().map(|c| c.starts_with('\u{FEFF}'))),
-            diff: if f.ok() { file_diff(f, &|_| true) } else { String::new() },
+            diff: rendered.as_ref().map(|(old, new, ch)| diff_of(f, old, new, ch)).unwrap_or_default(),
             edits,
             warnings,
             error: failure.map(|fl| detail(fl, doc, enc)),

@@ -1,0 +1,154 @@
+//! Engine scaling benchmark (issue 2 §7): `cargo bench --bench engine`.
+//!
+//! Prints, for generated files of 1 MB and 10 MB, the time to resolve a batch end to end
+//! (read, decode, normalize, match, splice, diff, hash: `batch::run` in dry-run mode) with 10
+//! and 1,000 edits, exact and normalized, and the peak heap it took, measured by a counting
+//! allocator. Timings are the median of several runs. Nothing here asserts: it reports.
+
+use redline::batch::{self, Settings};
+use redline::report::Mode;
+use redline::request::{EditSpec, FileRequest, Request};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+struct Counting;
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(l) };
+        if !p.is_null() {
+            let now = CURRENT.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) };
+        CURRENT.fetch_sub(l.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, l, new) };
+        if !q.is_null() {
+            if new > l.size() {
+                let now = CURRENT.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                CURRENT.fetch_sub(l.size() - new, Ordering::Relaxed);
+            }
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// A source-like file of about `size` bytes; line i holds `fn item_i` and a smart-quoted string.
+fn file(size: usize) -> (String, usize) {
+    let mut s = String::with_capacity(size + 100);
+    let mut i = 0;
+    while s.len() < size {
+        s.push_str(&format!(
+            "fn item_{i}(x: u64) -> u64 {{\n    let label = \u{201C}value {i}\u{201D}; // note \u{2014} {i}\n    x * {i} + 1\n}}\n\n"
+        ));
+        i += 1;
+    }
+    (s, i)
+}
+
+fn edits(items: usize, n: usize, normalized: bool) -> Vec<EditSpec> {
+    let step = (items / n).max(1);
+    (0..n)
+        .map(|k| {
+            let i = k * step;
+            let old = if normalized {
+                format!("let label = \"value {i}\"; // note - {i}\n")
+            } else {
+                format!("fn item_{i}(x: u64) -> u64 {{")
+            };
+            EditSpec {
+                new_text: format!("{old} // edited"),
+                old_text: old,
+                replace_all: false,
+                id: None,
+                pointer: None,
+            }
+        })
+        .collect()
+}
+
+struct Sample {
+    median: Duration,
+    peak: usize,
+}
+
+fn measure(dir: &std::path::Path, req: &Request, runs: usize) -> Sample {
+    let settings = Settings { root: dir.to_path_buf(), ..Settings::default() };
+    let mut times = Vec::new();
+    let mut peak = 0;
+    for _ in 0..runs {
+        let base = CURRENT.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        let t = Instant::now();
+        let run = batch::run(req, Mode::DryRun, &settings);
+        let el = t.elapsed();
+        if !run.response.as_ref().map(|r| r.ok).unwrap_or(false) {
+            panic!("bench batch must resolve: {}", run.to_json().to_string().chars().take(600).collect::<String>());
+        }
+        drop(run);
+        times.push(el);
+        peak = peak.max(PEAK.load(Ordering::Relaxed) - base);
+    }
+    times.sort();
+    Sample { median: times[times.len() / 2], peak }
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let dir = tempfile::tempdir().expect("temp dir");
+    println!("redline engine benchmark (batch::run, dry run; median of runs; peak = heap high-water mark)");
+    println!("{:>8} {:>6} {:>11} {:>12} {:>12} {:>10}", "file", "edits", "path", "time", "peak heap", "peak/file");
+    let sizes: &[usize] = if quick { &[1 << 20] } else { &[1 << 20, 10 << 20] };
+    let mut rows = Vec::new();
+    for &size in sizes {
+        let (text, items) = file(size);
+        let name = format!("f{size}.rs");
+        std::fs::write(dir.path().join(&name), &text).expect("write");
+        for &n in &[10usize, 1000] {
+            for &normalized in &[false, true] {
+                let mut fr = FileRequest::new(name.clone());
+                fr.edits = edits(items, n, normalized);
+                let req = Request { files: vec![fr], documents: vec![], dry_run: true };
+                let s = measure(dir.path(), &req, if size > (4 << 20) { 5 } else { 9 });
+                let kind = if normalized { "normalized" } else { "exact" };
+                println!(
+                    "{:>7.1}M {:>6} {:>11} {:>10.1}ms {:>10.1}MB {:>9.2}x",
+                    text.len() as f64 / 1048576.0,
+                    n,
+                    kind,
+                    s.median.as_secs_f64() * 1000.0,
+                    s.peak as f64 / 1048576.0,
+                    s.peak as f64 / text.len() as f64
+                );
+                rows.push((size, n, normalized, s.median));
+            }
+        }
+    }
+    let get = |size, n, norm| rows.iter().find(|r| r.0 == size && r.1 == n && r.2 == norm).map(|r| r.3.as_secs_f64());
+    for &size in sizes {
+        if let (Some(e10), Some(e1000), Some(n1000)) = (get(size, 10, false), get(size, 1000, false), get(size, 1000, true)) {
+            println!(
+                "{:.0} MB: 1000 vs 10 exact edits = {:.2}x (target <= 3x); 1000 normalized vs exact = {:.2}x (target <= 2x)",
+                size as f64 / 1048576.0,
+                e1000 / e10,
+                n1000 / e1000
+            );
+        }
+    }
+    if let (Some(a), Some(b)) = (get(1 << 20, 1000, false), get(10 << 20, 1000, false)) {
+        println!("10x larger file, 1000 exact edits: {:.2}x the time (target ~10x)", b / a);
+    }
+}
