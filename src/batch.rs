@@ -36,6 +36,16 @@ impl Run {
         Run { response: Err(RequestFailure::new(e)), exit: ExitStatus::Usage, plan: None }
     }
 
+    /// The response as pretty JSON text, fields in declaration order.
+    pub fn to_pretty(&self) -> String {
+        let s = match &self.response {
+            Ok(r) => serde_json::to_string_pretty(r),
+            Err(f) => serde_json::to_string_pretty(f),
+        };
+        // Invariant: as for `to_json`.
+        s.unwrap_or_else(|_| "null".into())
+    }
+
     /// The response as JSON.
     pub fn to_json(&self) -> serde_json::Value {
         let v = match &self.response {

@@ -523,6 +523,36 @@ fn already_applied<'a>(file: &Normalized, texts: impl Iterator<Item = &'a str>) 
 
 /// Locates Codex patch chunks (SPEC §6); each chunk is reported as one edit.
 fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize) -> Vec<EditPlan> {
-    let _ = (doc, fr, first_index);
-    Vec::new()
+    crate::dialect::locate(doc, &fr.chunks)
+        .into_iter()
+        .zip(&fr.chunks)
+        .enumerate()
+        .map(|(k, (res, chunk))| {
+            let spec = EditSpec {
+                old_text: chunk.old_lines.join("\n"),
+                new_text: chunk.new_lines.join("\n"),
+                replace_all: false,
+                id: Some(format!("chunk@{}", chunk.line)),
+                pointer: None,
+            };
+            let outcome = match res {
+                Ok(l) => Outcome::Resolved(Resolution {
+                    kind: if l.exact { MatchKind::Exact } else { MatchKind::Normalized },
+                    normalizations: l.normalizations,
+                    spans: vec![l.span],
+                    replacement: doc.adapt_eol(&l.new_text),
+                }),
+                Err(e) => {
+                    let mut f = Failure::new(e.code, format!("{}: {}", fr.path, e.message));
+                    f.hint = e.hint;
+                    f.candidates = e.candidates;
+                    f.matches = e.matches;
+                    f.occurrences = e.occurrences;
+                    f.already_applied = e.already_applied;
+                    Outcome::Failed(f)
+                }
+            };
+            EditPlan { index: first_index + k, spec, outcome }
+        })
+        .collect()
 }

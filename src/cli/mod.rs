@@ -1,0 +1,220 @@
+//! Command-line parsing: arguments become a [`Settings`] and a command before any work starts.
+
+mod output;
+mod read;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use redline::batch::{self, Settings};
+use redline::dialect::InputKind;
+use redline::document::PositionEncoding;
+use redline::error::ExitStatus;
+use redline::report::Mode;
+use redline::request::{Request, RequestError};
+use std::io::Read as _;
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "redline", version, about = "Review and apply batches of text edits proposed by coding agents")]
+pub struct Cli {
+    /// Directory every path resolves beneath.
+    #[arg(long, global = true, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// Request dialect.
+    #[arg(long, global = true, value_enum, default_value_t = InputArg::Auto)]
+    input: InputArg,
+    /// When to use colour (NO_COLOR is honoured for auto).
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto)]
+    color: ColorArg,
+    /// Output format: apply takes json|diff|text (default json when stdout is not a terminal,
+    /// else text); resolve takes json|lsp; read takes text|json.
+    #[arg(long, global = true, value_name = "FORMAT")]
+    format: Option<String>,
+    /// How `character` in positions counts.
+    #[arg(long, global = true, value_name = "ENC", default_value = "utf-16")]
+    position_encoding: String,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum InputArg {
+    Auto,
+    Json,
+    Patch,
+    SearchReplace,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Resolve and write, headless.
+    Apply {
+        /// Request file; `-` or absent for stdin.
+        request: Option<String>,
+        /// Resolve and print, never write.
+        #[arg(long)]
+        dry_run: bool,
+        /// Only set the exit code.
+        #[arg(long, conflicts_with = "dry_run")]
+        check: bool,
+    },
+    /// Resolve only, for editors.
+    Resolve {
+        /// Request file; `-` or absent for stdin.
+        request: Option<String>,
+    },
+    /// Print a file with line numbers and its version.
+    Read {
+        path: String,
+        /// 1-based first line.
+        #[arg(long)]
+        offset: Option<usize>,
+        /// Number of lines.
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Finish or roll back an interrupted multi-file commit under --root.
+    Recover,
+}
+
+/// Everything a command needs, decided before it runs.
+struct Context {
+    settings: Settings,
+    input: InputKind,
+    color: bool,
+    format: Option<String>,
+}
+
+pub fn main() -> ExitStatus {
+    let cli = Cli::parse();
+    let Some(encoding) = PositionEncoding::parse(&cli.position_encoding) else {
+        return usage(&format!("unknown position encoding `{}`", cli.position_encoding), "use utf-8, utf-16 or utf-32");
+    };
+    let ctx = Context {
+        settings: Settings { root: cli.root.clone().unwrap_or_else(|| PathBuf::from(".")), encoding, ..Settings::default() },
+        input: match cli.input {
+            InputArg::Auto => InputKind::Auto,
+            InputArg::Json => InputKind::Json,
+            InputArg::Patch => InputKind::Patch,
+            InputArg::SearchReplace => InputKind::SearchReplace,
+        },
+        color: output::use_color(cli.color),
+        format: cli.format.clone(),
+    };
+    match cli.command {
+        Command::Apply { request, dry_run, check } => {
+            let mode = if check {
+                Mode::Check
+            } else if dry_run {
+                Mode::DryRun
+            } else {
+                Mode::Apply
+            };
+            apply(&ctx, request.as_deref(), mode)
+        }
+        Command::Resolve { request } => resolve(&ctx, request.as_deref()),
+        Command::Read { path, offset, limit } => read::run(&ctx.settings, &path, offset, limit, ctx.format.as_deref()),
+        Command::Recover => recover(&ctx.settings),
+    }
+}
+
+/// Prints a usage error and returns exit 2.
+fn usage(message: &str, hint: &str) -> ExitStatus {
+    output::diagnostic(message, Some(hint));
+    ExitStatus::Usage
+}
+
+/// Reads the request text from a path, or stdin for `-`/absent.
+fn request_text(path: Option<&str>) -> Result<String, RequestError> {
+    let mut bytes = Vec::new();
+    match path {
+        None | Some("-") => {
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| RequestError::new(format!("cannot read the request from stdin: {e}")))?;
+        }
+        Some(p) => {
+            bytes = std::fs::read(p)
+                .map_err(|e| RequestError::new(format!("cannot read the request file {p}: {e}")).hint("pass a readable file, or `-` for stdin"))?;
+        }
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        RequestError::new(format!("the request is not UTF-8 (invalid byte at {})", e.utf8_error().valid_up_to()))
+            .hint("send the request as UTF-8 JSON, a Codex patch or SEARCH/REPLACE blocks")
+    })
+}
+
+/// Reads and parses the request in the chosen dialect.
+fn load(ctx: &Context, path: Option<&str>) -> Result<Request, RequestError> {
+    let text = request_text(path)?;
+    redline::dialect::parse(&text, ctx.input, redline::wire::request::parse_json)
+}
+
+fn apply(ctx: &Context, path: Option<&str>, mode: Mode) -> ExitStatus {
+    let req = match load(ctx, path) {
+        Ok(r) => r,
+        Err(e) => return output::request_failure(&e, mode != Mode::Check, ctx.format.as_deref()),
+    };
+    let run = batch::run(&req, mode, &ctx.settings);
+    if mode == Mode::Check {
+        return run.exit;
+    }
+    let format = match ctx.format.as_deref() {
+        None => {
+            if output::stdout_is_terminal() {
+                "text"
+            } else {
+                "json"
+            }
+        }
+        Some(f @ ("json" | "diff" | "text")) => f,
+        Some(other) => return usage(&format!("unknown format `{other}` for apply"), "use --format json, diff or text"),
+    };
+    output::run(&run, format, ctx.color);
+    run.exit
+}
+
+fn resolve(ctx: &Context, path: Option<&str>) -> ExitStatus {
+    let format = ctx.format.as_deref().unwrap_or("json");
+    if !matches!(format, "json" | "lsp") {
+        return usage(&format!("unknown format `{format}` for resolve"), "use --format json or lsp");
+    }
+    let req = match load(ctx, path) {
+        Ok(r) => r,
+        Err(e) => return output::request_failure(&e, true, Some("json")),
+    };
+    let run = batch::run(&req, Mode::Resolve, &ctx.settings);
+    output::line(&run.to_pretty());
+    run.exit
+}
+
+fn recover(settings: &Settings) -> ExitStatus {
+    let root = match batch::open_root(settings) {
+        Ok(r) => r,
+        Err(e) => return output::request_failure(&e, true, Some("text")),
+    };
+    let result = root.lock().and_then(|lock| root.recover(&lock));
+    match result {
+        Ok(report) => {
+            use redline::write::RecoveryAction;
+            let what = match report.action {
+                RecoveryAction::Nothing => "nothing to recover".to_string(),
+                RecoveryAction::Cleaned => "an interrupted commit had changed nothing; its leftovers were removed".to_string(),
+                RecoveryAction::RolledBack => format!("an interrupted commit was rolled back: {} are as before it", report.paths.join(", ")),
+                RecoveryAction::RolledForward => format!("an interrupted commit had landed; its cleanup was finished for {}", report.paths.join(", ")),
+            };
+            output::line(&format!("recover: {what}"));
+            ExitStatus::Success
+        }
+        Err(e) => {
+            output::diagnostic(&format!("{}: {}", e.path, e.message), e.hint.as_deref());
+            e.code.exit_status()
+        }
+    }
+}
