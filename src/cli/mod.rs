@@ -29,6 +29,9 @@ pub struct Cli {
     /// else text); resolve takes json|lsp; read takes text|json.
     #[arg(long, global = true, value_name = "FORMAT")]
     format: Option<String>,
+    /// Files larger than this many bytes are refused as `too_large` (suffixes K, M, G).
+    #[arg(long, global = true, value_name = "BYTES", value_parser = parse_size, default_value = "256M")]
+    max_file_size: u64,
     /// How `character` in positions counts.
     #[arg(long, global = true, value_name = "ENC", default_value = "utf-16")]
     position_encoding: String,
@@ -97,7 +100,11 @@ pub fn main() -> ExitStatus {
         return usage(&format!("unknown position encoding `{}`", cli.position_encoding), "use utf-8, utf-16 or utf-32");
     };
     let ctx = Context {
-        settings: Settings { root: cli.root.clone().unwrap_or_else(|| PathBuf::from(".")), encoding, ..Settings::default() },
+        settings: Settings {
+            root: cli.root.clone().unwrap_or_else(|| PathBuf::from(".")),
+            encoding,
+            limits: redline::write::Limits { max_file_size: cli.max_file_size, ..Default::default() },
+        },
         input: match cli.input {
             InputArg::Auto => InputKind::Auto,
             InputArg::Json => InputKind::Json,
@@ -122,6 +129,22 @@ pub fn main() -> ExitStatus {
         Command::Read { path, offset, limit } => read::run(&ctx.settings, &path, offset, limit, ctx.format.as_deref()),
         Command::Recover => recover(&ctx.settings),
     }
+}
+
+/// Parses `123`, `64K`, `10M`, `1G` (powers of 1024).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let (num, mult) = match s.char_indices().last() {
+        Some((i, c)) if c.eq_ignore_ascii_case(&'k') => (&s[..i], 1u64 << 10),
+        Some((i, c)) if c.eq_ignore_ascii_case(&'m') => (&s[..i], 1 << 20),
+        Some((i, c)) if c.eq_ignore_ascii_case(&'g') => (&s[..i], 1 << 30),
+        _ => (s, 1),
+    };
+    num.trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("`{s}` is not a size (use bytes or a K, M, G suffix)"))
 }
 
 /// Prints a usage error and returns exit 2.
