@@ -17,6 +17,9 @@ const READ_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::NOCTTY)
     .union(OFlags::CLOEXEC);
 
+/// The action of a failed `fchown`: the old file's owner cannot be kept.
+pub(super) const CHOWN_FAILED: &str = "cannot give the new file the owner of the old one";
+
 /// A failed system call and what it was doing.
 pub(super) type Failure = (&'static str, Errno);
 
@@ -235,7 +238,7 @@ fn fill(fd: &OwnedFd, bytes: &[u8], original: &Option<Original<'_>>) -> Result<(
                 Some(Uid::from_raw(orig.stat.st_uid)),
                 Some(Gid::from_raw(orig.stat.st_gid)),
             )
-            .map_err(|e| ("cannot give the new file the owner of the old one", e))?;
+            .map_err(|e| (CHOWN_FAILED, e))?;
         }
         rustix::fs::fchmod(fd, Mode::from_raw_mode(orig.stat.st_mode & 0o7777))
             .map_err(|e| ("cannot give the new file the mode of the old one", e))?;

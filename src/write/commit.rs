@@ -84,13 +84,14 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
     if let Err(StoreError::NotWritten(e) | StoreError::NotSynced(e)) =
         journal::store(root, &jdir, &j)
     {
-        return Err(undo(root, &j, jdir, e, "nothing was written"));
+        return Err(undo(root, &ops, &j, jdir, e, "nothing was written"));
     }
 
     // Prepare: directories and complete temps; the user's files are untouched.
     if let Err(e) = prepare(root, &mut ops, &mut j, &mkdirs) {
         return Err(undo(
             root,
+            &ops,
             &j,
             jdir,
             e,
@@ -103,6 +104,7 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
     {
         return Err(undo(
             root,
+            &ops,
             &j,
             jdir,
             e,
@@ -115,12 +117,12 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
     let restored = format!("every file was restored ({n} change(s) undone)");
     for (op, e) in ops.iter().zip(&j.ops) {
         if let Err(err) = apply(op, e) {
-            return Err(undo(root, &j, jdir, err, &restored));
+            return Err(undo(root, &ops, &j, jdir, err, &restored));
         }
     }
     let dirs: Vec<_> = ops.iter().filter_map(|o| o.dir.as_ref()).collect();
     if let Err(err) = journal::sync_dirs(&dirs, "cannot sync a directory") {
-        return Err(undo(root, &j, jdir, err, &restored));
+        return Err(undo(root, &ops, &j, jdir, err, &restored));
     }
 
     // The commit point.
@@ -132,11 +134,15 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
     };
     match journal::store(root, &jdir, &j) {
         Ok(()) => {}
-        Err(StoreError::NotWritten(err)) => return Err(undo(root, &j, jdir, err, &restored)),
+        Err(StoreError::NotWritten(err)) => return Err(undo(root, &ops, &j, jdir, err, &restored)),
         Err(StoreError::NotSynced(_)) => report.durability_unknown = true,
     }
+    let held: Vec<_> = ops
+        .iter()
+        .map(|o| o.dir.as_ref().map(|d| d.as_fd()))
+        .collect();
     // Cleanup. A failure leaves the journal, so the next recovery finishes it.
-    if journal::roll_forward(root, &j).is_err() {
+    if journal::roll_forward(root, &j, &held).is_err() {
         report.durability_unknown = true;
         return Ok(report);
     }
@@ -147,14 +153,26 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
 }
 
 /// Undoes a failed commit from its journal; the error says what happened to the tree.
-fn undo(root: &Root, j: &Journal, jdir: OwnedFd, error: FsError, done: &str) -> CommitError {
-    let rolled_back = match journal::roll_back(root, j).and_then(|()| journal::remove(root, jdir)) {
-        Ok(()) => done.to_string(),
-        Err(e) => format!(
-            "rolling back failed ({e}); the journal in {} is kept: run `redline recover`",
-            super::JOURNAL_DIR
-        ),
-    };
+fn undo(
+    root: &Root,
+    ops: &[Op<'_>],
+    j: &Journal,
+    jdir: OwnedFd,
+    error: FsError,
+    done: &str,
+) -> CommitError {
+    let held: Vec<_> = ops
+        .iter()
+        .map(|o| o.dir.as_ref().map(|d| d.as_fd()))
+        .collect();
+    let rolled_back =
+        match journal::roll_back(root, j, &held).and_then(|()| journal::remove(root, jdir)) {
+            Ok(()) => done.to_string(),
+            Err(e) => format!(
+                "rolling back failed ({e}); the journal in {} is kept: run `redline recover`",
+                super::JOURNAL_DIR
+            ),
+        };
     CommitError { error, rolled_back }
 }
 
@@ -384,8 +402,18 @@ fn prepare(
         e.dir_ino = dst.st_ino;
         if let Some(bytes) = op.bytes {
             let original = op.old_fd.as_ref().map(|(fd, stat)| Original { fd, stat });
-            let st = atomic::create_temp(dir.as_fd(), e.tmp(), bytes, original)
-                .map_err(|(action, err)| FsError::from_errno(op.path, action, err))?;
+            let st = atomic::create_temp(dir.as_fd(), e.tmp(), bytes, original).map_err(
+                |(action, err)| match (action, err) {
+                    (atomic::CHOWN_FAILED, Errno::PERM) => FsError::from_errno(
+                        op.path, action, err,
+                    )
+                    .hint(
+                        "the file belongs to another user; a safe replace would change its owner, \
+                         so edit it as its owner (or as root)",
+                    ),
+                    _ => FsError::from_errno(op.path, action, err),
+                },
+            )?;
             e.new_ino = Some(st.st_ino);
         }
     }

@@ -17,7 +17,7 @@
 use super::confine::open_dir;
 use super::{FsError, JOURNAL_DIR, Root, lstat_at};
 use crate::error::Code;
-use rustix::fd::{AsFd, OwnedFd};
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
@@ -225,15 +225,15 @@ pub(super) fn recover(root: &Root) -> Result<RecoveryReport, FsError> {
             let paths = j.ops.iter().map(|e| e.path.clone()).collect();
             let action = match j.state {
                 State::Committed => {
-                    roll_forward(root, &j)?;
+                    roll_forward(root, &j, &[])?;
                     RecoveryAction::RolledForward
                 }
                 State::Prepare => {
-                    roll_back(root, &j)?;
+                    roll_back(root, &j, &[])?;
                     RecoveryAction::Cleaned
                 }
                 State::Apply => {
-                    roll_back(root, &j)?;
+                    roll_back(root, &j, &[])?;
                     RecoveryAction::RolledBack
                 }
             };
@@ -245,18 +245,28 @@ pub(super) fn recover(root: &Root) -> Result<RecoveryReport, FsError> {
 }
 
 /// Opens an entry's directory, checking it is the one the journal means; `None` if it does
-/// not exist (then nothing of this entry exists either).
-fn entry_dir(root: &Root, e: &Entry) -> Result<Option<OwnedFd>, FsError> {
-    let dir = match open_dir(root, e.dir()) {
-        Ok(fd) => fd,
-        Err(Errno::NOENT) => return Ok(None),
-        Err(err) => {
-            return Err(FsError::from_errno(
-                &e.path,
-                "recovery cannot open the directory",
-                err,
-            ));
-        }
+/// not exist (then nothing of this entry exists either). `held` is the directory fd of the
+/// running commit: it stays right even when a directory was moved meanwhile; crash recovery
+/// has only the journaled path.
+fn entry_dir(
+    root: &Root,
+    e: &Entry,
+    held: Option<BorrowedFd<'_>>,
+) -> Result<Option<OwnedFd>, FsError> {
+    let dir = match held {
+        Some(fd) => rustix::io::fcntl_dupfd_cloexec(fd, 0)
+            .map_err(|err| FsError::from_errno(&e.path, "cannot duplicate a directory fd", err))?,
+        None => match open_dir(root, e.dir()) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT) => return Ok(None),
+            Err(err) => {
+                return Err(FsError::from_errno(
+                    &e.path,
+                    "recovery cannot open the directory",
+                    err,
+                ));
+            }
+        },
     };
     if e.dir_ino != 0 {
         let st = rustix::fs::fstat(&dir).map_err(|err| {
@@ -287,11 +297,21 @@ fn unlink_if(dir: &OwnedFd, name: &OsStr, path: &str) -> Result<(), FsError> {
     }
 }
 
+/// The directory fd the running commit holds for entry `i`, if any.
+fn held<'a>(held: &[Option<BorrowedFd<'a>>], i: usize) -> Option<BorrowedFd<'a>> {
+    held.get(i).copied().flatten()
+}
+
 /// Puts every old file back, in reverse order, and removes temps and created directories.
-pub(super) fn roll_back(root: &Root, j: &Journal) -> Result<(), FsError> {
+/// `dirs_held`: the running commit's directory fds by entry (empty for crash recovery).
+pub(super) fn roll_back(
+    root: &Root,
+    j: &Journal,
+    dirs_held: &[Option<BorrowedFd<'_>>],
+) -> Result<(), FsError> {
     let mut dirs: Vec<OwnedFd> = Vec::new();
-    for e in j.ops.iter().rev() {
-        let Some(dir) = entry_dir(root, e)? else {
+    for (i, e) in j.ops.iter().enumerate().rev() {
+        let Some(dir) = entry_dir(root, e, held(dirs_held, i))? else {
             continue;
         };
         let p = e.path.as_str();
@@ -379,10 +399,14 @@ pub(super) fn roll_back(root: &Root, j: &Journal) -> Result<(), FsError> {
 }
 
 /// The batch committed: remove the old files kept under temp names.
-pub(super) fn roll_forward(root: &Root, j: &Journal) -> Result<(), FsError> {
+pub(super) fn roll_forward(
+    root: &Root,
+    j: &Journal,
+    dirs_held: &[Option<BorrowedFd<'_>>],
+) -> Result<(), FsError> {
     let mut dirs: Vec<OwnedFd> = Vec::new();
-    for e in &j.ops {
-        let Some(dir) = entry_dir(root, e)? else {
+    for (i, e) in j.ops.iter().enumerate() {
+        let Some(dir) = entry_dir(root, e, held(dirs_held, i))? else {
             continue;
         };
         unlink_if(&dir, e.tmp(), &e.path)?;
