@@ -23,7 +23,7 @@
 //!    a file without a final newline keeps that state.
 //! 5. The cursor moves past the whole matched window, so chunks must come in file order.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 
 use similar::{Algorithm, DiffTag, capture_diff_slices};
@@ -112,6 +112,9 @@ struct Lines<'a> {
     normalized: &'a Normalized,
     /// N(·) of each line; N maps every line break to one `\n` and never joins lines.
     n: Vec<&'a str>,
+    /// Where each N(line) occurs, ascending, so that a search only visits the places where the
+    /// pattern's rarest line is (counting every match must not scan the file per chunk).
+    index: HashMap<&'a str, Vec<usize>>,
 }
 
 enum Found {
@@ -131,7 +134,16 @@ impl<'a> Lines<'a> {
             // The empty piece after the last line break is not a line.
             n.pop();
         }
-        Lines { doc, normalized, n }
+        let mut index: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, line) in n.iter().enumerate() {
+            index.entry(line).or_default().push(i);
+        }
+        Lines {
+            doc,
+            normalized,
+            n,
+            index,
+        }
     }
 
     fn count(&self) -> usize {
@@ -159,7 +171,20 @@ impl<'a> Lines<'a> {
             return Vec::new();
         };
         let starts = starts.start..starts.end.min(last + 1);
-        starts.filter(|&at| self.matches_at(pattern, at)).collect()
+        let places = |line: &String| self.index.get(line.as_str()).map_or(&[][..], Vec::as_slice);
+        let Some((offset, rarest)) = pattern
+            .iter()
+            .map(places)
+            .enumerate()
+            .min_by_key(|(_, p)| p.len())
+        else {
+            return Vec::new();
+        };
+        rarest
+            .iter()
+            .filter_map(|&p| p.checked_sub(offset))
+            .filter(|at| starts.contains(at) && self.matches_at(pattern, *at))
+            .collect()
     }
 
     /// The end of the block under the anchor at line `a`: the first non-blank line after it that
@@ -732,5 +757,74 @@ mod tests {
         let mut s = BTreeSet::new();
         classify("\u{FB01}x", "fix", &mut s);
         assert_eq!(s.into_iter().collect::<Vec<_>>(), vec![Normalization::Nfkc]);
+    }
+
+    mod property {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn case() -> impl Strategy<Value = (Vec<String>, usize, usize, bool, bool)> {
+            let line = prop::sample::select(vec!["a", "b", "c", "", "  x", "d  "]);
+            (
+                prop::collection::vec(line.prop_map(str::to_string), 1..12),
+                any::<bool>(),
+                any::<bool>(),
+            )
+                .prop_flat_map(|(lines, crlf, final_nl)| {
+                    let n = lines.len();
+                    (Just(lines), 0..n, 1..=n, Just(crlf), Just(final_nl))
+                })
+                .prop_filter("window inside the file", |(l, s, k, _, _)| s + k <= l.len())
+                // Without a final newline, an empty last line is no line at all.
+                .prop_filter("a real last line", |(l, _, _, _, nl)| {
+                    *nl || !l[l.len() - 1].is_empty()
+                })
+        }
+
+        proptest! {
+            /// A chunk taken from the file (first and last lines as context when it has three or
+            /// more, the rest replaced) lands where it was taken when its lines occur once, is
+            /// ambiguous otherwise, and everything else keeps its bytes, line endings included.
+            #[test]
+            fn chunk_from_the_file((lines, s, k, crlf, final_nl) in case()) {
+                let eol = if crlf { "\r\n" } else { "\n" };
+                let join = |ls: &[String]| {
+                    let mut t = ls.join(eol);
+                    if final_nl { t.push_str(eol); }
+                    t
+                };
+                let d = doc(&join(&lines));
+                let window = &lines[s..s + k];
+                let ctx = k >= 3;
+                let mut c = PatchChunk { line: 1, ..PatchChunk::default() };
+                let mut want = lines[..s].to_vec();
+                for (i, l) in window.iter().enumerate() {
+                    let edge = ctx && (i == 0 || i == k - 1);
+                    c.old_lines.push(l.clone());
+                    if edge {
+                        c.new_lines.push(l.clone());
+                        want.push(l.clone());
+                    } else {
+                        c.new_lines.push(format!("NEW{i}"));
+                        want.push(format!("NEW{i}"));
+                    }
+                }
+                want.extend_from_slice(&lines[s + k..]);
+                let pattern: Vec<String> = window.iter().map(|l| n_line(l)).collect();
+                let n: Vec<String> = lines.iter().map(|l| n_line(l)).collect();
+                let occurrences = (0..=lines.len() - k).filter(|&p| n[p..p + k] == pattern[..]).count();
+                match apply(&d, &[c]) {
+                    Ok(out) => {
+                        prop_assert_eq!(occurrences, 1);
+                        prop_assert_eq!(out, join(&want));
+                    }
+                    Err(e) => {
+                        prop_assert!(occurrences > 1, "{:?}", e);
+                        prop_assert_eq!(e.code, Code::Ambiguous);
+                        prop_assert_eq!(e.occurrences, occurrences);
+                    }
+                }
+            }
+        }
     }
 }
