@@ -190,7 +190,6 @@ fn check_all(results: Vec<Result<(), String>>, expected_count: usize) {
 }
 
 #[test]
-#[ignore = "needs `redline apply` in the binary"]
 fn codex_corpus_passes_byte_for_byte() {
     let results = scenarios(CORPUS)
         .iter()
@@ -208,7 +207,6 @@ fn codex_corpus_passes_byte_for_byte() {
 }
 
 #[test]
-#[ignore = "needs `redline apply` in the binary"]
 fn dialect_fixtures_pass_byte_for_byte() {
     let results = scenarios(FIXTURES)
         .iter()
@@ -221,7 +219,6 @@ fn dialect_fixtures_pass_byte_for_byte() {
 }
 
 #[test]
-#[ignore = "needs `redline apply` in the binary"]
 fn patch_from_stdin() {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join(CORPUS);
     for name in ["003_multiple_chunks", "013_rejects_invalid_hunk_header"] {
