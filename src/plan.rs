@@ -258,8 +258,50 @@ pub fn resolve(req: &Request, root: &Root, opts: ResolveOptions) -> Result<Plan,
             docs.insert(rel, d.text.as_str());
         }
     }
-    let files = req.files.iter().map(|f| resolve_file(f, root, &docs)).collect();
+    let merged = merge_same_file(&req.files, root)?;
+    let files = merged.iter().map(|f| resolve_file(f, root, &docs)).collect();
     Ok(Plan { files })
+}
+
+/// Merges objects that name one file under different spellings (`a` and `/root/a`; the wire
+/// layer already merged lexically equal paths), and refuses two operations that would write
+/// one path (a move onto a path that is also edited, created or deleted).
+fn merge_same_file(files: &[FileRequest], root: &Root) -> Result<Vec<FileRequest>, RequestError> {
+    let mut out: Vec<FileRequest> = Vec::with_capacity(files.len());
+    let mut seen: HashMap<PathBuf, usize> = HashMap::new();
+    for f in files {
+        let Ok(rel) = root.relative(&f.path) else {
+            out.push(f.clone());
+            continue;
+        };
+        match seen.get(&rel) {
+            Some(&i) => {
+                let first = &mut out[i];
+                let plain = |x: &FileRequest| x.content.is_none() && !x.delete && x.move_to.is_none() && x.expect_hash.is_none();
+                if !plain(f) || first.content.is_some() || first.delete {
+                    return Err(RequestError::new(format!("{} and {} name the same file with conflicting operations", first.path, f.path))
+                        .hint("put everything for one file in one object"));
+                }
+                first.edits.extend(f.edits.iter().cloned());
+                first.chunks.extend(f.chunks.iter().cloned());
+            }
+            None => {
+                seen.insert(rel, out.len());
+                out.push(f.clone());
+            }
+        }
+    }
+    for f in &out {
+        if let Some(to) = &f.move_to {
+            if let Ok(dest) = root.relative(to) {
+                if let Some(&i) = seen.get(&dest) {
+                    return Err(RequestError::new(format!("{} is moved onto {}, which the batch also changes", f.path, out[i].path))
+                        .hint("move onto a path the batch does not otherwise touch"));
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn skipped(edits: &[EditSpec]) -> Vec<EditPlan> {
