@@ -6,7 +6,8 @@
 //! never quadratic in the file. Lines are git's: text up to and including `\n` (a lone CR is not
 //! a break), so that `git apply` accepts the output.
 
-use similar::{ChangeTag, TextDiff};
+use similar::{Algorithm, DiffTag, capture_diff_slices_deadline};
+use std::time::{Duration, Instant};
 use std::ops::Range;
 
 /// Lines of context around each change in a hunk.
@@ -112,6 +113,11 @@ impl<'a> Lines<'a> {
             (self.of(p) + 1).min(self.count())
         }
     }
+    /// Line `i` with its `\n`, if it has one.
+    fn raw(&self, i: usize) -> &'a str {
+        &self.text[self.start(i)..self.start(i + 1)]
+    }
+
     fn line(&self, i: usize) -> (&'a str, bool) {
         let s = &self.text[self.start(i)..self.start(i + 1)];
         match s.strip_suffix('\n') {
@@ -171,29 +177,32 @@ pub fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
             }
             changes.get(r.changes.start).map(|c| c.edit)
         };
-        let old_text = &old[ol.start(r.old.start)..ol.start(r.old.end)];
-        let new_text = &new[nl.start(r.new.start)..nl.start(r.new.end)];
-        let diff = TextDiff::from_lines(old_text, new_text);
+        // Diff the region's git lines (with their `\n`, so a missing final newline differs);
+        // the deadline bounds a huge replaced block to a plain delete-then-insert.
+        let old_lines: Vec<&str> = (r.old.clone()).map(|i| ol.raw(i)).collect();
+        let new_lines: Vec<&str> = (r.new.clone()).map(|i| nl.raw(i)).collect();
+        let deadline = Instant::now() + Duration::from_millis(100);
+        let ops = capture_diff_slices_deadline(Algorithm::Myers, &old_lines, &new_lines, Some(deadline));
         let mut lines: Vec<Line> = Vec::new();
-        let (mut oi, mut ni) = (r.old.start, r.new.start);
-        for ch in diff.iter_all_changes() {
-            match ch.tag() {
-                ChangeTag::Equal => {
+        for op in ops {
+            let (tag, o, n) = op.as_tag_tuple();
+            if tag == DiffTag::Equal {
+                for (oi, ni) in o.zip(n) {
+                    let (oi, ni) = (r.old.start + oi, r.new.start + ni);
                     let (t, nn) = ol.line(oi);
                     lines.push(Line { tag: Tag::Context, old_no: Some(oi + 1), new_no: Some(ni + 1), text: t.into(), no_newline: nn, edit: None });
-                    oi += 1;
-                    ni += 1;
                 }
-                ChangeTag::Delete => {
-                    let (t, nn) = ol.line(oi);
-                    lines.push(Line { tag: Tag::Delete, old_no: Some(oi + 1), new_no: None, text: t.into(), no_newline: nn, edit: owner(Some(oi), None) });
-                    oi += 1;
-                }
-                ChangeTag::Insert => {
-                    let (t, nn) = nl.line(ni);
-                    lines.push(Line { tag: Tag::Insert, old_no: None, new_no: Some(ni + 1), text: t.into(), no_newline: nn, edit: owner(None, Some(ni)) });
-                    ni += 1;
-                }
+                continue;
+            }
+            for oi in o {
+                let oi = r.old.start + oi;
+                let (t, nn) = ol.line(oi);
+                lines.push(Line { tag: Tag::Delete, old_no: Some(oi + 1), new_no: None, text: t.into(), no_newline: nn, edit: owner(Some(oi), None) });
+            }
+            for ni in n {
+                let ni = r.new.start + ni;
+                let (t, nn) = nl.line(ni);
+                lines.push(Line { tag: Tag::Insert, old_no: None, new_no: Some(ni + 1), text: t.into(), no_newline: nn, edit: owner(None, Some(ni)) });
             }
         }
         // Context before, merging with the previous hunk when the gap is small.
