@@ -16,5 +16,7 @@ pub mod normalize;
 pub mod plan;
 pub mod report;
 pub mod request;
+pub mod schema;
+pub mod serve;
 pub mod wire;
 pub mod write;
