@@ -78,8 +78,12 @@ pub fn read_message(r: &mut impl BufRead) -> io::Result<Option<Frame>> {
             _ => return Ok(Some((Framing::Header, Err("bad Content-Length".into())))),
         };
         let mut body = vec![0; len];
-        r.read_exact(&mut body)?;
-        return Ok(Some((Framing::Header, Ok(body))));
+        return match r.read_exact(&mut body) {
+            Ok(()) => Ok(Some((Framing::Header, Ok(body)))),
+            // A frame cut short by the end of input: nothing left to answer.
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(e) => Err(e),
+        };
     }
 }
 
@@ -284,7 +288,8 @@ fn failed(e: &RequestError) -> Run {
     }
 }
 
-/// A window of a file's lines and the file's version, as `read` returns it.
+/// A window of a file's lines and the file's version, as `read` returns it (the shape of
+/// `redline read --format json`, plus `ok`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileLines {
@@ -292,29 +297,36 @@ pub struct FileLines {
     pub path: String,
     /// `sha256:` of the whole file, for `expectHash`.
     pub version: String,
-    /// 1-based number of the first line in `lines`.
-    pub offset: usize,
     pub total_lines: usize,
-    /// The lines, without their line endings.
-    pub lines: Vec<String>,
+    /// 1-based number of the first line asked for.
+    pub offset: usize,
+    pub lines: Vec<Line>,
+    pub eol: crate::document::Eol,
+    pub bom: bool,
+}
+
+/// One line, without its line ending.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Line {
+    /// 1-based.
+    pub line: usize,
+    pub text: String,
 }
 
 impl FileLines {
-    /// The lines numbered like `cat -n`, then the version (what an agent reads).
+    /// The lines numbered like `cat -n`, then a footer with the version (as `redline read`).
     pub fn numbered(&self) -> String {
         let mut out = String::new();
-        for (i, l) in self.lines.iter().enumerate() {
-            out.push_str(&format!("{:>6}\t{l}\n", self.offset + i));
+        for l in &self.lines {
+            out.push_str(&format!("{:>6}\t{}\n", l.line, l.text));
         }
-        let end = self.offset + self.lines.len();
-        let more = if end <= self.total_lines {
-            format!(" (more lines from {end})")
-        } else {
-            String::new()
+        let shown = match (self.lines.first(), self.lines.last()) {
+            (Some(a), Some(b)) => format!("lines {}-{} of {}", a.line, b.line, self.total_lines),
+            _ => format!("no lines shown of {}", self.total_lines),
         };
         out.push_str(&format!(
-            "[{}: {} lines, version {}{more}]\n",
-            self.path, self.total_lines, self.version
+            "[{} · {shown} · version {}]\n",
+            self.path, self.version
         ));
         out
     }
@@ -345,28 +357,31 @@ pub fn read(p: &ReadParams, settings: &Settings) -> Result<FileLines, ReadError>
     let doc = Document::decode(snap.bytes).map_err(|e| ReadError {
         code: e.code(),
         message: format!("{}: {e}", p.path),
-        hint: None,
+        hint: Some("redline reads and edits UTF-8 text files only".into()),
     })?;
     let total = if doc.text.is_empty() {
         0
-    } else if doc.final_newline() {
-        doc.line_count() - 1
     } else {
-        doc.line_count()
+        doc.line_count() - usize::from(doc.final_newline())
     };
     let offset = p.offset.unwrap_or(1).max(1) as usize;
     let limit = p.limit.map_or(usize::MAX, |l| l as usize);
     let lines = (offset - 1..total)
         .take(limit)
-        .map(|l| doc.text[doc.line_start(l)..doc.line_content_end(l)].to_string())
+        .map(|l| Line {
+            line: l + 1,
+            text: doc.text[doc.line_start(l)..doc.line_content_end(l)].to_string(),
+        })
         .collect();
     Ok(FileLines {
         ok: true,
         path: p.path.clone(),
         version,
-        offset,
         total_lines: total,
+        offset,
         lines,
+        eol: doc.eol,
+        bom: doc.bom,
     })
 }
 

@@ -1,5 +1,6 @@
 //! Command-line parsing: arguments become a [`Settings`] and a command before any work starts.
 
+mod editor;
 mod output;
 mod read;
 
@@ -84,6 +85,27 @@ enum Command {
     },
     /// Finish or roll back an interrupted multi-file commit under --root.
     Recover,
+    /// Editor pipe: apply a request's edits for one path to the buffer on stdin; the edited
+    /// buffer goes to stdout. On failure: exit 1, the input echoed unchanged, nothing on stderr.
+    Filter {
+        /// The buffer's path, as the request names it (relative to --root).
+        #[arg(long, value_name = "P")]
+        path: String,
+        /// File holding the request.
+        #[arg(long, value_name = "FILE")]
+        edits: PathBuf,
+        /// Write the JSON response (what matched, what failed) to this file.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+    },
+    /// Long-running JSON-RPC 2.0 server on stdin/stdout (one JSON object per line, or
+    /// Content-Length framing): resolve, apply, read, schema, shutdown.
+    Serve,
+    /// JSON Schema of the request, the response, or the MCP/LLM tool definitions.
+    Schema {
+        #[arg(value_parser = ["request", "response", "tools"])]
+        which: Option<String>,
+    },
 }
 
 /// Everything a command needs, decided before it runs.
@@ -128,6 +150,9 @@ pub fn main() -> ExitStatus {
         Command::Resolve { request } => resolve(&ctx, request.as_deref()),
         Command::Read { path, offset, limit } => read::run(&ctx.settings, &path, offset, limit, ctx.format.as_deref()),
         Command::Recover => recover(&ctx.settings),
+        Command::Filter { path, edits, report } => editor::filter(&ctx.settings, ctx.input, &path, &edits, report.as_deref()),
+        Command::Serve => editor::serve(&ctx.settings),
+        Command::Schema { which } => editor::schema(which.as_deref()),
     }
 }
 
@@ -210,9 +235,13 @@ fn resolve(ctx: &Context, path: Option<&str>) -> ExitStatus {
     }
     let req = match load(ctx, path) {
         Ok(r) => r,
+        Err(e) if format == "lsp" => return editor::lsp_request_failure(&e, &ctx.settings),
         Err(e) => return output::request_failure(&e, true, Some("json")),
     };
     let run = batch::run(&req, Mode::Resolve, &ctx.settings);
+    if format == "lsp" {
+        return editor::print_lsp(&run, &ctx.settings);
+    }
     output::line(&run.to_pretty());
     run.exit
 }
