@@ -12,6 +12,7 @@ pub mod hash;
 pub mod hint;
 pub mod lsp;
 pub mod matcher;
+pub mod mcp;
 pub mod normalize;
 pub mod plan;
 pub mod report;

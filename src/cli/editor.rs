@@ -94,6 +94,17 @@ pub fn serve(settings: &Settings) -> ExitStatus {
     }
 }
 
+/// `redline mcp`: MCP on stdin/stdout until the client closes stdin.
+pub fn mcp(settings: &Settings) -> ExitStatus {
+    match redline::mcp::run(settings.clone()) {
+        Ok(()) => ExitStatus::Success,
+        Err(e) => {
+            output::diagnostic(&format!("mcp: {e}"), None);
+            ExitStatus::WriteFailed
+        }
+    }
+}
+
 /// `redline schema [request|response|tools]`; without a name, all three in one object.
 pub fn schema(which: Option<&str>) -> ExitStatus {
     use redline::schema::{Which, schema};

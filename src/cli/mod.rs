@@ -101,6 +101,8 @@ enum Command {
     /// Long-running JSON-RPC 2.0 server on stdin/stdout (one JSON object per line, or
     /// Content-Length framing): resolve, apply, read, schema, shutdown.
     Serve,
+    /// MCP server on stdio: tools read_file, preview_edits and apply_edits.
+    Mcp,
     /// JSON Schema of the request, the response, or the MCP/LLM tool definitions.
     Schema {
         #[arg(value_parser = ["request", "response", "tools"])]
@@ -152,6 +154,7 @@ pub fn main() -> ExitStatus {
         Command::Recover => recover(&ctx.settings),
         Command::Filter { path, edits, report } => editor::filter(&ctx.settings, ctx.input, &path, &edits, report.as_deref()),
         Command::Serve => editor::serve(&ctx.settings),
+        Command::Mcp => editor::mcp(&ctx.settings),
         Command::Schema { which } => editor::schema(which.as_deref()),
     }
 }
