@@ -3,6 +3,7 @@
 //! The library resolves a batch ([`request::Request`]) into a [`plan::Plan`] entirely in memory,
 //! reports it ([`report`]) and hands it to the one module that writes ([`write`]).
 pub mod batch;
+pub mod demo;
 pub mod dialect;
 pub mod diff;
 pub mod document;
@@ -17,6 +18,7 @@ pub mod normalize;
 pub mod plan;
 pub mod report;
 pub mod request;
+pub mod review;
 pub mod schema;
 pub mod serve;
 pub mod wire;

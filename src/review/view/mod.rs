@@ -1,0 +1,262 @@
+//! Drawing the reviewer: read-only over the model, and only the rows that are visible.
+
+mod diff;
+mod overlay;
+pub mod text;
+pub mod theme;
+mod why;
+
+use super::keys::{self, Context};
+use super::model::Model;
+use super::update::context;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+use theme::Theme;
+
+/// Smallest usable terminal.
+pub const MIN_SIZE: (u16, u16) = (60, 12);
+
+/// Where things go on a screen of a given size.
+#[derive(Debug, Clone, Copy)]
+pub struct Areas {
+    pub header: Rect,
+    pub files: Option<Rect>,
+    pub diff: Rect,
+    pub drawer: Option<Rect>,
+    pub footer: Rect,
+}
+
+impl Areas {
+    pub fn of(m: &Model, area: Rect) -> Areas {
+        let [header, body, footer] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        let (files, right) = if body.width >= 90 && m.files.len() > 1 || body.width >= 110 {
+            let w = (body.width * 28 / 100).clamp(26, 48);
+            let [l, r] =
+                Layout::horizontal([Constraint::Length(w), Constraint::Min(1)]).areas(body);
+            (Some(l), r)
+        } else {
+            (None, body)
+        };
+        let (diff, drawer) = if m.drawer {
+            let h = (right.height * 45 / 100)
+                .clamp(6, 16)
+                .min(right.height.saturating_sub(5));
+            let [d, w] = Layout::vertical([Constraint::Min(1), Constraint::Length(h)]).areas(right);
+            (d, Some(w))
+        } else {
+            (right, None)
+        };
+        Areas {
+            header,
+            files,
+            diff,
+            drawer,
+            footer,
+        }
+    }
+}
+
+/// Rows of diff the pane shows at the model's terminal size (what paging and scrolling use).
+pub fn diff_height(m: &Model) -> usize {
+    let a = Areas::of(m, Rect::new(0, 0, m.size.0, m.size.1));
+    a.diff.height.saturating_sub(2) as usize
+}
+
+/// Draws the whole screen.
+pub fn draw(m: &Model, f: &mut Frame) {
+    let area = f.area();
+    let t = Theme { mono: m.monochrome };
+    if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
+        too_small(f, area, t);
+        return;
+    }
+    let a = Areas::of(m, area);
+    header(m, f, a.header, t);
+    if let Some(files) = a.files {
+        file_list(m, f, files, t);
+    }
+    diff::draw(m, f, a.diff, t);
+    if let Some(d) = a.drawer {
+        why::draw(m, f, d, t);
+    }
+    footer(m, f, a.footer, t);
+    overlay::draw(m, f, area, t);
+}
+
+fn too_small(f: &mut Frame, area: Rect, t: Theme) {
+    let msg = vec![
+        Line::from(Span::styled("terminal too small", t.bold())),
+        Line::from(format!(
+            "{}×{} — redline needs at least {}×{}",
+            area.width, area.height, MIN_SIZE.0, MIN_SIZE.1
+        )),
+        Line::from("enlarge the window, or q to quit"),
+    ];
+    let h = (msg.len() as u16).min(area.height);
+    let y = area.y + area.height.saturating_sub(h) / 2;
+    let r = Rect::new(area.x, y, area.width, h);
+    f.render_widget(
+        Paragraph::new(msg).alignment(ratatui::layout::HorizontalAlignment::Center),
+        r,
+    );
+}
+
+fn header(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
+    use super::model::State;
+    let tally = m.tally();
+    let edits = tally.total();
+    let decidable = tally.decidable();
+    let bar_w = 10usize;
+    let filled = if decidable == 0 {
+        bar_w
+    } else {
+        tally.decided() * bar_w / decidable
+    };
+    let sep = || Span::styled(" │ ", t.dim().patch(t.bar()));
+    let mut spans = vec![
+        Span::styled(format!(" redline {}", m.title), t.bold()),
+        sep(),
+        Span::raw(format!(
+            "{} file{} · {} edit{}",
+            m.files.len(),
+            plural(m.files.len()),
+            edits,
+            plural(edits)
+        )),
+        sep(),
+        Span::raw(format!("{}/{} decided ", tally.decided(), decidable)),
+        Span::styled("█".repeat(filled), t.state(State::Accepted)),
+        Span::styled("░".repeat(bar_w - filled), t.dim()),
+        sep(),
+        Span::styled(format!("✓{}", tally.accepted), t.state(State::Accepted)),
+        Span::raw(" "),
+        Span::styled(format!("✗{}", tally.rejected), t.state(State::Rejected)),
+        Span::raw(format!(" ·{}", tally.undecided)),
+    ];
+    if tally.normalized > 0 {
+        spans.push(sep());
+        spans.push(Span::styled(
+            format!("≈{} normalized", tally.normalized),
+            t.flag(),
+        ));
+        if tally.normalized_undecided > 0 {
+            spans.push(Span::raw(format!(
+                " ({} undecided)",
+                tally.normalized_undecided
+            )));
+        }
+    }
+    if tally.failed > 0 {
+        spans.push(sep());
+        spans.push(Span::styled(
+            format!("!{} failed", tally.failed),
+            t.state(State::Failed),
+        ));
+    }
+    if tally.stale > 0 {
+        spans.push(sep());
+        spans.push(Span::styled(
+            format!("⚠{} stale", tally.stale),
+            t.state(State::Stale),
+        ));
+    }
+    let left = Line::from(spans);
+    let right = format!(" {} ", if m.split { "split" } else { "unified" });
+    let left_w = left.width();
+    f.buffer_mut().set_style(area, t.bar());
+    f.render_widget(Paragraph::new(left).style(t.bar()), area);
+    let rw = text::width(&right);
+    if left_w + rw < area.width as usize {
+        let r = Rect::new(area.right() - rw as u16, area.y, rw as u16, 1);
+        f.render_widget(Paragraph::new(right).style(t.bar().patch(t.dim())), r);
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn file_list(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
+    let block = Block::bordered()
+        .title(format!(" Files ({}) ", m.files.len()))
+        .border_style(t.border());
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let h = inner.height as usize;
+    let n = m.files.len();
+    let start = m.cursor.file.saturating_sub(h / 2).min(n.saturating_sub(h));
+    let w = inner.width as usize;
+    for (k, fi) in (start..n.min(start + h)).enumerate() {
+        let tally = m.file_tally(fi);
+        let counts = format!(" {}/{}", tally.decided(), tally.decidable());
+        let mut flags = String::new();
+        flags.push(if tally.normalized > 0 { '≈' } else { ' ' });
+        flags.push(if tally.failed > 0 { '!' } else { ' ' });
+        let path_w = w.saturating_sub(2 + counts.len() + 1 + flags.chars().count());
+        let path = text::middle_truncate(&m.files[fi].display, path_w);
+        let pad = path_w.saturating_sub(text::width(&path));
+        let glyph_state = if tally.stale > 0 {
+            super::model::State::Stale
+        } else if tally.decidable() == 0 {
+            super::model::State::Failed
+        } else if tally.undecided > 0 {
+            super::model::State::Undecided
+        } else if tally.rejected == 0 {
+            super::model::State::Accepted
+        } else {
+            super::model::State::Rejected
+        };
+        let line = Line::from(vec![
+            Span::styled(tally.glyph(), t.state(glyph_state)),
+            Span::raw(" "),
+            Span::raw(path),
+            Span::raw(" ".repeat(pad)),
+            Span::styled(counts, t.dim()),
+            Span::raw(" "),
+            Span::styled(flags, t.flag()),
+        ]);
+        let r = Rect::new(inner.x, inner.y + k as u16, inner.width, 1);
+        let style = if fi == m.cursor.file {
+            t.cursor()
+        } else {
+            Style::new()
+        };
+        f.buffer_mut().set_style(r, style);
+        f.render_widget(Paragraph::new(line).style(style), r);
+    }
+}
+
+fn footer(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
+    f.buffer_mut().set_style(area, t.bar());
+    let line = if let Some(p) = &m.search.prompt {
+        Line::from(vec![
+            Span::styled(" /", t.key()),
+            Span::raw(p.clone()),
+            Span::styled("▏", t.key()),
+            Span::styled("   Enter search · Esc cancel", t.dim()),
+        ])
+    } else if let Some(s) = &m.status {
+        Line::from(vec![Span::raw(" "), Span::styled(s.clone(), t.warn())])
+    } else {
+        hints(context(m), t)
+    };
+    f.render_widget(Paragraph::new(line).style(t.bar()), area);
+}
+
+/// Footer hints for a context, from the key table.
+pub fn hints(c: Context, t: Theme) -> Line<'static> {
+    let mut spans = vec![Span::raw(" ")];
+    for (k, word) in keys::footer(c) {
+        spans.push(Span::styled(k, t.key()));
+        spans.push(Span::raw(format!(" {word}  ")));
+    }
+    Line::from(spans)
+}
