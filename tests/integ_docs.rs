@@ -1,0 +1,304 @@
+//! Runs the examples of docs/integrations.md: every block marked `<!-- test: NAME -->` is taken
+//! from the document as written, so a change to redline that breaks an example fails here.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const DOC: &str = include_str!("../docs/integrations.md");
+
+/// The fenced block after `<!-- test: NAME -->`.
+fn block(name: &str) -> String {
+    let marker = format!("<!-- test: {name} -->");
+    let at = DOC
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no block {name} in docs/integrations.md"));
+    let mut lines = DOC[at + marker.len()..]
+        .lines()
+        .skip_while(|l| !l.starts_with("```"));
+    lines.next();
+    let body: Vec<&str> = lines.take_while(|l| !l.starts_with("```")).collect();
+    body.join("\n") + "\n"
+}
+
+/// A project with the document's `src/greet.rs`, and its `/tmp/edits.json` saved in the project.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/greet.rs"), block("greet.rs")).unwrap();
+        std::fs::write(dir.path().join("edits.json"), block("edits.json")).unwrap();
+        Project { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn greet(&self) -> String {
+        std::fs::read_to_string(self.path().join("src/greet.rs")).unwrap()
+    }
+
+    /// Runs a documented shell command with `redline` on the PATH and `/tmp/edits.json` pointing
+    /// at this project's copy.
+    fn sh(&self, cmd: &str, stdin: &[u8]) -> Output {
+        let cmd = cmd.replace(
+            "/tmp/edits.json",
+            self.path().join("edits.json").to_str().unwrap(),
+        );
+        let bin_dir = Path::new(env!("CARGO_BIN_EXE_redline"))
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )))
+        .unwrap();
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&cmd)
+            .current_dir(self.path())
+            .env("PATH", path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().unwrap()
+    }
+}
+
+fn edited() -> String {
+    block("greet.rs").replace("\"hello\"", "\"hello, world\"")
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn filter_example() {
+    let p = Project::new();
+    let out = p.sh(block("filter").trim(), b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), edited());
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn helix_pipe_example() {
+    let p = Project::new();
+    let line = block("helix");
+    let cmd = line
+        .trim()
+        .strip_prefix(":pipe ")
+        .unwrap()
+        .replace("%{buffer_name}", "src/greet.rs");
+    let out = p.sh(&cmd, block("greet.rs").as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), edited());
+    // A buffer the edits do not fit: exit 1, the buffer echoed, stderr empty (Helix then leaves
+    // the buffer alone).
+    let out = p.sh(&cmd, b"fn other() {}\n");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.stdout, b"fn other() {}\n");
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn vim_filter_example() {
+    if !have("vim") {
+        eprintln!("vim not installed; skipping");
+        return;
+    }
+    let p = Project::new();
+    let out = p.sh(block("vim").trim(), b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(p.greet(), edited());
+}
+
+#[test]
+fn neovim_command_line() {
+    let p = Project::new();
+    let out = p.sh(block("neovim").trim(), b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let root = std::fs::canonicalize(p.path()).unwrap();
+    assert_eq!(v["errors"], json!([]));
+    assert_eq!(
+        v["workspaceEdit"]["documentChanges"],
+        json!([{
+            "textDocument": {"uri": format!("file://{}/src/greet.rs", root.display()), "version": null},
+            "edits": [{"range": {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 22}},
+                       "newText": "println!(\"hello, world\");"}]
+        }])
+    );
+    assert_eq!(p.greet(), block("greet.rs"), "resolve never writes");
+}
+
+/// (command, args) of the `.mcp.json` example.
+fn mcp_json_command() -> (String, Vec<String>) {
+    let v: Value = serde_json::from_str(&block("mcp.json")).unwrap();
+    let s = &v["mcpServers"]["redline"];
+    let args = s["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    (s["command"].as_str().unwrap().to_string(), args)
+}
+
+#[test]
+fn codex_toml_starts_the_same_server() {
+    let toml = block("codex.toml");
+    let value = |key: &str| {
+        let line = toml
+            .lines()
+            .find(|l| l.starts_with(&format!("{key} = ")))
+            .unwrap();
+        line.split_once(" = ").unwrap().1.to_string()
+    };
+    assert!(toml.starts_with("[mcp_servers.redline]\n"));
+    let command: String = serde_json::from_str(&value("command")).unwrap();
+    let args: Vec<String> = serde_json::from_str(&value("args")).unwrap();
+    assert_eq!((command, args), mcp_json_command());
+}
+
+#[test]
+fn mcp_config_starts_a_working_server() {
+    let p = Project::new();
+    let (command, args) = mcp_json_command();
+    assert_eq!(command, "redline");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_redline"))
+        .args(&args)
+        .current_dir(p.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut request = |id: i64, method: &str, params: Value| -> Value {
+        writeln!(
+            stdin,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+        )
+        .unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let init = request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "doc", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "redline");
+    let tools = request(2, "tools/list", json!({}));
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 3);
+    let args: Value = serde_json::from_str(&block("edits.json")).unwrap();
+    let r = request(
+        3,
+        "tools/call",
+        json!({"name": "apply_edits", "arguments": args}),
+    );
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_eq!(p.greet(), edited());
+}
+
+#[test]
+fn script_example() {
+    if !have("jq") {
+        eprintln!("jq not installed; skipping");
+        return;
+    }
+    let p = Project::new();
+    let out = p.sh(block("script").trim(), b"");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let diff = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        diff.starts_with("--- a/src/greet.rs\n+++ b/src/greet.rs\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n-    println!(\"hello\");\n+    println!(\"hello, world\");\n"),
+        "{diff}"
+    );
+    assert_eq!(p.greet(), block("greet.rs"), "a dry run never writes");
+}
+
+/// Whether every field the document shows is in `actual` with the same value (arrays: same
+/// length, element by element).
+fn shown_in(doc: &Value, actual: &Value) -> bool {
+    match (doc, actual) {
+        (Value::Object(d), Value::Object(a)) => d
+            .iter()
+            .all(|(k, v)| a.get(k).is_some_and(|x| shown_in(v, x))),
+        (Value::Array(d), Value::Array(a)) => {
+            d.len() == a.len() && d.iter().zip(a).all(|(x, y)| shown_in(x, y))
+        }
+        _ => doc == actual,
+    }
+}
+
+#[test]
+fn serve_session() {
+    let p = Project::new();
+    let input = block("serve-in");
+    let out = p.sh("redline serve", input.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let got: Vec<Value> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    let want: Vec<Value> = block("serve-out")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(got.len(), want.len());
+    for (w, g) in want.iter().zip(&got) {
+        assert!(shown_in(w, g), "documented {w}\nbut got {g}");
+    }
+    assert_eq!(
+        got[2]["result"]["files"][0]["edits"][0]["error"]["alreadyApplied"],
+        true
+    );
+}
