@@ -110,7 +110,7 @@ fn kill9_apply_then_recover_is_all_or_nothing() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(100usize)
         / 3;
-    let (mut old, mut new, mut rolled_back, mut rolled_forward) = (0, 0, 0, 0);
+    let (mut old, mut new, mut rolled_back, mut rolled_forward, mut cleaned) = (0, 0, 0, 0, 0);
     let mut seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -127,7 +127,18 @@ fn kill9_apply_then_recover_is_all_or_nothing() {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        std::thread::sleep(Duration::from_micros(seed % span));
+        if seed % 2 == 0 {
+            // Aim at the commit itself: wait for its journal to appear, then a little more.
+            let t = std::time::Instant::now();
+            while !root.join(".redline-journal").exists()
+                && t.elapsed() < Duration::from_micros(span * 3)
+            {
+                std::thread::yield_now();
+            }
+            std::thread::sleep(Duration::from_micros((seed >> 8) % 1000));
+        } else {
+            std::thread::sleep(Duration::from_micros((seed >> 8) % span));
+        }
         let _ = c.kill();
         c.wait().unwrap();
         let out = Command::new(BIN)
@@ -139,6 +150,7 @@ fn kill9_apply_then_recover_is_all_or_nothing() {
         let said = String::from_utf8_lossy(&out.stdout);
         rolled_back += said.contains("rolled back") as usize;
         rolled_forward += said.contains("had landed") as usize;
+        cleaned += said.contains("leftovers were removed") as usize;
         match state(&root) {
             Ok("old") => old += 1,
             Ok(_) => new += 1,
@@ -146,10 +158,10 @@ fn kill9_apply_then_recover_is_all_or_nothing() {
         }
     }
     eprintln!(
-        "kill -9 of `redline apply` ({N_FILES} edits + create + delete, ~{span} us each): {kills} kills, {old} all-old, {new} all-new, 0 mixed; `redline recover` rolled back {rolled_back}, rolled forward {rolled_forward}"
+        "kill -9 of `redline apply` ({N_FILES} edits + create + delete, ~{span} us each): {kills} kills, {old} all-old, {new} all-new, 0 mixed; `redline recover` rolled back {rolled_back}, rolled forward {rolled_forward}, cleaned {cleaned}"
     );
     assert!(
-        rolled_back + rolled_forward > 0,
+        rolled_back + rolled_forward + cleaned > 0,
         "no kill landed inside a commit: the delays do not exercise recovery"
     );
 }

@@ -575,9 +575,13 @@ fn in_place_writer_during_commits_is_never_lost() {
         &missing[..missing.len().min(10)]
     );
     assert_eq!(text.matches("redline-").count(), ok);
+    // The hammer appends sequentially, opening the file each time, so each exchange (a commit,
+    // or a stale attempt rolled back) can catch at most its one in-flight append: the one that
+    // opened the old inode before the exchange and wrote after the last check. Anything more
+    // would be redline discarding a write it had seen.
     assert!(
-        missing.len() <= ok / 10 + 1,
-        "too many external writes lost: {missing:?}"
+        missing.len() <= ok + stale,
+        "more external writes lost than exchanges: {missing:?}"
     );
 }
 
