@@ -246,3 +246,51 @@ fn lsp_file_operations() {
     assert!(!dir.path().join("n.txt").exists());
     assert!(dir.path().join("old.txt").exists());
 }
+
+#[test]
+fn filter_takes_any_dialect() {
+    let dir = tempfile::tempdir().unwrap();
+    let patch =
+        "*** Begin Patch\n*** Update File: notes.txt\n@@\n 一\n-二\n+二 😀\n*** End Patch\n";
+    std::fs::write(dir.path().join("p.patch"), patch).unwrap();
+    let out = redline(
+        dir.path(),
+        &["filter", "--path", "notes.txt", "--edits", "p.patch"],
+        "一\r\n二\r\n三\r\n".as_bytes(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "一\r\n二 😀\r\n三\r\n"
+    );
+}
+
+#[test]
+fn schemas_have_no_refs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = redline(dir.path(), &["schema"], b"");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("$ref"));
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["request"]["type"], "object");
+    assert!(v["response"]["anyOf"].is_array());
+    assert_eq!(v["tools"].as_array().unwrap().len(), 3);
+    for which in ["request", "response", "tools"] {
+        let out = redline(dir.path(), &["schema", which], b"");
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(
+            serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+            v[which]
+        );
+    }
+    assert_eq!(
+        redline(dir.path(), &["schema", "nope"], b"").status.code(),
+        Some(2)
+    );
+}
