@@ -69,20 +69,20 @@ impl Filtered {
                 settings.encoding,
                 &WriteOutcome::default(),
             );
-            if let Err(e) = &self.output {
-                if resp.ok {
-                    resp.ok = false;
-                    resp.errors.push(crate::wire::response::ErrorEntry {
-                        code: e.code(),
-                        path: plan
-                            .files
-                            .first()
-                            .map(|f| f.path.clone())
-                            .unwrap_or_default(),
-                        edit: None,
-                        message: e.to_string(),
-                    });
-                }
+            if let Err(e) = &self.output
+                && resp.ok
+            {
+                resp.ok = false;
+                resp.errors.push(crate::wire::response::ErrorEntry {
+                    code: e.code(),
+                    path: plan
+                        .files
+                        .first()
+                        .map(|f| f.path.clone())
+                        .unwrap_or_default(),
+                    edit: None,
+                    message: e.to_string(),
+                });
             }
             return serde_json::to_value(resp).unwrap_or(serde_json::Value::Null);
         }

@@ -295,21 +295,7 @@ mod tests {
         }
     }
 
-    /// Resolves `req` in `dir`, with every existing file also given as a buffer (the LSP form
-    /// does not care where the text came from; the CLI tests cover disk reads).
     fn run_in(dir: &Path, req: &Request, enc: PositionEncoding) -> serde_json::Value {
-        let mut req = req.clone();
-        for f in &req.files.clone() {
-            if let Ok(text) = std::fs::read_to_string(dir.join(&f.path)) {
-                if !req.documents.iter().any(|d| d.path == f.path) {
-                    req.documents.push(DocumentOverride {
-                        path: f.path.clone(),
-                        text,
-                    });
-                }
-            }
-        }
-        let req = &req;
         let settings = Settings {
             root: dir.to_path_buf(),
             encoding: enc,
