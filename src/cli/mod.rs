@@ -68,6 +68,22 @@ enum Command {
         #[arg(long, conflicts_with = "dry_run")]
         check: bool,
     },
+    /// Resolve the batch and open the terminal reviewer; write only what is accepted.
+    /// When stdout is not a terminal the reviewer runs on /dev/tty and the JSON result
+    /// (the response of the accepted edits, `applied`, `decisions`) goes to stdout.
+    Review {
+        /// Request file; `-` or absent for stdin.
+        request: Option<String>,
+        /// Start exact matches accepted (normalized ones always start undecided).
+        #[arg(long)]
+        accept_exact: bool,
+    },
+    /// The reviewer on a small sample workspace built into the binary (copied to a temp dir).
+    Demo {
+        /// Start exact matches accepted.
+        #[arg(long)]
+        accept_exact: bool,
+    },
     /// Resolve only, for editors.
     Resolve {
         /// Request file; `-` or absent for stdin.
@@ -138,7 +154,16 @@ pub fn main() -> ExitStatus {
         color: output::use_color(cli.color),
         format: cli.format.clone(),
     };
+    // The reviewer always draws on a terminal (stdout or /dev/tty), so only --color and
+    // NO_COLOR decide its theme.
+    let review_mono = match cli.color {
+        ColorArg::Always => false,
+        ColorArg::Never => true,
+        ColorArg::Auto => std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+    };
     match cli.command {
+        Command::Review { request, accept_exact } => review(&ctx, request.as_deref(), accept_exact, review_mono),
+        Command::Demo { accept_exact } => demo(&ctx, accept_exact, review_mono),
         Command::Apply { request, dry_run, check } => {
             let mode = if check {
                 Mode::Check
@@ -229,6 +254,56 @@ fn apply(ctx: &Context, path: Option<&str>, mode: Mode) -> ExitStatus {
     };
     output::run(&run, format, ctx.color);
     run.exit
+}
+
+fn review(ctx: &Context, path: Option<&str>, accept_exact: bool, monochrome: bool) -> ExitStatus {
+    let req = match load(ctx, path) {
+        Ok(r) => r,
+        Err(e) => return output::request_failure(&e, true, Some("text")),
+    };
+    let opts = redline::review::ReviewOptions { settings: ctx.settings.clone(), accept_exact, monochrome, title: "review".into() };
+    run_review(&req, &opts)
+}
+
+/// Runs the reviewer; prints the JSON result when stdout is not a terminal.
+fn run_review(req: &Request, opts: &redline::review::ReviewOptions) -> ExitStatus {
+    match redline::review::run(req, opts) {
+        Ok(outcome) => {
+            if !output::stdout_is_terminal() {
+                output::line(&serde_json::to_string_pretty(&outcome.result).unwrap_or_else(|_| "null".into()));
+            }
+            outcome.exit
+        }
+        Err(redline::review::ReviewError::Request(e)) => output::request_failure(&e, true, Some("text")),
+        Err(e) => {
+            output::diagnostic(&e.to_string(), Some("the reviewer needs a terminal; use `redline apply` to apply headless"));
+            e.exit()
+        }
+    }
+}
+
+fn demo(ctx: &Context, accept_exact: bool, monochrome: bool) -> ExitStatus {
+    let dir = match tempfile::Builder::new().prefix("redline-demo-").tempdir() {
+        Ok(d) => d.keep(),
+        Err(e) => {
+            output::diagnostic(&format!("cannot create the demo workspace: {e}"), None);
+            return ExitStatus::WriteFailed;
+        }
+    };
+    if let Err(e) = redline::demo::write(&dir) {
+        output::diagnostic(&format!("cannot write the demo workspace in {}: {e}", dir.display()), None);
+        return ExitStatus::WriteFailed;
+    }
+    let req = match redline::demo::request() {
+        Ok(r) => r,
+        Err(e) => return output::request_failure(&e, true, Some("text")),
+    };
+    let mut settings = ctx.settings.clone();
+    settings.root = dir.clone();
+    let opts = redline::review::ReviewOptions { settings, accept_exact, monochrome, title: "demo".into() };
+    let exit = run_review(&req, &opts);
+    eprintln!("demo workspace: {} (the batch is {}/batch.json)", dir.display(), dir.display());
+    exit
 }
 
 fn resolve(ctx: &Context, path: Option<&str>) -> ExitStatus {

@@ -416,3 +416,140 @@ fn word_emphasis_styles_only_changed_words() {
     }
     assert!(found);
 }
+
+// ---- apply ----
+
+fn root(dir: &tempfile::TempDir) -> Root {
+    Root::open(dir.path(), Limits::default()).unwrap()
+}
+
+fn apply_now(m: &mut Model, dir: &tempfile::TempDir) {
+    press(m, "A");
+    let effects = press(m, "<enter>");
+    assert_eq!(effects, vec![Effect::Apply]);
+    let (applied, stale) =
+        super::apply::apply(m, &root(dir), crate::document::PositionEncoding::Utf16);
+    super::update::applied(m, applied, &stale);
+}
+
+#[test]
+fn apply_writes_only_accepted_edits() {
+    let (dir, mut m) = demo(Options::default());
+    let before_readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
+    press(&mut m, "yd"); // greet.rs: accept #0, reject #1
+    apply_now(&mut m, &dir);
+    let ap = m.applied.as_ref().unwrap();
+    assert!(ap.written);
+    assert_eq!(ap.exit, crate::error::ExitStatus::Success);
+    let greet = std::fs::read_to_string(dir.path().join("src/greet.rs")).unwrap();
+    assert!(greet.contains("format!(\"Hello, {name}!\")"));
+    assert!(
+        greet.contains("format!(\"Goodbye, {}.\", name)"),
+        "rejected edit not written"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("README.md")).unwrap(),
+        before_readme,
+        "undecided not written"
+    );
+    assert!(
+        !dir.path().join("CHANGELOG.md").exists(),
+        "undecided create not written"
+    );
+    let json = &ap.json;
+    assert_eq!(json["applied"], true);
+    assert_eq!(json["written"], true);
+    let decisions = json["decisions"].as_array().unwrap();
+    let d0 = decisions
+        .iter()
+        .find(|d| d["path"] == "src/greet.rs" && d["index"] == 0)
+        .unwrap();
+    assert_eq!(d0["decision"], "accepted");
+    assert_eq!(d0["id"], "inline-args");
+    let d1 = decisions
+        .iter()
+        .find(|d| d["path"] == "src/greet.rs" && d["index"] == 1)
+        .unwrap();
+    assert_eq!(d1["decision"], "rejected");
+    let failed = decisions
+        .iter()
+        .find(|d| d["decision"] == "failed")
+        .unwrap();
+    assert_eq!(failed["error"]["code"], "not_found");
+    let greet_result = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "src/greet.rs")
+        .unwrap();
+    assert_eq!(greet_result["status"], "applied");
+    assert_eq!(greet_result["edits"].as_array().unwrap().len(), 1);
+    press(&mut m, "q");
+    assert_eq!(m.exit, Some(crate::error::ExitStatus::Success));
+}
+
+#[test]
+fn a_file_changed_on_disk_is_refused_and_nothing_is_written() {
+    let (dir, mut m) = demo(Options::default());
+    press(&mut m, "Y}Y");
+    let greet_path = dir.path().join("src/greet.rs");
+    let math_before = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
+    std::fs::write(&greet_path, "// changed behind the reviewer's back\n").unwrap();
+    apply_now(&mut m, &dir);
+    let ap = m.applied.clone().unwrap();
+    assert!(!ap.written);
+    assert_eq!(ap.exit, crate::error::ExitStatus::Rejected);
+    assert_eq!(
+        std::fs::read_to_string(&greet_path).unwrap(),
+        "// changed behind the reviewer's back\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("README.md")).unwrap(),
+        math_before
+    );
+    assert_eq!(ap.files[0], super::model::FileResult::Stale);
+    assert!(m.stale[0]);
+    assert_eq!(m.state(0, 0), State::Stale);
+    assert_eq!(ap.json["written"], false);
+    insta::assert_snapshot!("results_stale", render(&m, 120, 32).backend());
+    // Back to the review: the stale file is left out, the rest can be written.
+    press(&mut m, "<esc>");
+    assert_eq!(m.overlay, Overlay::None);
+    apply_now(&mut m, &dir);
+    assert!(m.applied.as_ref().unwrap().written);
+    assert_eq!(
+        std::fs::read_to_string(&greet_path).unwrap(),
+        "// changed behind the reviewer's back\n"
+    );
+    assert_ne!(
+        std::fs::read_to_string(dir.path().join("README.md")).unwrap(),
+        math_before
+    );
+}
+
+#[test]
+fn quit_result_writes_nothing_and_lists_decisions() {
+    let (dir, mut m) = demo(Options::default());
+    press(&mut m, "yqy");
+    assert_eq!(m.exit, Some(crate::error::ExitStatus::ReviewQuit));
+    let v = super::apply::quit_result(&m, crate::document::PositionEncoding::Utf16);
+    assert_eq!(v["applied"], false);
+    assert_eq!(v["written"], false);
+    assert!(
+        v["decisions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["decision"] == "accepted")
+    );
+    let greet = std::fs::read_to_string(dir.path().join("src/greet.rs")).unwrap();
+    assert!(greet.contains("format!(\"Hello, {}!\", name)"));
+}
+
+#[test]
+fn snapshot_results() {
+    let (dir, mut m) = demo(Options::default());
+    press(&mut m, "Yd");
+    apply_now(&mut m, &dir);
+    insta::assert_snapshot!("results", render(&m, 120, 32).backend());
+}

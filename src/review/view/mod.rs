@@ -196,7 +196,13 @@ fn file_list(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
     let w = inner.width as usize;
     for (k, fi) in (start..n.min(start + h)).enumerate() {
         let tally = m.file_tally(fi);
-        let counts = format!(" {}/{}", tally.decided(), tally.decidable());
+        let counts = if tally.stale > 0 {
+            " stale".to_string()
+        } else if tally.decidable() == 0 && tally.failed > 0 {
+            " failed".to_string()
+        } else {
+            format!(" {}/{}", tally.decided(), tally.decidable())
+        };
         let mut flags = String::new();
         flags.push(if tally.normalized > 0 { '≈' } else { ' ' });
         flags.push(if tally.failed > 0 { '!' } else { ' ' });
