@@ -156,12 +156,23 @@ fn results(m: &Model, t: Theme) -> Vec<Line<'static>> {
         ),
         Line::raw(""),
     ];
+    let path_w = m
+        .files
+        .iter()
+        .map(|f| text::width(&f.display))
+        .max()
+        .unwrap_or(4)
+        .min(48);
     for (fi, r) in ap.files.iter().enumerate() {
         let path = m
             .files
             .get(fi)
-            .map(|f| f.display.clone())
+            .map(|f| text::middle_truncate(&f.display, path_w))
             .unwrap_or_default();
+        let path = format!(
+            "{path}{}",
+            " ".repeat(path_w.saturating_sub(text::width(&path)))
+        );
         let (glyph, what, style) = match r {
             FileResult::Written(n) => (
                 "✓",
