@@ -10,7 +10,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use ratatui::crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    Clear, ClearType, EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 use ratatui::crossterm::{cursor, execute};
 use std::io::{IsTerminal, Write};
@@ -60,9 +60,16 @@ pub fn enter() -> std::io::Result<(Tui, Guard)> {
     ACTIVE.store(true, Ordering::SeqCst);
     let guard = Guard { _private: () };
     install_panic_hook();
-    execute!(out, EnterAlternateScreen, EnableMouseCapture, cursor::Hide)?;
-    let mut terminal = Terminal::new(CrosstermBackend::new(out))?;
-    terminal.clear()?;
+    // Cleared here rather than with `Terminal::clear`, which asks the terminal for the cursor
+    // position through stdout: with stdout redirected, the question would land in the file.
+    execute!(
+        out,
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        cursor::Hide,
+        Clear(ClearType::All)
+    )?;
+    let terminal = Terminal::new(CrosstermBackend::new(out))?;
     Ok((terminal, guard))
 }
 

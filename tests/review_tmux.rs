@@ -1,0 +1,282 @@
+//! End-to-end runs of the real `redline review` binary inside tmux: keys in, screen and files
+//! and exit code out. Each test has its own tmux server (`-L` socket) and workspace, so they run
+//! in parallel; they wait on screen conditions, never on fixed sleeps.
+//!
+//! tmux is required in CI (`.ci/run` installs it); without it these tests print why and pass.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_redline");
+
+fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+macro_rules! require_tmux {
+    () => {
+        if !tmux_available() {
+            eprintln!(
+                "skipping: tmux not found (install tmux to run the reviewer's end-to-end tests)"
+            );
+            return;
+        }
+    };
+}
+
+/// One tmux server with one session running a command.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(name: &str, dir: &Path, command: &str) -> Tmux {
+        let socket = format!("redline-test-{}-{name}", std::process::id());
+        let t = Tmux { socket };
+        let script = format!(
+            "cd '{}' && {command}; echo EXIT=$?; sleep 60",
+            dir.display()
+        );
+        t.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "120",
+            "-y",
+            "32",
+            &script,
+        ]);
+        t.run(&["set", "-s", "escape-time", "0"]);
+        t
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            self.run(&["send-keys", "-t", "t", k]);
+        }
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    /// Waits until the screen contains `what`; returns the screen.
+    fn wait_for(&self, what: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let s = self.screen();
+            if s.contains(what) {
+                return s;
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what:?}; screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The exit status the pane's shell printed after the binary ended.
+    fn exit_code(&self) -> i32 {
+        let s = self.wait_for("EXIT=");
+        let line = s
+            .lines()
+            .find(|l| l.starts_with("EXIT="))
+            .expect("an EXIT line");
+        line.trim_start_matches("EXIT=")
+            .trim()
+            .parse()
+            .expect("a number")
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .output();
+    }
+}
+
+/// A workspace with two files and a batch of three exact edits.
+fn workspace() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "alpha\nbeta\n").unwrap();
+    let batch = r#"{"files": [
+        {"path": "a.txt", "edits": [{"oldText": "one", "newText": "ONE"}, {"oldText": "three", "newText": "THREE"}]},
+        {"path": "b.txt", "edits": [{"oldText": "beta", "newText": "BETA"}]}
+    ]}"#;
+    let req = dir.path().join("batch.json");
+    std::fs::write(&req, batch).unwrap();
+    (dir, req)
+}
+
+fn read(dir: &Path, p: &str) -> String {
+    std::fs::read_to_string(dir.join(p)).unwrap()
+}
+
+fn review_cmd(extra: &str) -> String {
+    format!("'{BIN}' review batch.json {extra}")
+}
+
+#[test]
+fn accept_all_and_apply() {
+    require_tmux!();
+    let (dir, _) = workspace();
+    let t = Tmux::start("accept-all", dir.path(), &review_cmd(""));
+    t.wait_for("0/3 decided");
+    t.keys(&["Y"]);
+    t.wait_for("2/3 decided");
+    t.keys(&["Y"]);
+    t.wait_for("3/3 decided");
+    t.keys(&["A"]);
+    t.wait_for("Apply summary");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Wrote 3 accepted edits to 2 files");
+    assert!(
+        s.contains("a.txt") && s.contains("written (2 edits)"),
+        "{s}"
+    );
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), 0);
+    assert_eq!(read(dir.path(), "a.txt"), "ONE\ntwo\nTHREE\n");
+    assert_eq!(read(dir.path(), "b.txt"), "alpha\nBETA\n");
+}
+
+#[test]
+fn reject_one_writes_the_others() {
+    require_tmux!();
+    let (dir, _) = workspace();
+    let t = Tmux::start("reject-one", dir.path(), &review_cmd(""));
+    t.wait_for("0/3 decided");
+    t.keys(&["d"]);
+    t.wait_for("✗1");
+    t.keys(&["y"]);
+    t.wait_for("2/3 decided");
+    t.keys(&["y"]);
+    t.wait_for("3/3 decided");
+    t.keys(&["A"]);
+    t.wait_for("Apply summary");
+    t.keys(&["Enter"]);
+    t.wait_for("Wrote 2 accepted edits to 2 files");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), 0);
+    assert_eq!(
+        read(dir.path(), "a.txt"),
+        "one\ntwo\nTHREE\n",
+        "the rejected edit is not written"
+    );
+    assert_eq!(read(dir.path(), "b.txt"), "alpha\nBETA\n");
+}
+
+#[test]
+fn quit_without_applying_exits_4_writes_nothing_and_prints_json_when_piped() {
+    require_tmux!();
+    let (dir, _) = workspace();
+    // stdout is a file: the reviewer draws on /dev/tty and the JSON result goes to the file.
+    let t = Tmux::start("quit", dir.path(), &review_cmd("> result.json"));
+    t.wait_for("0/3 decided");
+    t.keys(&["y"]);
+    t.wait_for("1/3 decided");
+    t.keys(&["q"]);
+    t.wait_for("Quit without writing?");
+    t.keys(&["y"]);
+    assert_eq!(t.exit_code(), 4);
+    assert_eq!(read(dir.path(), "a.txt"), "one\ntwo\nthree\n");
+    assert_eq!(read(dir.path(), "b.txt"), "alpha\nbeta\n");
+    let v: serde_json::Value =
+        serde_json::from_str(&read(dir.path(), "result.json")).expect("JSON on stdout");
+    assert_eq!(v["applied"], false);
+    assert_eq!(v["written"], false);
+    let decisions: Vec<&str> = v["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["decision"].as_str().unwrap())
+        .collect();
+    assert_eq!(decisions, vec!["accepted", "undecided", "undecided"]);
+    // The terminal was restored: the shell's output is on the normal screen.
+    let alt = t.run(&["display-message", "-p", "-t", "t", "#{alternate_on}"]);
+    assert_eq!(alt.trim(), "0");
+}
+
+#[test]
+fn a_file_changed_during_the_review_is_not_overwritten() {
+    require_tmux!();
+    let (dir, _) = workspace();
+    let t = Tmux::start("stale", dir.path(), &review_cmd(""));
+    t.wait_for("0/3 decided");
+    t.keys(&["Y"]);
+    t.wait_for("2/3 decided");
+    t.keys(&["Y"]);
+    t.wait_for("3/3 decided");
+    std::fs::write(dir.path().join("a.txt"), "edited elsewhere\n").unwrap();
+    t.keys(&["A"]);
+    t.wait_for("Apply summary");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("Nothing was written");
+    assert!(s.contains("a.txt changed on disk"), "{s}");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), 1);
+    assert_eq!(read(dir.path(), "a.txt"), "edited elsewhere\n");
+    assert_eq!(
+        read(dir.path(), "b.txt"),
+        "alpha\nbeta\n",
+        "the batch is all or nothing"
+    );
+}
+
+#[test]
+fn resize_to_too_small_and_back() {
+    require_tmux!();
+    let (dir, _) = workspace();
+    let t = Tmux::start("resize", dir.path(), &review_cmd(""));
+    t.wait_for("0/3 decided");
+    t.run(&["resize-window", "-t", "t", "-x", "50", "-y", "8"]);
+    t.wait_for("terminal too small");
+    t.run(&["resize-window", "-t", "t", "-x", "100", "-y", "24"]);
+    t.wait_for("0/3 decided");
+    t.keys(&["C-c"]);
+    assert_eq!(t.exit_code(), 4);
+}
+
+#[test]
+fn demo_opens_and_quits() {
+    require_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    let t = Tmux::start("demo", dir.path(), &format!("'{BIN}' demo"));
+    let s = t.wait_for("redline demo");
+    assert!(
+        s.contains("src/greet.rs") && s.contains("≈") && s.contains("!2 failed"),
+        "{s}"
+    );
+    t.keys(&["}", "i"]);
+    t.wait_for("closest");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), 4);
+}
