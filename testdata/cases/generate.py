@@ -304,6 +304,54 @@ case("313_whitespace_only_oldtext_stops_whole_batch", {"a.txt": "a\n", "b.txt": 
      {"files": [{"path": "a.txt", "edits": [edit("a", "A")]}, {"path": "b.txt", "edits": [edit("\t \u00a0", "x")]}]},
      exit=2, codes=["invalid_request"])
 
+# ---------------------------------------------------------------- 4xx exact vs normalized, span ends (§3.5, §3a)
+
+case("401_exact_non_nfkc_text_is_exact", {"a.txt": "\ufb01nd\n"}, one("a.txt", edit("\ufb01nd", "find")),
+     {"a.txt": "find\n"}, checks={E0 + "/match": "exact", E0 + "/normalizations": []})
+case("402_same_trailing_whitespace_mid_oldtext_is_exact", {"a.txt": "a  \nb\n"}, one("a.txt", edit("a  \nb", "c")),
+     {"a.txt": "c\n"}, checks={E0 + "/match": "exact"})
+case("403_different_trailing_whitespace", {"a.txt": "a\t\nb\n"}, one("a.txt", edit("a \nb", "c")),
+     {"a.txt": "c\n"}, checks={E0 + "/match": "normalized", E0 + "/normalizations": ["trailing_whitespace"]})
+case("404_trimmed_rule_at_end_of_file", {"a.txt": "a\nx  "}, one("a.txt", edit("x ", "z")), {"a.txt": "a\nz"},
+     checks={E0 + "/range": rng(1, 0, 1, 3)})
+case("405_trimmed_rule_keeps_crlf", {"a.txt": b"x  \r\ny\r\n"}, one("a.txt", edit("x ", "z")), {"a.txt": b"z\r\ny\r\n"})
+case("406_whitespace_only_last_line_needs_empty_line", {"a.txt": "a\nb\n"}, one("a.txt", edit("a\n  ", "X")),
+     exit=1, codes=["not_found"])
+case("407_whitespace_only_last_line_matches_blank_line", {"a.txt": "a\n  \nb\n"}, one("a.txt", edit("a\n  ", "X")),
+     {"a.txt": "X\nb\n"}, checks={E0 + "/range": rng(0, 0, 1, 2)})
+case("408_newtext_as_given", {"a.txt": "x\n"}, one("a.txt", edit("x", "y  \u201cq\u201d\u00a0")),
+     {"a.txt": "y  \u201cq\u201d\u00a0\n"})
+case("409_ellipsis_nfkc", {"a.txt": "wait\u2026\n"}, one("a.txt", edit("wait...", "go")), {"a.txt": "go\n"},
+     checks={E0 + "/normalizations": ["nfkc"]})
+case("410_fullwidth_quote_is_nfkc", {"a.txt": "\uff02a\uff02\n"}, one("a.txt", edit('"a"', "b")), {"a.txt": "b\n"},
+     checks={E0 + "/normalizations": ["nfkc"]})
+case("411_vertical_tab_and_form_feed_trailing", {"a.txt": "a\x0b\x0c\nb\n"}, one("a.txt", edit("a\nb", "c")),
+     {"a.txt": "c\n"}, checks={E0 + "/normalizations": ["trailing_whitespace"]})
+case("412_inner_whitespace_not_normalized", {"a.txt": "a  b\n"}, one("a.txt", edit("a b", "c")),
+     exit=1, codes=["not_found"])
+case("413_leading_whitespace_not_normalized", {"a.txt": "    x\n"}, one("a.txt", edit("  x", "y")),
+     {"a.txt": "  y\n"}, checks={E0 + "/range": rng(0, 2, 0, 5)})
+case("414_tab_is_not_space", {"a.txt": "a\tb\n"}, one("a.txt", edit("a b", "c")), exit=1, codes=["not_found"])
+case("415_empty_file_not_found", {"a.txt": ""}, one("a.txt", edit("x", "y")), exit=1, codes=["not_found"])
+case("416_create_empty_file", {}, {"files": [{"path": "e.txt", "content": ""}]}, {"e.txt": ""})
+case("417_empty_newtext_deletes_span", {"a.txt": "a\nb\nc\n"}, one("a.txt", edit("b\n", "")), {"a.txt": "a\nc\n"})
+case("418_merged_paths_with_dot_slash", {"a.txt": "a b\n"},
+     {"files": [{"path": "a.txt", "edits": [edit("a", "A")]}, {"path": "./a.txt", "edits": [edit("b", "B")]}]},
+     {"a.txt": "A B\n"}, checks={"/files/1": None})
+case("419_expect_hash_uppercase_hex", {"a.txt": "a\n"}, one("a.txt", edit("a", "b"), expectHash=sha("a\n").upper().replace("SHA256", "sha256")),
+     {"a.txt": "b\n"})
+case("420_expect_hash_counts_bom", {"a.txt": BOM + b"a\n"}, one("a.txt", edit("a", "b"), expectHash=sha("a\n")),
+     exit=1, codes=["stale"])
+case("421_delete_stale", {"a.txt": "a\n"}, {"files": [{"path": "a.txt", "delete": True, "expectHash": sha("b\n")}]},
+     exit=1, codes=["stale"])
+case("422_edit_then_create_elsewhere", {"a.txt": "a\n"},
+     {"files": [{"path": "a.txt", "edits": [edit("a", "b")]}, {"path": "n/new.txt", "content": "n\n"}]},
+     {"a.txt": "b\n", "n/new.txt": "n\n"}, checks={"/files/1/op": "create", "/files/1/status": "applied"})
+# SPEC is silent on a move onto a path the batch also changes; redline refuses it as a whole.
+case("423_move_onto_path_the_batch_moves", {"a.txt": "A\n", "b.txt": "B\n"},
+     {"files": [{"path": "a.txt", "moveTo": "c.txt"}, {"path": "b.txt", "moveTo": "a.txt"}]},
+     exit=2, codes=["invalid_request"])
+
 # ---------------------------------------------------------------- 5xx boundaries and splice (§3.6)
 
 case("501_combining_mark_boundary", {"a.txt": "cafe\u0301 bar\n"}, one("a.txt", edit("cafe", "tea")),

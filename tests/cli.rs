@@ -1,0 +1,416 @@
+//! The `redline` binary as scripts see it (SPEC §1, §4, §5; STYLE "Errors"): exit codes, stdout
+//! carrying only data, `error:`/`hint:` diagnostics on stderr, `--format diff` that `git apply`
+//! accepts, colour switches, `read`, bad requests and a closed stdout.
+
+use serde_json::Value;
+use std::fs;
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_redline");
+
+/// A temporary root with some files, plus a place for request files next to it.
+struct Root {
+    tmp: tempfile::TempDir,
+}
+
+impl Root {
+    fn new(files: &[(&str, &[u8])]) -> Root {
+        let tmp = tempfile::tempdir().unwrap();
+        fs::create_dir(tmp.path().join("root")).unwrap();
+        let r = Root { tmp };
+        for (p, b) in files {
+            r.write(p, b);
+        }
+        r
+    }
+
+    fn dir(&self) -> PathBuf {
+        self.tmp.path().join("root")
+    }
+
+    fn write(&self, p: &str, b: &[u8]) {
+        let full = self.dir().join(p);
+        fs::create_dir_all(full.parent().unwrap()).unwrap();
+        fs::write(full, b).unwrap();
+    }
+
+    fn read(&self, p: &str) -> Vec<u8> {
+        fs::read(self.dir().join(p)).unwrap()
+    }
+
+    /// Writes a request file outside the root and returns its path.
+    fn request(&self, name: &str, body: &[u8]) -> PathBuf {
+        let p = self.tmp.path().join(name);
+        fs::write(&p, body).unwrap();
+        p
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(BIN);
+        c.arg("--root").arg(self.dir()).env_remove("NO_COLOR");
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().unwrap()
+    }
+
+    fn run_with(&self, args: &[&str], request: &Path) -> Output {
+        self.cmd().args(args).arg(request).output().unwrap()
+    }
+
+    fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
+        let mut child = self.cmd().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().unwrap()
+    }
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stdout(o)))
+}
+
+/// Asserts the uv-style diagnostic shape: every line is `error: …` or `hint: …`, at least one
+/// error, and every hint follows an error or another hint.
+fn assert_diagnostics(err: &str) {
+    assert!(err.starts_with("error: "), "stderr must start with `error: `: {err:?}");
+    for l in err.lines() {
+        assert!(l.starts_with("error: ") || l.starts_with("hint: "), "stray stderr line {l:?} in {err:?}");
+    }
+    assert!(!err.contains('\x1b'), "escape codes on stderr: {err:?}");
+}
+
+fn edit_request(path: &str, old: &str, new: &str) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({"files": [{"path": path, "edits": [{"oldText": old, "newText": new}]}]})).unwrap()
+}
+
+#[test]
+fn exit_codes() {
+    let r = Root::new(&[("a.txt", b"alpha\n")]);
+    let ok = r.request("ok.json", &edit_request("a.txt", "alpha", "beta"));
+    let missing = r.request("nf.json", &edit_request("a.txt", "gamma", "x"));
+    let invalid = r.request("inv.json", br#"{"files": []}"#);
+    assert_eq!(code(&r.run_with(&["apply", "--check"], &ok)), 0);
+    assert_eq!(code(&r.run_with(&["apply", "--check"], &missing)), 1);
+    assert_eq!(code(&r.run_with(&["apply", "--check"], &invalid)), 2);
+    assert_eq!(code(&r.run_with(&["resolve"], &missing)), 1);
+    assert_eq!(code(&r.run_with(&["apply", "--dry-run"], &ok)), 0);
+    assert_eq!(r.read("a.txt"), b"alpha\n", "dry run wrote");
+    assert_eq!(code(&r.run_with(&["apply"], &missing)), 1);
+    assert_eq!(code(&r.run_with(&["apply"], &ok)), 0);
+    assert_eq!(r.read("a.txt"), b"beta\n");
+    // Usage errors: an unknown flag, an unknown format, a bad position encoding.
+    assert_eq!(code(&r.run_with(&["apply", "--no-such-flag"], &ok)), 2);
+    assert_eq!(code(&r.run_with(&["apply", "--format", "yaml"], &ok)), 2);
+    assert_eq!(code(&r.run_with(&["resolve", "--position-encoding", "utf-7"], &ok)), 2);
+    // A root that does not exist is a usage error too.
+    let o = Command::new(BIN).args(["apply", "--root", "/nonexistent/redline/root"]).arg(&ok).output().unwrap();
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_diagnostics(&stderr(&o));
+}
+
+#[test]
+fn check_prints_nothing() {
+    let r = Root::new(&[("a.txt", b"alpha\n")]);
+    for (req, want) in [(edit_request("a.txt", "alpha", "b"), 0), (edit_request("a.txt", "zzz", "b"), 1)] {
+        let p = r.request("req.json", &req);
+        let o = r.run_with(&["apply", "--check", "--format", "json"], &p);
+        assert_eq!(code(&o), want);
+        assert!(o.stdout.is_empty(), "--check printed {:?}", stdout(&o));
+    }
+    assert_eq!(r.read("a.txt"), b"alpha\n");
+}
+
+#[test]
+fn stdout_is_data_and_stderr_is_diagnostics() {
+    let r = Root::new(&[("a.txt", b"alpha\n")]);
+    // A rejected edit in JSON: the response on stdout, nothing but diagnostics on stderr.
+    let p = r.request("nf.json", &edit_request("a.txt", "gamma", "x"));
+    let o = r.run_with(&["apply", "--format", "json"], &p);
+    assert_eq!(code(&o), 1);
+    assert_eq!(json(&o)["errors"][0]["code"], "not_found");
+    if !o.stderr.is_empty() {
+        assert_diagnostics(&stderr(&o));
+    }
+    // In text and diff formats the failure is explained on stderr, with a hint.
+    for format in ["text", "diff"] {
+        let o = r.run_with(&["apply", "--format", format], &p);
+        assert_eq!(code(&o), 1);
+        let err = stderr(&o);
+        assert_diagnostics(&err);
+        assert!(err.contains("not found"), "{format}: {err:?}");
+        assert!(err.contains("\nhint: "), "{format}: no hint in {err:?}");
+        assert!(!stdout(&o).contains("error:"), "{format}: diagnostics on stdout: {}", stdout(&o));
+    }
+    // Success: nothing on stderr.
+    let p = r.request("ok.json", &edit_request("a.txt", "alpha", "beta"));
+    for format in ["json", "text", "diff"] {
+        let o = r.run_with(&["apply", "--dry-run", "--format", format], &p);
+        assert_eq!(code(&o), 0);
+        assert!(o.stderr.is_empty(), "{format}: stderr on success: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn malformed_requests() {
+    let r = Root::new(&[("a.txt", b"alpha\n")]);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("malformed JSON", br#"{"files": [{"path": "a.txt", "edits": [}"#.to_vec()),
+        ("not UTF-8", b"{\"path\": \"a.txt\", \"oldText\": \"\xff\", \"newText\": \"x\"}".to_vec()),
+        ("empty", Vec::new()),
+        ("wrong type", br#"{"files": [{"path": 3, "edits": []}]}"#.to_vec()),
+    ];
+    for (what, body) in cases {
+        let p = r.request("bad.json", &body);
+        let o = r.run_with(&["apply", "--format", "json"], &p);
+        assert_eq!(code(&o), 2, "{what}: {}", stderr(&o));
+        assert_diagnostics(&stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["ok"], false, "{what}");
+        assert_eq!(v["error"]["code"], "invalid_request", "{what}");
+        // The same through stdin.
+        let o = r.run_stdin(&["apply", "--format", "json", "-"], &body);
+        assert_eq!(code(&o), 2, "{what} on stdin");
+        assert_eq!(json(&o)["error"]["code"], "invalid_request", "{what} on stdin");
+    }
+    assert_eq!(r.read("a.txt"), b"alpha\n");
+    // A request file that does not exist.
+    let o = r.run(&["apply", "--format", "json", "/nonexistent/request.json"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert_diagnostics(&err);
+    assert!(err.contains("/nonexistent/request.json"), "{err:?}");
+    // With the text format a request failure prints nothing on stdout.
+    let p = r.request("bad.json", b"{");
+    let o = r.run_with(&["apply", "--format", "text"], &p);
+    assert_eq!(code(&o), 2);
+    assert!(o.stdout.is_empty(), "{}", stdout(&o));
+}
+
+#[test]
+fn request_on_stdin() {
+    let r = Root::new(&[("a.txt", b"alpha\n")]);
+    let o = r.run_stdin(&["apply", "--format", "json"], &edit_request("a.txt", "alpha", "beta"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(r.read("a.txt"), b"beta\n");
+}
+
+/// Runs `git` in `dir`, panicking with its output on failure.
+fn git(dir: &Path, args: &[&str]) -> Output {
+    let o = Command::new("git").args(args).current_dir(dir).output().unwrap();
+    assert!(o.status.success(), "git {args:?}: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+/// Every file under `dir` except `.git`, by relative path.
+fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.file_name().unwrap() == ".git" {
+                continue;
+            }
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push((p.strip_prefix(root).unwrap().to_path_buf(), fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn diff_format_is_accepted_by_git_apply() {
+    let input: &[(&str, &[u8])] = &[
+        ("crlf.txt", b"a\r\nb\r\nc\r\n"),
+        ("nonl.txt", b"x\ny"),
+        ("bom.txt", b"\xef\xbb\xbfbom\nline\n"),
+        ("cr.txt", b"one\rtwo\rthree\r"),
+        ("mixed.txt", b"m1\r\nm2\nm3\r\n"),
+        ("smart.txt", "say \u{201C}hi\u{201D}   \nnext\u{00A0}line\n".as_bytes()),
+        ("del.txt", b"delete me\n"),
+        ("mv.txt", b"move me\n"),
+        ("far.txt", &[]),
+    ];
+    let far: String = (1..=200).map(|i| format!("line {i:03}\n")).collect();
+    let request = serde_json::json!({"files": [
+        {"path": "crlf.txt", "edits": [{"oldText": "b", "newText": "B\nB2"}]},
+        {"path": "nonl.txt", "edits": [{"oldText": "y", "newText": "Y"}]},
+        {"path": "bom.txt", "edits": [{"oldText": "line", "newText": "LINE"}]},
+        {"path": "cr.txt", "edits": [{"oldText": "two", "newText": "2\n2b"}]},
+        {"path": "mixed.txt", "edits": [{"oldText": "m2\nm3", "newText": "M"}]},
+        {"path": "smart.txt", "edits": [{"oldText": "say \"hi\"", "newText": "say 'bye'"}, {"oldText": "next line", "newText": "n"}]},
+        {"path": "far.txt", "edits": [{"oldText": "line 010", "newText": "L10"}, {"oldText": "line 150\n", "newText": ""}, {"oldText": "line 200\n", "newText": "end"}]},
+        {"path": "del.txt", "delete": true},
+        {"path": "new/dir/n.txt", "content": "n1\nn2"},
+        {"path": "mv.txt", "moveTo": "moved/mv.txt", "edits": [{"oldText": "move", "newText": "moved"}]},
+    ]});
+    let tmp = tempfile::tempdir().unwrap();
+    let (applied, patched) = (tmp.path().join("applied"), tmp.path().join("patched"));
+    for dir in [&applied, &patched] {
+        fs::create_dir(dir).unwrap();
+        for (p, b) in input {
+            let b: &[u8] = if *p == "far.txt" { far.as_bytes() } else { b };
+            fs::write(dir.join(p), b).unwrap();
+        }
+    }
+    let req = tmp.path().join("req.json");
+    fs::write(&req, serde_json::to_vec(&request).unwrap()).unwrap();
+    // The dry-run diff, applied by git to a pristine copy …
+    let o = Command::new(BIN).args(["apply", "--dry-run", "--format", "diff", "--color", "always", "--root"]).arg(&patched).arg(&req).output().unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = Command::new(BIN).args(["apply", "--dry-run", "--format", "diff", "--root"]).arg(&patched).arg(&req).output().unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let diff = o.stdout.clone();
+    assert!(!diff.contains(&0x1b), "escape codes in a piped diff");
+    fs::write(tmp.path().join("p.diff"), &diff).unwrap();
+    git(&patched, &["init", "-q", "."]);
+    git(&patched, &["apply", "--check", "../p.diff"]);
+    git(&patched, &["apply", "../p.diff"]);
+    // … equals what redline writes.
+    let o = Command::new(BIN).args(["apply", "--format", "json", "--root"]).arg(&applied).arg(&req).output().unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let (want, got) = (files(&applied), files(&patched));
+    for ((pw, bw), (pg, bg)) in want.iter().zip(&got) {
+        assert_eq!(pw, pg);
+        assert_eq!(String::from_utf8_lossy(bw), String::from_utf8_lossy(bg), "{} after git apply", pw.display());
+    }
+    assert_eq!(want.len(), got.len());
+    // And each file's `diff` in the JSON is the same text as the diff format's.
+    let v = json(&o);
+    let joined: String = v["files"].as_array().unwrap().iter().map(|f| f["diff"].as_str().unwrap()).collect();
+    assert_eq!(joined.as_bytes(), &diff[..]);
+}
+
+#[test]
+fn text_format_is_readable() {
+    let r = Root::new(&[("a.txt", "say \u{201C}hi\u{201D}\n".as_bytes()), ("b.txt", b"b\n")]);
+    let p = r.request(
+        "req.json",
+        br#"{"files": [{"path": "a.txt", "edits": [{"oldText": "say \"hi\"", "newText": "say bye"}]}, {"path": "b.txt", "delete": true}]}"#,
+    );
+    let o = r.run_with(&["apply", "--dry-run", "--format", "text", "--color", "never"], &p);
+    assert_eq!(code(&o), 0);
+    let out = stdout(&o);
+    for want in ["a.txt", "b.txt", "quotes", "+say bye", "-say \u{201C}hi\u{201D}", "nothing written"] {
+        assert!(out.contains(want), "text output lacks {want:?}:\n{out}");
+    }
+    assert!(!out.contains('{'), "text output looks like JSON:\n{out}");
+}
+
+#[test]
+fn colour_switches() {
+    let r = Root::new(&[("a.txt", b"alpha\n")]);
+    let p = r.request("req.json", &edit_request("a.txt", "alpha", "beta"));
+    let nf = r.request("nf.json", &edit_request("a.txt", "gamma", "x"));
+    for format in ["text", "diff"] {
+        let o = r.run_with(&["apply", "--dry-run", "--format", format, "--color", "always"], &p);
+        assert!(o.stdout.contains(&0x1b), "{format}: --color always has no colour");
+        let o = r.run_with(&["apply", "--dry-run", "--format", format, "--color", "never"], &p);
+        assert!(!o.stdout.contains(&0x1b), "{format}: --color never coloured");
+        let o = r.cmd().args(["apply", "--dry-run", "--format", format]).arg(&p).env("NO_COLOR", "1").output().unwrap();
+        assert!(!o.stdout.contains(&0x1b), "{format}: NO_COLOR coloured");
+        let o = r.run_with(&["apply", "--format", format, "--color", "always"], &nf);
+        assert!(!o.stderr.contains(&0x1b), "{format}: escape codes on stderr");
+    }
+    let o = r.run_with(&["apply", "--dry-run", "--format", "json", "--color", "always"], &p);
+    assert!(!o.stdout.contains(&0x1b), "JSON must never be coloured");
+}
+
+#[test]
+fn read_command() {
+    let r = Root::new(&[("a.txt", b"one\ntwo\nthree\nfour\n"), ("crlf.txt", b"x\r\ny\r\n"), ("bin.dat", b"a\x00b")]);
+    let o = r.run(&["read", "a.txt"]);
+    assert_eq!(code(&o), 0);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    for (i, want) in ["one", "two", "three", "four"].iter().enumerate() {
+        let (num, text) = lines[i].split_once('\t').unwrap();
+        assert_eq!(num.trim(), (i + 1).to_string());
+        assert_eq!(&text, want);
+    }
+    let version = out.split("version ").nth(1).unwrap().trim_end_matches(|c| c == ']' || c == '\n').to_string();
+    assert!(version.starts_with("sha256:") && version.len() == 7 + 64, "{version:?}");
+    // --offset is the 1-based first line; --limit the count.
+    let o = r.run(&["read", "a.txt", "--offset", "2", "--limit", "2"]);
+    let out = stdout(&o);
+    let nums: Vec<&str> = out.lines().filter_map(|l| l.split_once('\t')).map(|(n, _)| n.trim()).collect();
+    assert_eq!(nums, ["2", "3"], "{out}");
+    assert!(out.contains("two") && out.contains("three") && !out.contains("one") && !out.contains("four"));
+    // JSON: the same version.
+    let o = r.run(&["read", "a.txt", "--format", "json"]);
+    assert_eq!(json(&o)["version"], version.as_str());
+    // The version is the hashBefore of a later apply, and expectHash accepts it.
+    let req = serde_json::json!({"files": [{"path": "a.txt", "expectHash": version, "edits": [{"oldText": "two", "newText": "2"}]}]});
+    let p = r.request("req.json", &serde_json::to_vec(&req).unwrap());
+    let o = r.run_with(&["apply", "--format", "json"], &p);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    assert_eq!(json(&o)["files"][0]["hashBefore"], version.as_str());
+    // Now the version is stale.
+    let o = r.run_with(&["apply", "--format", "json"], &p);
+    assert_eq!(code(&o), 1);
+    assert_eq!(json(&o)["errors"][0]["code"], "stale");
+    // CRLF lines are shown without their CR.
+    let o = r.run(&["read", "crlf.txt"]);
+    assert!(!stdout(&o).contains('\r'), "{:?}", stdout(&o));
+    // Binary and missing files are refused with a diagnostic and nothing on stdout.
+    for (p, want) in [("bin.dat", 1), ("missing.txt", 1), ("../escape.txt", 1)] {
+        let o = r.run(&["read", p]);
+        assert_eq!(code(&o), want, "read {p}");
+        assert!(o.stdout.is_empty(), "read {p}: {}", stdout(&o));
+        assert_diagnostics(&stderr(&o));
+    }
+    let o = r.run(&["read", "a.txt", "--offset", "0"]);
+    assert_eq!(code(&o), 2);
+}
+
+/// A closed stdout (`redline … | head -c1`) ends the process quietly: no panic, no 101.
+#[test]
+fn closed_stdout_pipe() {
+    let big: String = (0..20_000).map(|i| format!("row {i}\n")).collect();
+    let r = Root::new(&[("big.txt", big.as_bytes())]);
+    let p = r.request("req.json", br#"{"files": [{"path": "big.txt", "edits": [{"oldText": "row", "newText": "ROW", "replaceAll": true}]}]}"#);
+    for args in [
+        vec!["apply", "--dry-run", "--format", "json"],
+        vec!["apply", "--dry-run", "--format", "diff"],
+        vec!["apply", "--dry-run", "--format", "text"],
+        vec!["resolve"],
+        vec!["read", "big.txt"],
+    ] {
+        let mut cmd = r.cmd();
+        cmd.args(&args);
+        if args[0] != "read" {
+            cmd.arg(&p);
+        }
+        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut first = [0u8; 1];
+        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+        drop(child.stdout.take());
+        let mut err = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        let status = child.wait().unwrap();
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_ne!(status.code(), Some(101), "{args:?}: {err}");
+        assert!(status.code().is_some(), "{args:?} died of a signal: {status:?}");
+    }
+    assert_eq!(r.read("big.txt"), big.as_bytes());
+}
