@@ -16,6 +16,7 @@ pub mod matcher;
 pub mod mcp;
 pub mod normalize;
 pub mod plan;
+pub mod read;
 pub mod report;
 pub mod request;
 pub mod review;
