@@ -109,7 +109,14 @@ pub fn commit(root: &Root, lock: &crate::write::WriterLock, changes: &[Change]) 
                 .into_iter()
                 .map(|w| (w.path, crate::wire::response::Warning { code: w.code, message: w.message }))
                 .collect();
-            (WriteOutcome { written: true, failure: None, rolled_back: None, warnings }, ExitStatus::Success)
+            let outcome = WriteOutcome {
+                written: true,
+                warnings,
+                durability_unknown: rep.durability_unknown,
+                recovered: rep.recovered.as_ref().and_then(describe_recovery),
+                ..WriteOutcome::default()
+            };
+            (outcome, ExitStatus::Success)
         }
         Err(e) => {
             let code = e.error.code;
@@ -117,7 +124,7 @@ pub fn commit(root: &Root, lock: &crate::write::WriterLock, changes: &[Change]) 
             f.hint = e.error.hint.clone();
             let exit = code.exit_status();
             (
-                WriteOutcome { written: false, failure: Some((e.error.path.clone(), f)), rolled_back: Some(e.rolled_back), warnings: Vec::new() },
+                WriteOutcome { failure: Some((e.error.path.clone(), f)), rolled_back: Some(e.rolled_back), ..WriteOutcome::default() },
                 exit,
             )
         }
@@ -135,13 +142,17 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
     if let Err(e) = plan::check_request(req, opts) {
         return Run::failed(&e);
     }
+    let mut recovered = None;
     let lock = if mode.writes() {
-        match root.lock().and_then(|l| root.recover(&l).map(|_| l)) {
-            Ok(l) => Some(l),
+        match root.lock().and_then(|l| root.recover(&l).map(|r| (l, r))) {
+            Ok((l, r)) => {
+                recovered = describe_recovery(&r);
+                Some(l)
+            }
             Err(e) => {
                 let f = Failure::new(e.code, format!("{}: {}", e.path, e.message));
                 let plan = Plan { files: Vec::new() };
-                let wrote = WriteOutcome { written: false, failure: Some((e.path.clone(), f)), rolled_back: None, warnings: Vec::new() };
+                let wrote = WriteOutcome { failure: Some((e.path.clone(), f)), ..WriteOutcome::default() };
                 let mut resp = report::response(&plan, mode, settings.encoding, &wrote);
                 resp.errors.push(crate::wire::response::ErrorEntry { code: e.code, path: e.path, edit: None, message: e.message });
                 return Run { response: Ok(resp), exit: e.code.exit_status().worst(ExitStatus::WriteFailed), plan: None };
@@ -158,13 +169,26 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
         let resp = report::response(&plan, mode, settings.encoding, &WriteOutcome::default());
         return Run { response: Ok(resp), exit: worst_code(&plan), plan: Some(plan) };
     }
-    let (wrote, exit) = match &lock {
+    let (mut wrote, exit) = match &lock {
         Some(lock) => commit(&root, lock, &changes(&plan, &|_, _| true)),
         None => (WriteOutcome::default(), ExitStatus::Success),
     };
+    wrote.recovered = wrote.recovered.take().or(recovered);
     drop(lock);
     let resp = report::response(&plan, mode, settings.encoding, &wrote);
     Run { response: Ok(resp), exit, plan: Some(plan) }
+}
+
+/// Prose for what recovery did, or `None` when there was nothing to recover.
+pub fn describe_recovery(r: &crate::write::RecoveryReport) -> Option<String> {
+    use crate::write::RecoveryAction;
+    let paths = r.paths.join(", ");
+    match r.action {
+        RecoveryAction::Nothing => None,
+        RecoveryAction::Cleaned => Some("an interrupted commit had changed nothing; its leftovers were removed".into()),
+        RecoveryAction::RolledBack => Some(format!("an interrupted commit was rolled back: {paths} are as before it")),
+        RecoveryAction::RolledForward => Some(format!("an interrupted commit had landed; its cleanup was finished for {paths}")),
+    }
 }
 
 /// The exit status of a failed plan: 1 for rejected edits and files, 3 for I/O and permission.

@@ -37,6 +37,10 @@ pub struct WriteOutcome {
     pub rolled_back: Option<String>,
     /// Warnings the writer added, per request path.
     pub warnings: Vec<(String, wire::Warning)>,
+    /// Committed, but durability is unknown (an fsync after the commit point failed).
+    pub durability_unknown: bool,
+    /// What recovery found and did before this batch, in prose.
+    pub recovered: Option<String>,
 }
 
 /// A file path as diffs show it: relative to the root, `/`-separated.
@@ -252,5 +256,7 @@ pub fn response(plan: &Plan, mode: Mode, enc: PositionEncoding, wrote: &WriteOut
         files,
         errors,
         rolled_back: wrote.rolled_back.clone(),
+        durability_unknown: wrote.durability_unknown,
+        recovered: wrote.recovered.clone(),
     }
 }

@@ -332,13 +332,7 @@ fn recover(settings: &Settings) -> ExitStatus {
     let result = root.lock().and_then(|lock| root.recover(&lock));
     match result {
         Ok(report) => {
-            use redline::write::RecoveryAction;
-            let what = match report.action {
-                RecoveryAction::Nothing => "nothing to recover".to_string(),
-                RecoveryAction::Cleaned => "an interrupted commit had changed nothing; its leftovers were removed".to_string(),
-                RecoveryAction::RolledBack => format!("an interrupted commit was rolled back: {} are as before it", report.paths.join(", ")),
-                RecoveryAction::RolledForward => format!("an interrupted commit had landed; its cleanup was finished for {}", report.paths.join(", ")),
-            };
+            let what = batch::describe_recovery(&report).unwrap_or_else(|| "nothing to recover".into());
             output::line(&format!("recover: {what}"));
             ExitStatus::Success
         }

@@ -276,12 +276,7 @@ pub fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usi
 
 fn refused(path: &str, code: Code, message: String) -> (WriteOutcome, ExitStatus) {
     let f = crate::plan::Failure::new(code, format!("{path}: {message}"));
-    let wrote = WriteOutcome {
-        written: false,
-        failure: Some((path.to_string(), f)),
-        rolled_back: None,
-        warnings: Vec::new(),
-    };
+    let wrote = WriteOutcome { failure: Some((path.to_string(), f)), ..WriteOutcome::default() };
     (wrote, code.exit_status())
 }
 

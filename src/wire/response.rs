@@ -90,7 +90,7 @@ pub struct ErrorDetail {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     /// not_found: up to 3 closest regions; ambiguous: every match (up to 20).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Candidate>,
     /// ambiguous: how many matches there are.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -99,7 +99,7 @@ pub struct ErrorDetail {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other_edit: Option<usize>,
     /// not_found: newText is already in the file.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub already_applied: bool,
 }
 
@@ -185,6 +185,12 @@ pub struct Response {
     /// After a failed write: what was rolled back.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rolled_back: Option<String>,
+    /// Written, but an fsync after the commit point failed: it may not survive a power loss.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub durability_unknown: bool,
+    /// An earlier interrupted commit that was finished or rolled back before this batch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<String>,
 }
 
 /// The error of a request that could not be resolved at all.
