@@ -65,13 +65,14 @@ struct Hits {
 /// Finds every needle in `file` (N of `text`). Needles must have a non-empty N(oldText).
 pub fn find_all(text: &str, file: &Normalized, needles: &[Needle<'_>]) -> Vec<Result<Found, Miss>> {
     let patterns: Vec<Normalized> = needles.iter().map(|n| Normalized::new(n.old_text)).collect();
-    // One automaton pattern per distinct N(oldText).
-    let mut ids: HashMap<&str, usize> = HashMap::new();
+    // One automaton pattern per distinct N(oldText) and trimmed-last-line flag: two oldTexts with
+    // the same N(·) count different occurrences when only one of them must end at a line end.
+    let mut ids: HashMap<(&str, bool), usize> = HashMap::new();
     let mut pattern_of = Vec::with_capacity(needles.len());
     let mut distinct: Vec<usize> = Vec::new();
     for (i, p) in patterns.iter().enumerate() {
         let next = ids.len();
-        let id = *ids.entry(p.text.as_str()).or_insert_with(|| {
+        let id = *ids.entry((p.text.as_str(), p.last_line_trimmed)).or_insert_with(|| {
             distinct.push(i);
             next
         });
@@ -353,6 +354,22 @@ mod tests {
             f.normalizations,
             vec![Normalization::Nfkc, Normalization::TrailingWhitespace, Normalization::Quotes]
         );
+    }
+
+    #[test]
+    fn same_normal_form_with_and_without_trimmed_last_line() {
+        let text = "abc\n";
+        let file = Normalized::new(text);
+        for (first, second) in [("ab ", "ab"), ("ab", "ab ")] {
+            let r = find_all(
+                text,
+                &file,
+                &[Needle { old_text: first, replace_all: false }, Needle { old_text: second, replace_all: false }],
+            );
+            let by_old = |old: &str| if old == first { &r[0] } else { &r[1] };
+            assert_eq!(by_old("ab "), &Err(Miss::NotFound), "{first:?} first");
+            assert_eq!(by_old("ab").as_ref().map(|f| f.spans.clone()), Ok(vec![0..2]), "{first:?} first");
+        }
     }
 
     #[test]

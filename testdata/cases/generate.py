@@ -426,6 +426,14 @@ case("618_every_edit_reports_its_outcome", {"a.txt": "a b c\n"},
 case("619_overlap_with_replace_all", {"a.txt": "ab ab\n"},
      one("a.txt", edit("ab", "X", replaceAll=True), edit("b ab", "Y")), exit=1, codes=["overlap", "overlap"])
 
+case("620_same_n_trimmed_first", {"a.txt": "abc\n"}, one("a.txt", edit("ab ", "X"), edit("ab", "Y")),
+     exit=1, codes=["not_found"], checks={E0 + "/error/code": "not_found", E1 + "/status": "resolved"})
+case("621_same_n_untrimmed_first", {"a.txt": "abc\n"}, one("a.txt", edit("ab", "Y"), edit("ab ", "X")),
+     exit=1, codes=["not_found"], checks={E0 + "/status": "resolved", E1 + "/error/code": "not_found"})
+case("622_same_n_counted_separately", {"a.txt": "ab  \nab c\n"},
+     one("a.txt", edit("ab ", "X"), edit("ab", "Y")), exit=1, codes=["ambiguous"],
+     checks={E0 + "/status": "resolved", E0 + "/range": rng(0, 0, 0, 4), E1 + "/error/occurrences": 2})
+
 # ---------------------------------------------------------------- 7xx request shapes (§2)
 
 case("701_canonical_with_id", {"a.txt": "a\n"}, one("a.txt", edit("a", "b", id="e1")), {"a.txt": "b\n"},
