@@ -151,8 +151,12 @@ pub fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
         let (o, n) = touched(&ol, &nl, c);
         match regions.last_mut() {
             Some(r) if o.start < r.old.end || n.start < r.new.end => {
-                r.old.end = r.old.end.max(o.end);
-                r.new.end = r.new.end.max(n.end);
+                // The region ends where its last change ends: only there is the text after it
+                // common to both sides. An earlier change's unaligned end may reach one line
+                // further on one side only (its end is a line start there but not on the other
+                // side), which would count a common line twice.
+                r.old.end = o.end.max(r.old.start);
+                r.new.end = n.end.max(r.new.start);
                 r.changes.end = k + 1;
             }
             _ => regions.push(Region { old: o, new: n, changes: k..k + 1 }),
@@ -319,6 +323,15 @@ mod tests {
 
     fn diff(old: &str, new: &str, changes: &[Change]) -> String {
         unified(Some("f"), Some("f"), &hunks(old, new, changes))
+    }
+
+    #[test]
+    fn merged_region_ends_with_its_last_change() {
+        // The first change ends mid-line in old but at a line start in new (its "\n" follows a
+        // kept lone CR); the second starts right there. The trailing "s" is common context.
+        let (old, new) = ("p\n\rq\nr\ns", "p\n\r\ns");
+        let d = diff(old, new, &[Change { old: 3..4, new: 3..4, edit: 0 }, Change { old: 4..7, new: 4..4, edit: 1 }]);
+        assert_eq!(d, "--- a/f\n+++ b/f\n@@ -1,4 +1,3 @@\n p\n-\rq\n-r\n+\r\n s\n\\ No newline at end of file\n");
     }
 
     #[test]
