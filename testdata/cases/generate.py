@@ -434,6 +434,10 @@ case("622_same_n_counted_separately", {"a.txt": "ab  \nab c\n"},
      one("a.txt", edit("ab ", "X"), edit("ab", "Y")), exit=1, codes=["ambiguous"],
      checks={E0 + "/status": "resolved", E0 + "/range": rng(0, 0, 0, 4), E1 + "/error/occurrences": 2})
 
+case("623_diff_of_touching_edits_after_lone_cr", {"a.txt": "p\n\rq\nr\ns"},
+     one("a.txt", edit("q", "\n"), edit("\nr\n", "")), {"a.txt": "p\n\r\ns"},
+     checks={F0 + "/diff": "--- a/a.txt\n+++ b/a.txt\n@@ -1,4 +1,3 @@\n p\n-\rq\n-r\n+\r\n s\n\\ No newline at end of file\n"})
+
 # ---------------------------------------------------------------- 7xx request shapes (§2)
 
 case("701_canonical_with_id", {"a.txt": "a\n"}, one("a.txt", edit("a", "b", id="e1")), {"a.txt": "b\n"},
