@@ -280,3 +280,30 @@ fn demo_opens_and_quits() {
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), 4);
 }
+
+#[test]
+fn the_terminal_is_restored_after_a_panic() {
+    require_tmux!();
+    let (dir, _) = workspace();
+    // Debug builds panic after the first frame when this is set.
+    let t = Tmux::start(
+        "panic",
+        dir.path(),
+        &format!(
+            "REDLINE_REVIEW_TEST_PANIC=1 {}; stty -a | grep -o -- '-\\?icanon' ",
+            review_cmd("")
+        ),
+    );
+    let s = t.wait_for("EXIT=");
+    assert!(
+        s.contains("deliberate panic"),
+        "the panic message prints after restoring: {s}"
+    );
+    let alt = t.run(&["display-message", "-p", "-t", "t", "#{alternate_on}"]);
+    assert_eq!(alt.trim(), "0", "left the alternate screen");
+    assert!(
+        s.lines().any(|l| l.trim() == "icanon"),
+        "cooked mode is back: {s}"
+    );
+    assert_eq!(read(dir.path(), "a.txt"), "one\ntwo\nthree\n");
+}

@@ -59,6 +59,11 @@ where
         if m.exit.is_some() {
             return Ok(());
         }
+        // Debug builds only: lets the end-to-end tests check the terminal survives a panic.
+        #[cfg(debug_assertions)]
+        if std::env::var_os("REDLINE_REVIEW_TEST_PANIC").is_some() {
+            panic!("deliberate panic (REDLINE_REVIEW_TEST_PANIC)");
+        }
         let ev = event::read()?;
         if let Some(a) = action(m, &ev) {
             step(m, a, root, enc);

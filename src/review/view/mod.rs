@@ -110,6 +110,23 @@ fn too_small(f: &mut Frame, area: Rect, t: Theme) {
 }
 
 fn header(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
+    let mut left = header_line(m, t, false);
+    if left.width() > area.width as usize {
+        left = header_line(m, t, true);
+    }
+    let right = format!(" {} ", if m.split { "split" } else { "unified" });
+    let left_w = left.width();
+    f.buffer_mut().set_style(area, t.bar());
+    f.render_widget(Paragraph::new(left).style(t.bar()), area);
+    let rw = text::width(&right);
+    if left_w + rw < area.width as usize {
+        let r = Rect::new(area.right() - rw as u16, area.y, rw as u16, 1);
+        f.render_widget(Paragraph::new(right).style(t.bar().patch(t.dim())), r);
+    }
+}
+
+/// The header's counts; `compact` drops the file and edit totals, the bar and long words.
+fn header_line(m: &Model, t: Theme, compact: bool) -> Line<'static> {
     use super::model::State;
     let tally = m.tally();
     let edits = tally.total();
@@ -124,27 +141,39 @@ fn header(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
     let mut spans = vec![
         Span::styled(format!(" redline {}", m.title), t.bold()),
         sep(),
-        Span::raw(format!(
+    ];
+    if !compact {
+        spans.push(Span::raw(format!(
             "{} file{} · {} edit{}",
             m.files.len(),
             plural(m.files.len()),
             edits,
             plural(edits)
-        )),
-        sep(),
-        Span::raw(format!("{}/{} decided ", tally.decided(), decidable)),
-        Span::styled("█".repeat(filled), t.state(State::Accepted)),
-        Span::styled("░".repeat(bar_w - filled), t.dim()),
+        )));
+        spans.push(sep());
+    }
+    spans.push(Span::raw(format!(
+        "{}/{} decided",
+        tally.decided(),
+        decidable
+    )));
+    if !compact {
+        spans.push(Span::raw(" "));
+        spans.push(Span::styled("█".repeat(filled), t.state(State::Accepted)));
+        spans.push(Span::styled("░".repeat(bar_w - filled), t.dim()));
+    }
+    spans.extend([
         sep(),
         Span::styled(format!("✓{}", tally.accepted), t.state(State::Accepted)),
         Span::raw(" "),
         Span::styled(format!("✗{}", tally.rejected), t.state(State::Rejected)),
         Span::raw(format!(" ·{}", tally.undecided)),
-    ];
+    ]);
     if tally.normalized > 0 {
         spans.push(sep());
+        let word = if compact { "" } else { " normalized" };
         spans.push(Span::styled(
-            format!("≈{} normalized", tally.normalized),
+            format!("≈{}{word}", tally.normalized),
             t.flag(),
         ));
         if tally.normalized_undecided > 0 {
@@ -168,16 +197,7 @@ fn header(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
             t.state(State::Stale),
         ));
     }
-    let left = Line::from(spans);
-    let right = format!(" {} ", if m.split { "split" } else { "unified" });
-    let left_w = left.width();
-    f.buffer_mut().set_style(area, t.bar());
-    f.render_widget(Paragraph::new(left).style(t.bar()), area);
-    let rw = text::width(&right);
-    if left_w + rw < area.width as usize {
-        let r = Rect::new(area.right() - rw as u16, area.y, rw as u16, 1);
-        f.render_widget(Paragraph::new(right).style(t.bar().patch(t.dim())), r);
-    }
+    Line::from(spans)
 }
 
 fn plural(n: usize) -> &'static str {
@@ -252,9 +272,28 @@ fn footer(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
     } else if let Some(s) = &m.status {
         Line::from(vec![Span::raw(" "), Span::styled(s.clone(), t.warn())])
     } else {
-        hints(context(m), t)
+        hints_for(m, t)
     };
     f.render_widget(Paragraph::new(line).style(t.bar()), area);
+}
+
+/// Footer hints for the model's context; after a successful write there is no way back.
+pub fn hints_for(m: &Model, t: Theme) -> Line<'static> {
+    let written = m.applied.as_ref().is_some_and(|a| a.written);
+    let skip =
+        |c: Context, a: keys::Action| c == Context::Results && written && a == keys::Action::Back;
+    let c = context(m);
+    let mut spans = vec![Span::raw(" ")];
+    for b in keys::BINDINGS
+        .iter()
+        .filter(|b| b.context == c && !skip(c, b.action))
+    {
+        if let Some((k, word)) = b.footer {
+            spans.push(Span::styled(k, t.key()));
+            spans.push(Span::raw(format!(" {word}  ")));
+        }
+    }
+    Line::from(spans)
 }
 
 /// Footer hints for a context, from the key table.

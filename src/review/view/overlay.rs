@@ -10,16 +10,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
-    let (title, lines, ctx) = match m.overlay {
+    let (title, lines) = match m.overlay {
         Overlay::None => return,
-        Overlay::Summary => (" Apply summary ", summary(m, t), Context::Summary),
-        Overlay::Results => (" Results ", results(m, t), Context::Results),
-        Overlay::Help => (" Help ", help(m, t), Context::Help),
-        Overlay::ConfirmQuit => (
-            " Quit without writing? ",
-            confirm(m, t),
-            Context::ConfirmQuit,
-        ),
+        Overlay::Summary => (" Apply summary ", summary(m, t)),
+        Overlay::Results => (" Results ", results(m, t)),
+        Overlay::Help => (" Help ", help(m, t)),
+        Overlay::ConfirmQuit => (" Quit without writing? ", confirm(m, t)),
     };
     let want_w = lines.iter().map(Line::width).max().unwrap_or(20).max(40) as u16 + 4;
     let w = want_w
@@ -35,7 +31,7 @@ pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
     f.render_widget(Clear, r);
     let block = Block::bordered()
         .title(Line::from(title).style(t.bold()))
-        .title_bottom(super::hints(ctx, t))
+        .title_bottom(super::hints_for(m, t))
         .border_style(t.focus_border());
     let inner = block.inner(r);
     f.render_widget(block, r);

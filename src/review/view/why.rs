@@ -260,7 +260,11 @@ fn location(doc: &Document, spans: &[std::ops::Range<usize>], replace_all: bool)
         }
     };
     match spans {
-        [one] if !replace_all => format!("line {} · unique: 1 candidate", lines(one)),
+        [one] if !replace_all => {
+            let l = lines(one);
+            let word = if l.contains('–') { "lines" } else { "line" };
+            format!("{word} {l} · unique: 1 candidate")
+        }
         many => {
             let shown: Vec<String> = many.iter().take(8).map(lines).collect();
             format!(

@@ -1,0 +1,151 @@
+//! Reviewer speed (issue 4 §8): `cargo bench --bench review`.
+//!
+//! - `first_frame`: a batch of 2,000 edits across 200 files, from request to the first drawn
+//!   frame (resolve + model + draw at 120×32); budget 200 ms.
+//! - `keystroke/*`: one key through `update` plus a full redraw on that batch; budget 16 ms.
+//! - `scroll_50k`: a page down plus redraw in the diff of a 50,000-line file; it must not
+//!   depend on the file's size (rows are built once, only visible ones are drawn).
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use redline::plan::{self, Plan, ResolveOptions};
+use redline::request::{EditSpec, FileRequest, Request};
+use redline::review::{Action, Model, Options, update, view};
+use redline::write::{Limits, Root};
+use std::hint::black_box;
+use std::time::Duration;
+
+const FILES: usize = 200;
+const EDITS_PER_FILE: usize = 10;
+
+/// 200 files of 120 lines, 10 edits each (a tenth of them normalized), on disk.
+fn batch() -> (tempfile::TempDir, Request) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut req = Request::default();
+    for f in 0..FILES {
+        let path = format!("src/mod{f:03}/file{f:03}.rs");
+        let mut text = String::new();
+        for l in 0..120 {
+            text.push_str(&format!(
+                "    let value_{f}_{l} = compute(\"input {l}\", {l});\n"
+            ));
+        }
+        std::fs::create_dir_all(dir.path().join(format!("src/mod{f:03}"))).unwrap();
+        std::fs::write(dir.path().join(&path), &text).unwrap();
+        let mut fr = FileRequest::new(path);
+        for e in 0..EDITS_PER_FILE {
+            let l = e * 12 + 3;
+            let quote = if e == 0 { '“' } else { '"' };
+            let close = if e == 0 { '”' } else { '"' };
+            fr.edits.push(EditSpec {
+                old_text: format!("    let value_{f}_{l} = compute({quote}input {l}{close}, {l});"),
+                new_text: format!("    let value_{f}_{l} = compute_checked(\"input {l}\", {l})?;"),
+                replace_all: false,
+                id: None,
+                pointer: None,
+            });
+        }
+        req.files.push(fr);
+    }
+    (dir, req)
+}
+
+fn resolve(dir: &tempfile::TempDir, req: &Request) -> Plan {
+    let root = Root::open(dir.path(), Limits::default()).unwrap();
+    plan::resolve(req, &root, ResolveOptions::default()).unwrap()
+}
+
+fn model(plan: Plan) -> Model {
+    let mut m = Model::new(plan, Options::default());
+    m.size = (120, 32);
+    m
+}
+
+fn draw(term: &mut Terminal<TestBackend>, m: &Model) {
+    term.draw(|f| view::draw(m, f)).unwrap();
+}
+
+fn first_frame(c: &mut Criterion) {
+    let (dir, req) = batch();
+    let mut g = c.benchmark_group("review_2000_edits_200_files");
+    g.sample_size(20).measurement_time(Duration::from_secs(8));
+    g.bench_function("first_frame", |b| {
+        b.iter(|| {
+            let m = model(resolve(&dir, &req));
+            let mut term = Terminal::new(TestBackend::new(120, 32)).unwrap();
+            draw(&mut term, &m);
+            black_box(term);
+        })
+    });
+    let plan = resolve(&dir, &req);
+    let mut term = Terminal::new(TestBackend::new(120, 32)).unwrap();
+    let mut m = model(plan.clone());
+    for (name, keys) in [
+        ("keystroke/j", &[Action::Down, Action::Up][..]),
+        (
+            "keystroke/next_edit",
+            &[Action::NextEdit, Action::PrevEdit][..],
+        ),
+        ("keystroke/next_undecided", &[Action::NextUndecided][..]),
+        ("keystroke/accept_undo", &[Action::Accept, Action::Undo][..]),
+        (
+            "keystroke/next_file",
+            &[Action::NextFile, Action::PrevFile][..],
+        ),
+    ] {
+        g.bench_function(name, |b| {
+            let mut i = 0;
+            b.iter(|| {
+                update(&mut m, keys[i % keys.len()]);
+                draw(&mut term, &m);
+                i += 1;
+            })
+        });
+    }
+    g.finish();
+}
+
+fn scroll_50k(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for l in 0..50_000 {
+        text.push_str(&format!(
+            "line {l}: the quick brown fox jumps over the lazy dog\n"
+        ));
+    }
+    let mut fr = FileRequest::new("big.txt");
+    fr.content = Some(text);
+    let req = Request {
+        files: vec![fr],
+        ..Request::default()
+    };
+    let plan = resolve(&dir, &req);
+    let mut m = model(plan);
+    let mut term = Terminal::new(TestBackend::new(120, 32)).unwrap();
+    assert!(m.rows_of(0).len() >= 50_000);
+    let mut g = c.benchmark_group("review_50k_line_file");
+    g.sample_size(50);
+    g.bench_function("scroll_page_down", |b| {
+        b.iter(|| {
+            if m.cursor.row + 40 >= m.rows_of(0).len() {
+                update(&mut m, Action::Top);
+            }
+            update(&mut m, Action::PageDown);
+            draw(&mut term, &m);
+        })
+    });
+    g.bench_function("wheel", |b| {
+        b.iter(|| {
+            if m.scroll + 40 >= m.rows_of(0).len() {
+                update(&mut m, Action::Top);
+            }
+            update(&mut m, Action::Wheel(3));
+            draw(&mut term, &m);
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, first_frame, scroll_50k);
+criterion_main!(benches);
