@@ -11,8 +11,9 @@ use crate::document::PositionEncoding;
 use crate::error::{Code, ExitStatus};
 use crate::plan::{FilePlan, Op, Plan};
 use crate::report::{self, Mode, WriteOutcome};
+use crate::wire::response::Response;
 use crate::write::{Change, Expect, Root};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 /// The plan cut down to the accepted units: rejected, undecided, failed and stale ones are gone;
 /// a move whose rename was not accepted becomes an in-place edit. Returns each kept file's index
@@ -53,80 +54,109 @@ pub fn accepted_plan(m: &Model) -> (Plan, Vec<usize>) {
     (Plan { files }, index)
 }
 
+/// The JSON result of a review: the SPEC §4 response of the accepted edits (what was written,
+/// or would have been), then whether they were applied, then every unit's decision.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReviewResult {
+    #[serde(flatten)]
+    pub response: Response,
+    /// The reviewer applied its decisions (`Enter` on the summary, and the write succeeded or
+    /// there was nothing to write).
+    pub applied: bool,
+    pub decisions: Vec<DecisionEntry>,
+}
+
+/// One unit's decision.
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionEntry {
+    pub path: String,
+    pub op: &'static str,
+    /// The edit's index in its file (absent for a create, delete or rename).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// `accepted`, `rejected`, `undecided`, `failed` or `stale`.
+    pub decision: &'static str,
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    pub match_kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub normalizations: Option<Vec<&'static str>>,
+    /// Why a failed unit could not be placed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<DecisionError>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionError {
+    pub code: Code,
+    pub message: String,
+}
+
 /// Every unit's decision, for the JSON result.
-pub fn decisions(m: &Model) -> Value {
+pub fn decisions(m: &Model) -> Vec<DecisionEntry> {
     let mut out = Vec::new();
     for (fi, info) in m.files.iter().enumerate() {
         let f = &m.plan.files[fi];
         for (u, unit) in info.units.iter().enumerate() {
             let state = m.state(fi, u);
-            let mut d = json!({ "path": f.path, "op": f.op.as_str(), "decision": state.word() });
-            let obj = d
-                .as_object_mut()
-                .expect("json! of an object literal is an object");
-            match unit.kind {
-                UnitKind::Edit(i) => {
-                    obj.insert("index".into(), json!(i));
-                    let e = &f.edits[i];
-                    if let Some(id) = &e.spec.id {
-                        obj.insert("id".into(), json!(id));
-                    }
-                    if let Some(r) = e.resolution() {
-                        obj.insert("match".into(), json!(r.kind.as_str()));
-                        let n: Vec<&str> = r.normalizations.iter().map(|n| n.as_str()).collect();
-                        obj.insert("normalizations".into(), json!(n));
-                    }
-                    let failure = match &e.outcome {
-                        crate::plan::Outcome::Failed(fl) => Some(fl),
-                        _ => f.failure.as_ref(),
-                    };
-                    if let (Some(fl), State::Failed) = (failure, state) {
-                        obj.insert(
-                            "error".into(),
-                            json!({ "code": fl.code.as_str(), "message": fl.message }),
-                        );
-                    }
+            let mut d = DecisionEntry {
+                path: f.path.clone(),
+                op: f.op.as_str(),
+                index: None,
+                id: None,
+                decision: state.word(),
+                match_kind: None,
+                normalizations: None,
+                error: None,
+            };
+            let mut failure = f.failure.as_ref();
+            if let UnitKind::Edit(i) = unit.kind {
+                let e = &f.edits[i];
+                d.index = Some(i);
+                d.id = e.spec.id.clone();
+                if let Some(r) = e.resolution() {
+                    d.match_kind = Some(r.kind.as_str());
+                    d.normalizations = Some(r.normalizations.iter().map(|n| n.as_str()).collect());
                 }
-                UnitKind::Content | UnitKind::Delete | UnitKind::Move => {
-                    if let (Some(fl), State::Failed) = (&f.failure, state) {
-                        obj.insert(
-                            "error".into(),
-                            json!({ "code": fl.code.as_str(), "message": fl.message }),
-                        );
-                    }
+                if let crate::plan::Outcome::Failed(fl) = &e.outcome {
+                    failure = Some(fl);
                 }
+            }
+            if state == State::Failed {
+                d.error = failure.map(|fl| DecisionError {
+                    code: fl.code,
+                    message: fl.message.clone(),
+                });
             }
             out.push(d);
         }
     }
-    Value::Array(out)
+    out
 }
 
-/// The JSON result: the SPEC §4 response of the accepted edits, plus `applied` and `decisions`.
-pub fn result_json(
+/// The result for the plan of accepted edits and what the writer did with it.
+pub fn result(
     m: &Model,
     plan: &Plan,
     wrote: &WriteOutcome,
     enc: PositionEncoding,
     applied: bool,
-) -> Value {
-    let resp = report::response(plan, Mode::Apply, enc, wrote);
-    // Invariant: the wire types hold only strings, numbers, bools and containers of them.
-    let mut v = serde_json::to_value(resp).unwrap_or(Value::Null);
-    if let Some(obj) = v.as_object_mut() {
-        obj.insert("applied".into(), json!(applied));
-        obj.insert("decisions".into(), decisions(m));
+) -> ReviewResult {
+    ReviewResult {
+        response: report::response(plan, Mode::Apply, enc, wrote),
+        applied,
+        decisions: decisions(m),
     }
-    v
 }
 
-/// The result when the reviewer quits without applying: nothing written.
-pub fn quit_result(m: &Model, enc: PositionEncoding) -> Value {
+/// The result when the reviewer ends: the apply's, or (quit without applying) nothing written.
+pub fn quit_result(m: &Model, enc: PositionEncoding) -> ReviewResult {
     if let Some(ap) = &m.applied {
         return ap.json.clone();
     }
     let (plan, _) = accepted_plan(m);
-    result_json(m, &plan, &WriteOutcome::default(), enc, false)
+    result(m, &plan, &WriteOutcome::default(), enc, false)
 }
 
 /// Files of `changes` that are no longer as the plan found them.
@@ -170,7 +200,7 @@ pub fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usi
     };
     let mut results = vec![FileResult::Untouched; m.files.len()];
     if changes.is_empty() {
-        let json = result_json(m, &plan, &WriteOutcome::default(), enc, true);
+        let json = result(m, &plan, &WriteOutcome::default(), enc, true);
         let applied = Applied {
             files: results,
             written: false,
@@ -261,7 +291,7 @@ pub fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usi
             .unwrap_or_default();
         format!("Nothing was written: {why}")
     };
-    let json = result_json(m, &plan, &wrote, enc, wrote.written);
+    let json = result(m, &plan, &wrote, enc, wrote.written);
     (
         Applied {
             files: results,
@@ -276,7 +306,10 @@ pub fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usi
 
 fn refused(path: &str, code: Code, message: String) -> (WriteOutcome, ExitStatus) {
     let f = crate::plan::Failure::new(code, format!("{path}: {message}"));
-    let wrote = WriteOutcome { failure: Some((path.to_string(), f)), ..WriteOutcome::default() };
+    let wrote = WriteOutcome {
+        failure: Some((path.to_string(), f)),
+        ..WriteOutcome::default()
+    };
     (wrote, code.exit_status())
 }
 

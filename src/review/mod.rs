@@ -43,7 +43,7 @@ pub struct Outcome {
     pub exit: ExitStatus,
     /// The JSON result: the SPEC §4 response of the accepted edits plus `applied` and
     /// `decisions` (for stdout when it is not a terminal).
-    pub result: serde_json::Value,
+    pub result: apply::ReviewResult,
 }
 
 /// Why a review could not run.

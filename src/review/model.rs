@@ -272,7 +272,7 @@ pub struct Applied {
     /// One line for the results screen.
     pub summary: String,
     /// The JSON result for a harness (the SPEC §4 response plus the decisions).
-    pub json: serde_json::Value,
+    pub json: super::apply::ReviewResult,
 }
 
 /// What happened to one file at apply time.

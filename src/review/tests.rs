@@ -456,7 +456,7 @@ fn apply_writes_only_accepted_edits() {
         !dir.path().join("CHANGELOG.md").exists(),
         "undecided create not written"
     );
-    let json = &ap.json;
+    let json = serde_json::to_value(&ap.json).unwrap();
     assert_eq!(json["applied"], true);
     assert_eq!(json["written"], true);
     let decisions = json["decisions"].as_array().unwrap();
@@ -510,7 +510,7 @@ fn a_file_changed_on_disk_is_refused_and_nothing_is_written() {
     assert_eq!(ap.files[0], super::model::FileResult::Stale);
     assert!(m.stale[0]);
     assert_eq!(m.state(0, 0), State::Stale);
-    assert_eq!(ap.json["written"], false);
+    assert_eq!(serde_json::to_value(&ap.json).unwrap()["written"], false);
     insta::assert_snapshot!("results_stale", render(&m, 120, 32).backend());
     // Back to the review: the stale file is left out, the rest can be written.
     press(&mut m, "<esc>");
@@ -532,7 +532,11 @@ fn quit_result_writes_nothing_and_lists_decisions() {
     let (dir, mut m) = demo(Options::default());
     press(&mut m, "yqy");
     assert_eq!(m.exit, Some(crate::error::ExitStatus::ReviewQuit));
-    let v = super::apply::quit_result(&m, crate::document::PositionEncoding::Utf16);
+    let v = serde_json::to_value(super::apply::quit_result(
+        &m,
+        crate::document::PositionEncoding::Utf16,
+    ))
+    .unwrap();
     assert_eq!(v["applied"], false);
     assert_eq!(v["written"], false);
     assert!(

@@ -176,7 +176,7 @@ fn header_line(m: &Model, t: Theme, compact: bool) -> Line<'static> {
             format!("≈{}{word}", tally.normalized),
             t.flag(),
         ));
-        if tally.normalized_undecided > 0 {
+        if tally.normalized_undecided > 0 && !compact {
             spans.push(Span::raw(format!(
                 " ({} undecided)",
                 tally.normalized_undecided
