@@ -213,7 +213,8 @@ pub fn response(plan: &Plan, mode: Mode, enc: PositionEncoding, wrote: &WriteOut
         // Old and new texts once: the diff, the new hash and "unchanged" all come from them.
         let rendered = (f.ok() && f.failure.is_none()).then(|| texts(f, &|_| true));
         let changed = match &rendered {
-            Some((old, new, _)) => f.op != Op::Edit || old.as_ref() != new.as_str(),
+            // An overwrite with the content the file already has writes nothing either.
+            Some((old, new, _)) => matches!(f.op, Op::Create | Op::Delete | Op::Move) || old.as_ref() != new.as_str(),
             None => true,
         };
         let status = if !f.ok() || failure.is_some() {
