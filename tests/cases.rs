@@ -122,6 +122,10 @@ fn codes(resp: &Value) -> Vec<String> {
 }
 
 struct Case {
+    /// A known deviation from SPEC: the case describes what SPEC wants and is expected to fail
+    /// until it is fixed; its failure is printed, and passing makes the suite fail (so the mark
+    /// is removed).
+    pending: Option<String>,
     args: Vec<String>,
     exit: i32,
     codes: Vec<String>,
@@ -145,7 +149,8 @@ fn load_case(dir: &Path) -> Case {
         .and_then(Value::as_object)
         .map(|o| o.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
         .unwrap_or_default();
-    Case { args, exit: v.get("exit").and_then(Value::as_i64).unwrap_or(0) as i32, codes, checks }
+    let pending = v.get("pending").and_then(Value::as_str).map(String::from);
+    Case { pending, args, exit: v.get("exit").and_then(Value::as_i64).unwrap_or(0) as i32, codes, checks }
 }
 
 /// Runs one case; `Err` holds everything that did not match.
@@ -236,8 +241,13 @@ fn cases() {
     assert!(!dirs.is_empty(), "no cases under {CASES} match {filter:?}");
     let mut failed = Vec::new();
     for dir in &dirs {
-        if let Err(e) = run_case(dir) {
-            failed.push(format!("{}:\n{e}", dir.file_name().unwrap().to_string_lossy()));
+        let name = dir.file_name().unwrap().to_string_lossy();
+        let pending = load_case(dir).pending;
+        match (run_case(dir), pending) {
+            (Err(e), None) => failed.push(format!("{name}:\n{e}")),
+            (Err(e), Some(why)) => eprintln!("pending {name} ({why}) fails as expected:\n{e}"),
+            (Ok(()), Some(why)) => failed.push(format!("{name}: passes but is marked pending ({why}); drop the mark")),
+            (Ok(()), None) => {}
         }
     }
     let names: Vec<&str> = failed.iter().map(|f| f.split(':').next().unwrap_or("")).collect();

@@ -125,10 +125,14 @@ fn apply_unified(old: &[u8], diff: &[u8]) -> Result<Vec<u8>, String> {
             continue;
         }
         let header = std::str::from_utf8(l).map_err(|e| e.to_string())?;
-        let old_range = header.split(' ').nth(1).ok_or("bad hunk header")?.trim_start_matches('-');
-        let mut nums = old_range.split(',');
-        let start: usize = nums.next().unwrap().parse().map_err(|_| format!("bad header {header}"))?;
-        let count: usize = nums.next().map_or(Ok(1), str::parse).map_err(|_| format!("bad header {header}"))?;
+        let side = |prefix: char| -> Result<(usize, usize), String> {
+            let r = header.split(' ').find(|w| w.starts_with(prefix)).ok_or(format!("bad header {header}"))?;
+            let mut nums = r[1..].split(',');
+            let start: usize = nums.next().unwrap_or("").parse().map_err(|_| format!("bad header {header}"))?;
+            let count: usize = nums.next().map_or(Ok(1), str::parse).map_err(|_| format!("bad header {header}"))?;
+            Ok((start, count))
+        };
+        let ((start, count), (_, new_count)) = (side('-')?, side('+')?);
         let first = if count == 0 { start } else { start - 1 };
         if first < at || first > old_lines.len() {
             return Err(format!("hunk {header} out of order"));
@@ -138,9 +142,11 @@ fn apply_unified(old: &[u8], diff: &[u8]) -> Result<Vec<u8>, String> {
         }
         at = first;
         i += 1;
-        // Body lines, with the `\` marker removing the newline of the line before it.
+        // Body lines, as many as the header counts (a removed "-- x" line reads "--- x"), each
+        // `\` marker removing the newline of the line before it.
         let mut body: Vec<(u8, Vec<u8>)> = Vec::new();
-        while i < lines.len() && !lines[i].starts_with(b"@@ ") && !lines[i].starts_with(b"--- ") {
+        let (mut old_left, mut new_left) = (count, new_count);
+        while i < lines.len() && (old_left > 0 || new_left > 0 || lines[i].starts_with(b"\\")) {
             let l = lines[i];
             if l.starts_with(b"\\") {
                 if let Some((_, last)) = body.last_mut() {
@@ -148,7 +154,13 @@ fn apply_unified(old: &[u8], diff: &[u8]) -> Result<Vec<u8>, String> {
                         last.pop();
                     }
                 }
-            } else if !l.is_empty() {
+            } else {
+                match l.first() {
+                    Some(b' ') => (old_left, new_left) = (old_left.saturating_sub(1), new_left.saturating_sub(1)),
+                    Some(b'-') => old_left = old_left.saturating_sub(1),
+                    Some(b'+') => new_left = new_left.saturating_sub(1),
+                    _ => return Err(format!("bad hunk line {:?}", String::from_utf8_lossy(l))),
+                }
                 body.push((l[0], l[1..].to_vec()));
             }
             i += 1;
@@ -323,4 +335,7 @@ fn unified_applier_self_check() {
     let diff = b"--- a/f\n+++ b/f\n@@ -2,2 +2,2 @@\n-b\n-c\n\\ No newline at end of file\n+B\n+C\n";
     assert_eq!(apply_unified(old, diff), Ok(b"a\r\nB\nC\n".to_vec()));
     assert!(apply_unified(b"x\n", diff).is_err());
+    // A removed line that starts with "-- " reads like a file header.
+    let diff = b"--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n---  \n-x\n+y\n";
+    assert_eq!(apply_unified(b"--  \nx\n", diff), Ok(b"y\n".to_vec()));
 }

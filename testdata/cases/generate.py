@@ -35,7 +35,7 @@ def sha(x):
 
 
 def case(name, files=None, request=None, changes=None, *, args=None, exit=0, codes=(), checks=None,
-         request_name="request.json", ascii_json=True, expected=None):
+         request_name="request.json", ascii_json=True, expected=None, pending=None):
     """One case. `changes` maps paths to new content (None deletes); the expected tree is the
     input with them applied. A failing case has no changes: its expected tree is the input."""
     files = files or {}
@@ -48,7 +48,7 @@ def case(name, files=None, request=None, changes=None, *, args=None, exit=0, cod
                 expected[p] = v
     CASES.append(dict(name=name, files=files, request=request, expected=expected, args=args,
                       exit=exit, codes=sorted(codes), checks=checks or {},
-                      request_name=request_name, ascii_json=ascii_json))
+                      request_name=request_name, ascii_json=ascii_json, pending=pending))
 
 
 def edit(old, new, **kw):
@@ -92,6 +92,8 @@ def emit():
             with open(os.path.join(d, c["request_name"]), "wb") as f:
                 f.write(b(r))
         meta = {}
+        if c["pending"]:
+            meta["pending"] = c["pending"]
         if c["args"]:
             meta["args"] = c["args"]
         meta["exit"] = c["exit"]
@@ -438,6 +440,23 @@ case("623_diff_of_touching_edits_after_lone_cr", {"a.txt": "p\n\rq\nr\ns"},
      one("a.txt", edit("q", "\n"), edit("\nr\n", "")), {"a.txt": "p\n\r\ns"},
      checks={F0 + "/diff": "--- a/a.txt\n+++ b/a.txt\n@@ -1,4 +1,3 @@\n p\n-\rq\n-r\n+\r\n s\n\\ No newline at end of file\n"})
 
+case("624_unchanged_content_is_unchanged", {"a.txt": '"a"\n'}, one("a.txt", edit("\u201ca\u201d", '"a"')),
+     checks={F0 + "/status": "unchanged", E0 + "/match": "normalized"})
+case("625_overwrite_with_same_content_is_unchanged", {"a.txt": "same\n"}, {"files": [{"path": "a.txt", "content": "same\n"}]},
+     checks={F0 + "/status": "unchanged"})
+MAIN_RS = 'fn main() {\n    let x = 1;\n    println!("{}", x);\n}\n'
+case("626_not_found_candidate_for_a_typo", {"m.rs": MAIN_RS}, one("m.rs", edit('    printn!("{}", x);', "Q")),
+     exit=1, codes=["not_found"],
+     checks={E0 + "/error/candidates/0/range/start/line": 2, E0 + "/error/candidates/0/text": '    println!("{}", x);'},
+     pending="hints: a one-line oldText whose only long identifier has a typo gets no candidate")
+case("627_not_found_candidate_for_a_short_line", {"m.rs": MAIN_RS}, one("m.rs", edit("fn mian() {", "Q")),
+     exit=1, codes=["not_found"], checks={E0 + "/error/candidates/0/range/start/line": 0},
+     pending="hints: identifiers shorter than 3 characters never vote, so `fn mian() {` finds nothing")
+case("628_not_found_candidate_score_and_text", {"m.rs": MAIN_RS}, one("m.rs", edit("let x = 2;", "Q")),
+     exit=1, codes=["not_found"],
+     checks={E0 + "/error/candidates/0/range": rng(1, 0, 1, 14), E0 + "/error/candidates/0/text": "    let x = 1;",
+             E0 + "/error/candidates/0/score": 0.75})
+
 # ---------------------------------------------------------------- 7xx request shapes (§2)
 
 case("701_canonical_with_id", {"a.txt": "a\n"}, one("a.txt", edit("a", "b", id="e1")), {"a.txt": "b\n"},
@@ -568,6 +587,17 @@ case("813_create_existing_dir", {"dir/x.txt": "x\n"}, {"files": [{"path": "dir",
      exit=1, codes=["not_a_file"])
 case("814_edit_missing_parent", {}, one("no/such/dir/a.txt", edit("a", "b")), exit=1, codes=["file_not_found"])
 
+case("830_too_large_edit", {"a.txt": "0123456789abcdefghij\n"}, one("a.txt", edit("0", "x")),
+     args=["apply", "--max-file-size", "10"], exit=1, codes=["too_large"], checks={F0 + "/error/code": "too_large"})
+case("831_at_size_limit_is_fine", {"a.txt": "012345678\n"}, one("a.txt", edit("0", "x")),
+     {"a.txt": "x12345678\n"}, args=["apply", "--max-file-size", "10"])
+case("832_too_large_content", {}, {"files": [{"path": "a.txt", "content": "0123456789abcdefghij\n"}]},
+     args=["apply", "--max-file-size", "10"], exit=1, codes=["too_large"])
+case("833_edit_grows_over_limit", {"a.txt": "0123\n"}, one("a.txt", edit("0", "0123456789")),
+     args=["apply", "--max-file-size", "10"], exit=1, codes=["too_large"])
+case("834_too_large_in_resolve", {"a.txt": "0123456789abcdefghij\n"}, one("a.txt", edit("0", "x")),
+     args=["resolve", "--max-file-size", "1K"], checks={F0 + "/status": "planned"})
+
 # ---------------------------------------------------------------- 9xx positions (§4)
 
 POS_FILE = "日本語 😀 x\n"
@@ -587,6 +617,25 @@ case("907_positions_ambiguous_candidates", {"a.txt": "😀 k\n日 k\n"}, one("a.
      checks={E0 + "/error/candidates/0/range": rng(0, 3, 0, 4), E0 + "/error/candidates/1/range": rng(1, 2, 1, 3)})
 case("908_positions_normalized_span_utf16", {"a.txt": "𝐀\u2019s x\n"}, one("a.txt", edit("A's", "b")),
      args=["resolve"], checks={E0 + "/range": rng(0, 0, 0, 4)})
+
+# ---------------------------------------------------------------- 95x resolve --format lsp (§4)
+
+WE = "/workspaceEdit/documentChanges"
+case("950_lsp_operations", {"a.txt": b"a\r\nb\r\n", "del.txt": "d\n", "mv.txt": "m\n"},
+     {"files": [{"path": "a.txt", "edits": [edit("b", "B\nC")]}, {"path": "new.txt", "content": "n\n"},
+                {"path": "del.txt", "delete": True}, {"path": "mv.txt", "moveTo": "moved.txt"}]},
+     args=["resolve", "--format", "lsp"],
+     checks={WE + "/0/edits/0/newText": "B\r\nC", WE + "/0/edits/0/range": rng(1, 0, 1, 1),
+             WE + "/1/kind": "create", WE + "/3/kind": "delete", WE + "/4/kind": "rename", "/errors": []})
+case("951_lsp_errors_empty_changes", {"a.txt": "a\n", "b.txt": "b\n"},
+     {"files": [{"path": "a.txt", "edits": [edit("a", "A")]}, {"path": "b.txt", "edits": [edit("zz", "B")]}]},
+     args=["resolve", "--format", "lsp"], exit=1, codes=["not_found"], checks={WE: []})
+case("952_lsp_positions_utf16", {"a.txt": "😀x\n"}, one("a.txt", edit("x", "y")),
+     args=["resolve", "--format", "lsp"], checks={WE + "/0/edits/0/range": rng(0, 2, 0, 3)})
+case("953_lsp_positions_utf8", {"a.txt": "😀x\n"}, one("a.txt", edit("x", "y")),
+     args=["resolve", "--format", "lsp", "--position-encoding", "utf-8"], checks={WE + "/0/edits/0/range": rng(0, 4, 0, 5)})
+case("954_lsp_replace_all_one_edit_per_span", {"a.txt": "x x\n"}, one("a.txt", edit("x", "y", replaceAll=True)),
+     args=["resolve", "--format", "lsp"], checks={WE + "/0/edits/1/range": rng(0, 2, 0, 3)})
 
 if __name__ == "__main__":
     emit()
