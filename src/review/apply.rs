@@ -228,10 +228,10 @@ pub fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usi
         )
     };
     let mut stale_files: Vec<usize> = stale.iter().filter_map(|p| model_index_of(p)).collect();
-    if let Some((path, fl)) = &wrote.failure {
-        if fl.code == Code::Stale {
-            stale_files.extend(model_index_of(path));
-        }
+    if let Some((path, fl)) = &wrote.failure
+        && fl.code == Code::Stale
+    {
+        stale_files.extend(model_index_of(path));
     }
     stale_files.sort_unstable();
     stale_files.dedup();

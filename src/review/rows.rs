@@ -170,10 +170,10 @@ pub fn build(file: &FilePlan, info: &FileInfo) -> FileRows {
     }
     let mut first_row = vec![None; info.units.len()];
     for (i, r) in rows.iter().enumerate() {
-        if let Some(u) = r.unit {
-            if first_row[u].is_none() {
-                first_row[u] = Some(i);
-            }
+        if let Some(u) = r.unit
+            && first_row[u].is_none()
+        {
+            first_row[u] = Some(i);
         }
     }
     // Every unit must be reachable: one with no changed line (an edit whose change the line diff
@@ -339,9 +339,12 @@ fn tokens(s: &str) -> Vec<Range<usize>> {
     out
 }
 
+/// Byte ranges of a line to emphasize.
+pub type Emphasis = Vec<Range<usize>>;
+
 /// Changed byte ranges of `a` and `b`, or `None` when the lines are too different (or too big)
 /// for emphasis to help: then the whole line's colour says it.
-pub fn word_emphasis(a: &str, b: &str) -> Option<(Vec<Range<usize>>, Vec<Range<usize>>)> {
+pub fn word_emphasis(a: &str, b: &str) -> Option<(Emphasis, Emphasis)> {
     if a.len() > EMPH_MAX_LINE || b.len() > EMPH_MAX_LINE || a == b {
         return None;
     }

@@ -77,7 +77,7 @@ fn summary(m: &Model, t: Theme) -> Vec<Line<'static>> {
             extra += &format!("  !{} failed", tally.failed);
         }
         if tally.stale > 0 {
-            extra += &format!("  ⚠ stale");
+            extra += "  ⚠ stale";
         }
         out.push(Line::from(vec![
             Span::raw(format!(
