@@ -414,3 +414,31 @@ fn closed_stdout_pipe() {
     }
     assert_eq!(r.read("big.txt"), big.as_bytes());
 }
+
+/// `filter` (SPEC §1): the edits for `--path` apply to stdin; on any failure exit 1, stdin echoed
+/// byte for byte and nothing on stderr.
+#[test]
+fn filter_pipe() {
+    let r = Root::new(&[]);
+    let edits = r.request("edits.json", br#"{"files": [{"path": "x.txt", "edits": [{"oldText": "b", "newText": "B\nC"}]}]}"#);
+    let bad = r.request("bad.json", b"{");
+    let run = |path: &str, req: &Path, stdin: &[u8]| r.run_stdin(&["filter", "--path", path, "--edits", req.to_str().unwrap()], stdin);
+    // Success: the edited buffer, its CRLF and BOM kept.
+    let o = run("x.txt", &edits, b"\xef\xbb\xbfa\r\nb\r\n");
+    assert_eq!((code(&o), o.stdout.as_slice(), o.stderr.as_slice()), (0, &b"\xef\xbb\xbfa\r\nB\r\nC\r\n"[..], &b""[..]));
+    // Failures: not found, a request for another path, a bad request, a missing request file, a
+    // buffer that is not UTF-8.
+    let missing = r.tmp.path().join("missing.json");
+    for (path, req, stdin) in [
+        ("x.txt", &edits, &b"a\nc\n"[..]),
+        ("y.txt", &edits, b"b\n"),
+        ("x.txt", &bad, b"b\n"),
+        ("x.txt", &missing, b"b\n"),
+        ("x.txt", &edits, b"a\n\xff b\n"),
+    ] {
+        let o = run(path, req, stdin);
+        assert_eq!(code(&o), 1, "{path} {} {stdin:?}", req.display());
+        assert_eq!(o.stdout, stdin, "{path} {}: input not echoed", req.display());
+        assert!(o.stderr.is_empty(), "{path} {}: stderr {}", req.display(), stderr(&o));
+    }
+}
