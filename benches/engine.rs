@@ -59,6 +59,23 @@ fn file(size: usize) -> (String, usize) {
     (s, i)
 }
 
+/// Edits whose oldText has a typo: not found, so every one gets candidate hints.
+fn failing(items: usize, n: usize) -> Vec<EditSpec> {
+    let step = (items / n).max(1);
+    (0..n)
+        .map(|k| {
+            let i = k * step;
+            EditSpec {
+                old_text: format!("fn item_{i}(x: u46) -> u64 {{\n    let label = \"valeu {i}\";"),
+                new_text: "// gone".into(),
+                replace_all: false,
+                id: None,
+                pointer: None,
+            }
+        })
+        .collect()
+}
+
 fn edits(items: usize, n: usize, normalized: bool) -> Vec<EditSpec> {
     let step = (items / n).max(1);
     (0..n)
@@ -86,6 +103,10 @@ struct Sample {
 }
 
 fn measure(dir: &std::path::Path, req: &Request, runs: usize) -> Sample {
+    measure_expect(dir, req, runs, true)
+}
+
+fn measure_expect(dir: &std::path::Path, req: &Request, runs: usize, ok: bool) -> Sample {
     let settings = Settings { root: dir.to_path_buf(), ..Settings::default() };
     let mut times = Vec::new();
     let mut peak = 0;
@@ -95,7 +116,7 @@ fn measure(dir: &std::path::Path, req: &Request, runs: usize) -> Sample {
         let t = Instant::now();
         let run = batch::run(req, Mode::DryRun, &settings);
         let el = t.elapsed();
-        if !run.response.as_ref().map(|r| r.ok).unwrap_or(false) {
+        if run.response.as_ref().map(|r| r.ok).unwrap_or(false) != ok {
             panic!("bench batch must resolve: {}", run.to_json().to_string().chars().take(600).collect::<String>());
         }
         drop(run);
@@ -137,6 +158,28 @@ fn main() {
             }
         }
     }
+    // Hints: every edit not found, each with up to 3 scored candidates.
+    for &size in sizes {
+        let (text, items) = file(size);
+        let name = format!("f{size}.rs");
+        std::fs::write(dir.path().join(&name), &text).expect("write");
+        for &n in &[10usize, 1000] {
+            let mut fr = FileRequest::new(name.clone());
+            fr.edits = failing(items, n);
+            let req = Request { files: vec![fr], documents: vec![], dry_run: true };
+            let s = measure_expect(dir.path(), &req, if size > (4 << 20) { 5 } else { 9 }, false);
+            println!(
+                "{:>7.1}M {:>6} {:>11} {:>10.1}ms {:>10.1}MB {:>9.2}x",
+                text.len() as f64 / 1048576.0,
+                n,
+                "not found",
+                s.median.as_secs_f64() * 1000.0,
+                s.peak as f64 / 1048576.0,
+                s.peak as f64 / text.len() as f64
+            );
+            rows.push((size, n + 1, false, s.median));
+        }
+    }
     let get = |size, n, norm| rows.iter().find(|r| r.0 == size && r.1 == n && r.2 == norm).map(|r| r.3.as_secs_f64());
     for &size in sizes {
         if let (Some(e10), Some(e1000), Some(n1000)) = (get(size, 10, false), get(size, 1000, false), get(size, 1000, true)) {
@@ -146,6 +189,11 @@ fn main() {
                 e1000 / e10,
                 n1000 / e1000
             );
+        }
+    }
+    for &size in sizes {
+        if let (Some(ok), Some(bad)) = (get(size, 1000, false), get(size, 1001, false)) {
+            println!("{:.0} MB: 1000 failing edits with hints = {:.2}x the time of 1000 resolved ones", size as f64 / 1048576.0, bad / ok);
         }
     }
     if let (Some(a), Some(b)) = (get(1 << 20, 1000, false), get(10 << 20, 1000, false)) {

@@ -1,12 +1,15 @@
 //! Closest candidate regions for edits that were not found (SPEC §3.9).
 //!
 //! Hints must stay cheap next to matching, even with many failed edits on a large file. So
-//! candidate windows are found by voting in one pass over the file's lines: a file line equal
+//! candidate windows are found by voting, with keys that are rare in the file: a file line equal
 //! to a line of `oldText` (indentation aside) votes strongly for the window it would start, a
-//! shared identifier votes weakly. Only the few best windows per edit are then scored with a
-//! real similarity ratio.
+//! shared identifier votes weakly. File lines are looked up by hash in one pass; identifiers are
+//! found by one Aho-Corasick scan. A key found in more than [`MAX_DF`] places says nothing about
+//! where an edit belongs and is dropped, which also bounds the votes. Only the few best windows
+//! per edit are then scored with a real similarity ratio.
 
 use crate::normalize::Normalized;
+use aho_corasick::{AhoCorasick, MatchKind};
 use similar::{Algorithm, TextDiff};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -15,9 +18,12 @@ use std::time::Duration;
 /// Candidates returned per edit.
 pub const MAX_CANDIDATES: usize = 3;
 /// Windows scored per edit.
-const SCORED: usize = 8;
-/// Votes kept per edit, so that common lines cannot make the pass quadratic.
-const MAX_VOTES: usize = 50_000;
+const SCORED: usize = 4;
+/// A key (line or identifier) found in more places than this is too common to vote.
+const MAX_DF: usize = 8;
+/// Vote weights.
+const LINE_WEIGHT: u32 = 8;
+const TOKEN_WEIGHT: u32 = 1;
 
 /// A region of the file that resembles an edit's `oldText`.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,8 +34,28 @@ pub struct Candidate {
     pub score: f64,
 }
 
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
 fn tokens(line: &str) -> impl Iterator<Item = &str> {
-    line.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|t| t.chars().count() >= 3)
+    line.split(|c: char| !is_word(c)).filter(|t| t.chars().count() >= 3)
+}
+
+/// Where a key occurs in the file: how often, and the first lines (at most `MAX_DF + 1`).
+#[derive(Default)]
+struct Places {
+    count: usize,
+    lines: Vec<usize>,
+}
+
+impl Places {
+    fn add(&mut self, line: usize) {
+        self.count += 1;
+        if self.lines.len() <= MAX_DF && self.lines.last() != Some(&line) {
+            self.lines.push(line);
+        }
+    }
 }
 
 /// Candidates for each of `olds` (the `oldText`s that were not found) in the file `file`.
@@ -42,7 +68,7 @@ pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
     for (e, lines) in pat_lines.iter().enumerate() {
         for (i, l) in lines.iter().enumerate() {
             let t = l.trim();
-            if t.is_empty() {
+            if t.chars().count() < 2 {
                 continue;
             }
             by_line.entry(t).or_default().push((e, i));
@@ -51,39 +77,59 @@ pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
             }
         }
     }
-    let mut votes: Vec<HashMap<usize, u32>> = vec![HashMap::new(); olds.len()];
-    let mut vote_count = vec![0usize; olds.len()];
-    let mut line_starts: Vec<usize> = Vec::new();
-    let mut start = 0;
-    for (ln, line) in file.text.split('\n').enumerate() {
-        line_starts.push(start);
-        start += line.len() + 1;
-        let t = line.trim();
-        if t.is_empty() {
-            continue;
+    let text = file.text.as_str();
+    let mut line_starts: Vec<usize> = vec![0];
+    line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+    // Pass 1: file lines by hash.
+    let mut line_places: HashMap<&str, Places> = HashMap::new();
+    for (ln, &start) in line_starts.iter().enumerate() {
+        let end = line_starts.get(ln + 1).map_or(text.len(), |&n| n - 1);
+        let t = text[start..end].trim();
+        if let Some((k, _)) = by_line.get_key_value(t) {
+            line_places.entry(k).or_default().add(ln);
         }
-        let mut vote = |hits: &Vec<(usize, usize)>, w: u32| {
-            for &(e, i) in hits {
-                if ln >= i && vote_count[e] < MAX_VOTES {
-                    *votes[e].entry(ln - i).or_default() += w;
-                    vote_count[e] += 1;
+    }
+    // Pass 2: identifiers, whole words only, by one automaton scan.
+    let keys: Vec<&str> = by_token.keys().copied().collect();
+    let mut token_places: Vec<Places> = (0..keys.len()).map(|_| Places::default()).collect();
+    if !keys.is_empty() {
+        if let Ok(ac) = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(&keys) {
+            let (mut ln, mut at) = (0usize, 0usize);
+            for m in ac.find_iter(text) {
+                let before = text[..m.start()].chars().next_back();
+                let after = text[m.end()..].chars().next();
+                if before.is_some_and(is_word) || after.is_some_and(is_word) {
+                    continue;
                 }
-            }
-        };
-        if let Some(h) = by_line.get(t) {
-            vote(h, 8);
-        }
-        if !by_token.is_empty() {
-            for tok in tokens(t) {
-                if let Some(h) = by_token.get(tok) {
-                    vote(h, 1);
-                }
+                ln += memchr::memchr_iter(b'\n', &text.as_bytes()[at..m.start()]).count();
+                at = m.start();
+                token_places[m.pattern().as_usize()].add(ln);
             }
         }
     }
+    // Votes for window starts, from rare keys only.
+    let mut votes: Vec<HashMap<usize, u32>> = vec![HashMap::new(); olds.len()];
+    let mut vote = |places: &Places, hits: &[(usize, usize)], w: u32| {
+        if places.count > MAX_DF {
+            return;
+        }
+        for &fl in &places.lines {
+            for &(e, i) in hits {
+                if fl >= i {
+                    *votes[e].entry(fl - i).or_default() += w;
+                }
+            }
+        }
+    };
+    for (k, places) in &line_places {
+        vote(places, &by_line[k], LINE_WEIGHT);
+    }
+    for (k, places) in keys.iter().zip(&token_places) {
+        vote(places, &by_token[k], TOKEN_WEIGHT);
+    }
     let line_count = line_starts.len();
     let line_end = |l: usize| -> usize {
-        if l + 1 < line_count { line_starts[l + 1] - 1 } else { file.text.len() }
+        if l + 1 < line_count { line_starts[l + 1] - 1 } else { text.len() }
     };
     votes
         .iter()
@@ -105,7 +151,7 @@ pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
                         return None;
                     }
                     let span = file.orig_span(nr.clone(), true)?;
-                    Some(Candidate { span, score: similarity(&pats[e].text, &file.text[nr]) })
+                    Some(Candidate { span, score: similarity(&pats[e].text, &text[nr]) })
                 })
                 .collect();
             scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.span.start.cmp(&b.span.start)));
