@@ -21,6 +21,10 @@ pub const MAX_CANDIDATES: usize = 3;
 const SCORED: usize = 4;
 /// A key (line or identifier) found in more places than this is too common to vote.
 const MAX_DF: usize = 8;
+/// Edits without any vote that get the fallback line scan (one pass for all of them).
+const MAX_FALLBACK: usize = 32;
+/// Lines kept per edit by the fallback scan.
+const FALLBACK_LINES: usize = 4;
 /// Vote weights.
 const LINE_WEIGHT: u32 = 8;
 const TOKEN_WEIGHT: u32 = 1;
@@ -127,6 +131,7 @@ pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
     for (k, places) in keys.iter().zip(&token_places) {
         vote(places, &by_token[k], TOKEN_WEIGHT);
     }
+    fallback(text, &line_starts, &pat_lines, &mut votes);
     let line_count = line_starts.len();
     let line_end = |l: usize| -> usize {
         if l + 1 < line_count { line_starts[l + 1] - 1 } else { text.len() }
@@ -160,6 +165,76 @@ pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
             scored
         })
         .collect()
+}
+
+/// Character bigrams of a line, hashed into 128 bits: a cheap resemblance test.
+fn bigrams(s: &str) -> u128 {
+    let mut set = 0u128;
+    let mut prev: Option<char> = None;
+    for c in s.chars() {
+        if let Some(p) = prev {
+            set |= 1u128 << ((p as u32).wrapping_mul(31).wrapping_add(c as u32) % 128);
+        }
+        prev = Some(c);
+    }
+    set
+}
+
+/// For edits that no rare key voted for (a typo in the only identifier of a one-line oldText,
+/// say), one pass over the file's lines compares each with the edit's longest line by length and
+/// character bigrams, and the closest lines vote. Bounded: at most [`MAX_FALLBACK`] edits, one
+/// pass for all of them.
+fn fallback(text: &str, line_starts: &[usize], pat_lines: &[Vec<&str>], votes: &mut [HashMap<usize, u32>]) {
+    struct Probe {
+        edit: usize,
+        index: usize,
+        len: usize,
+        set: u128,
+        best: Vec<(f32, usize)>,
+    }
+    let mut probes: Vec<Probe> = votes
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.is_empty())
+        .filter_map(|(e, _)| {
+            let (index, line) = pat_lines[e].iter().enumerate().max_by_key(|(_, l)| l.trim().len())?;
+            let t = line.trim();
+            (t.chars().count() >= 3).then(|| Probe { edit: e, index, len: t.len(), set: bigrams(t), best: Vec::new() })
+        })
+        .take(MAX_FALLBACK)
+        .collect();
+    if probes.is_empty() {
+        return;
+    }
+    for (ln, &start) in line_starts.iter().enumerate() {
+        let end = line_starts.get(ln + 1).map_or(text.len(), |&n| n - 1);
+        let t = text[start..end].trim();
+        if t.is_empty() {
+            continue;
+        }
+        let mut set = None;
+        for p in &mut probes {
+            if ln < p.index || t.len() * 2 < p.len || t.len() > p.len * 2 {
+                continue;
+            }
+            let set = *set.get_or_insert_with(|| bigrams(t));
+            let union = (set | p.set).count_ones();
+            let score = if union == 0 { 0.0 } else { (set & p.set).count_ones() as f32 / union as f32 };
+            if score < 0.3 {
+                continue;
+            }
+            if p.best.len() < FALLBACK_LINES || score > p.best[p.best.len() - 1].0 {
+                p.best.push((score, ln));
+                p.best.sort_by(|a, b| b.0.total_cmp(&a.0));
+                p.best.truncate(FALLBACK_LINES);
+            }
+        }
+    }
+    for p in probes {
+        for (_, ln) in p.best {
+            *votes[p.edit].entry(ln - p.index).or_default() += TOKEN_WEIGHT;
+        }
+    }
 }
 
 /// Similarity ratio of two texts, by characters for short texts and by lines for long ones,
@@ -202,6 +277,15 @@ mod tests {
         let file = Normalized::new(text);
         let c = candidates(&file, &["let countr = compute_total(items);"]);
         assert_eq!(&text[c[0][0].span.clone()], "let counter = compute_total(items);");
+    }
+
+    #[test]
+    fn typo_in_the_only_identifier_found_by_bigrams() {
+        let text = "fn main() {\n    let x = 1;\n    println!(\"{}\", x);\n}\n";
+        let file = Normalized::new(text);
+        let c = candidates(&file, &["    printn!(\"{}\", x);", "fn mian() {"]);
+        assert_eq!(&text[c[0][0].span.clone()], "    println!(\"{}\", x);");
+        assert_eq!(&text[c[1][0].span.clone()], "fn main() {");
     }
 
     #[test]

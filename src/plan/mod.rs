@@ -263,8 +263,29 @@ pub fn resolve(req: &Request, root: &Root, opts: ResolveOptions) -> Result<Plan,
         }
     }
     let merged = merge_same_file(&req.files, root)?;
-    let files = merged.iter().map(|f| resolve_file(f, root, &docs)).collect();
+    let files: Vec<FilePlan> = merged.iter().map(|f| resolve_file(f, root, &docs)).collect();
+    same_inode(&files)?;
     Ok(Plan { files })
+}
+
+/// Two paths of the batch that reach one file (a symlink to it, or a hard link) cannot both be
+/// changed: the writes would race each other. Found from the files as read, so `--check` and
+/// `resolve` say what `apply` would.
+fn same_inode(files: &[FilePlan]) -> Result<(), RequestError> {
+    let mut seen: HashMap<(u64, u64), &str> = HashMap::new();
+    for f in files {
+        let Some(fp) = f.original.as_ref().and_then(|o| o.fingerprint.as_ref()) else {
+            continue;
+        };
+        if let Some(first) = seen.insert((fp.dev, fp.ino), &f.path) {
+            return Err(RequestError::new(format!(
+                "{first} and {} are the same file (a symlink or a hard link); the batch would change it twice",
+                f.path
+            ))
+            .hint("put everything for that file under one of its paths"));
+        }
+    }
+    Ok(())
 }
 
 /// Merges objects that name one file under different spellings (`a` and `/root/a`; the wire
