@@ -98,7 +98,7 @@ pub fn run(run: &Run, format: &str, color: bool) {
             }
         }
         if let Some(rb) = &resp.rolled_back {
-            diagnostic(&format!("nothing was written: {rb}"), None);
+            diagnostic(&format!("the write failed; rolled back: {rb}"), None);
         }
     }
 }
@@ -189,7 +189,8 @@ fn text(resp: &Response, color: bool) -> String {
             }
         }
     }
-    for f in &resp.files {
+    // Diffs only for what was (or would be) written: a failed batch shows its errors alone.
+    for f in resp.files.iter().filter(|_| resp.ok) {
         if !f.diff.is_empty() {
             out.push('\n');
             out.push_str(&paint_diff(&f.diff, color));

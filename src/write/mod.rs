@@ -212,6 +212,9 @@ pub struct Root {
     /// Canonical absolute path of the root at open time (for absolute request paths and
     /// messages; never used to open anything).
     dir: PathBuf,
+    /// The root as the user spelled it, made absolute lexically (`--root` through a symlink):
+    /// absolute request paths under either spelling are inside.
+    spelled: PathBuf,
     dev: u64,
     ino: u64,
     pub limits: Limits,
@@ -232,6 +235,7 @@ impl Root {
         })?;
         let st = rustix::fs::fstat(&fd)
             .map_err(|e| FsError::from_errno(&shown, "cannot stat the root directory", e))?;
+        let spelled = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
         // The name of the directory we actually opened, as the kernel sees it.
         let dir = confine::fd_path(fd.as_fd())
             .or_else(|| std::fs::canonicalize(dir).ok())
@@ -239,6 +243,7 @@ impl Root {
         Ok(Root {
             fd,
             dir,
+            spelled,
             dev: st.st_dev,
             ino: st.st_ino,
             limits,
@@ -255,7 +260,12 @@ impl Root {
     /// This is for display and bookkeeping; confinement is enforced again by the kernel when
     /// the file is opened.
     pub fn relative(&self, path: &str) -> Result<PathBuf, FsError> {
-        confine::normalize(&self.dir, path.as_ref()).map_err(|m| m.into_error(path))
+        match confine::normalize(&self.dir, path.as_ref()) {
+            Err(_) if Path::new(path).is_absolute() && self.spelled != self.dir => {
+                confine::normalize(&self.spelled, path.as_ref()).map_err(|m| m.into_error(path))
+            }
+            r => r.map_err(|m| m.into_error(path)),
+        }
     }
 
     /// Whether `path` exists beneath the root (a regular file), without reading it.
