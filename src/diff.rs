@@ -282,6 +282,9 @@ pub fn render_hunks(hunks: &[Hunk], out: &mut String) {
 
 /// A unified diff with `a/` `b/` headers; `None` names `/dev/null` (create or delete).
 pub fn unified(old_path: Option<&str>, new_path: Option<&str>, hunks: &[Hunk]) -> String {
+    // A whole-file change of an empty file yields one hunk without lines (`@@ -0,0 +0,0 @@`),
+    // which git rejects as a corrupt patch: such a file has no hunks at all.
+    let hunks = if hunks.iter().all(|h| h.lines.is_empty()) { &[][..] } else { hunks };
     let mut out = String::new();
     if let (Some(a), Some(b)) = (old_path, new_path) {
         if a != b {
@@ -312,6 +315,37 @@ pub fn unified(old_path: Option<&str>, new_path: Option<&str>, hunks: &[Hunk]) -
     out
 }
 
+/// Joins per-file diffs into one patch. git reads `---`/`+++` lines that follow a `diff --git`
+/// extended header as part of that header, so a header without hunks (a pure rename, an empty
+/// file created or deleted) would swallow the next plain diff; such a next diff gets its own
+/// `diff --git` line (and the new/deleted file mode its `/dev/null` side implies).
+pub fn join<'a>(diffs: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    let mut open_header = false;
+    for d in diffs {
+        if d.is_empty() {
+            continue;
+        }
+        if open_header && d.starts_with("--- ") {
+            let mut lines = d.lines();
+            let old = lines.next().and_then(|l| l.strip_prefix("--- a/"));
+            let new = lines.next().and_then(|l| l.strip_prefix("+++ b/"));
+            if let Some(name) = old.or(new) {
+                let (a, b) = (old.unwrap_or(name), new.unwrap_or(name));
+                out.push_str(&format!("diff --git a/{a} b/{b}\n"));
+                match (old, new) {
+                    (None, _) => out.push_str("new file mode 100644\n"),
+                    (_, None) => out.push_str("deleted file mode 100644\n"),
+                    _ => {}
+                }
+            }
+        }
+        out.push_str(d);
+        open_header = d.starts_with("diff --git ") && !d.contains("\n@@ ");
+    }
+    out
+}
+
 /// Hunks for a whole-file create (`old` empty) or delete (`new` empty).
 pub fn whole(old: &str, new: &str) -> Vec<Hunk> {
     hunks(old, new, &[Change { old: 0..old.len(), new: 0..new.len(), edit: 0 }])
@@ -332,6 +366,28 @@ mod tests {
         let (old, new) = ("p\n\rq\nr\ns", "p\n\r\ns");
         let d = diff(old, new, &[Change { old: 3..4, new: 3..4, edit: 0 }, Change { old: 4..7, new: 4..4, edit: 1 }]);
         assert_eq!(d, "--- a/f\n+++ b/f\n@@ -1,4 +1,3 @@\n p\n-\rq\n-r\n+\r\n s\n\\ No newline at end of file\n");
+    }
+
+    #[test]
+    fn empty_file_created_or_deleted_has_only_the_git_header() {
+        assert_eq!(unified(None, Some("e"), &whole("", "")), "diff --git a/e b/e\nnew file mode 100644\n");
+        assert_eq!(unified(Some("e"), None, &whole("", "")), "diff --git a/e b/e\ndeleted file mode 100644\n");
+    }
+
+    #[test]
+    fn join_gives_a_diff_after_a_bare_git_header_its_own() {
+        let rename = unified(Some("m"), Some("t"), &[]);
+        let edit = unified(Some("e"), Some("e"), &whole("x\n", "y\n"));
+        let create = unified(None, Some("n"), &whole("", "n\n"));
+        let joined = join([rename.as_str(), edit.as_str(), "", create.as_str()]);
+        assert_eq!(
+            joined,
+            "diff --git a/m b/t\nrename from m\nrename to t\n\
+             diff --git a/e b/e\n--- a/e\n+++ b/e\n@@ -1 +1 @@\n-x\n+y\n\
+             --- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+n\n"
+        );
+        let joined = join([rename.as_str(), create.as_str()]);
+        assert!(joined.ends_with("rename to t\ndiff --git a/n b/n\nnew file mode 100644\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+n\n"), "{joined}");
     }
 
     #[test]

@@ -442,3 +442,49 @@ fn filter_pipe() {
         assert!(o.stderr.is_empty(), "{path} {}: stderr {}", req.display(), stderr(&o));
     }
 }
+
+/// `--format diff` of a batch with empty files created and deleted and a pure rename followed by
+/// plain diffs: git applies it (an empty file needs git's extended header, and a rename header
+/// without hunks must not swallow the next file's `---`/`+++` lines) and gets what redline writes.
+#[test]
+fn diff_format_with_empty_files_and_pure_renames_is_accepted_by_git_apply() {
+    let input: &[(&str, &[u8])] = &[("m.txt", b"m\n"), ("e.txt", b"e\n"), ("gone.txt", b""), ("q.txt", b"q\n")];
+    let request = serde_json::json!({"files": [
+        {"path": "m.txt", "moveTo": "moved.txt"},
+        {"path": "e.txt", "edits": [{"oldText": "e", "newText": "E"}]},
+        {"path": "q.txt", "moveTo": "sub/q.txt"},
+        {"path": "new.txt", "content": "n\n"},
+        {"path": "empty.txt", "content": ""},
+        {"path": "gone.txt", "delete": true},
+    ]});
+    let tmp = tempfile::tempdir().unwrap();
+    let (applied, patched) = (tmp.path().join("applied"), tmp.path().join("patched"));
+    for dir in [&applied, &patched] {
+        fs::create_dir(dir).unwrap();
+        for (p, b) in input {
+            fs::write(dir.join(p), b).unwrap();
+        }
+    }
+    let req = tmp.path().join("req.json");
+    fs::write(&req, serde_json::to_vec(&request).unwrap()).unwrap();
+    let o = Command::new(BIN).args(["apply", "--dry-run", "--format", "diff", "--root"]).arg(&patched).arg(&req).output().unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    fs::write(tmp.path().join("p.diff"), &o.stdout).unwrap();
+    git(&patched, &["init", "-q", "."]);
+    git(&patched, &["apply", "../p.diff"]);
+    let o = Command::new(BIN).args(["apply", "--format", "json", "--root"]).arg(&applied).arg(&req).output().unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(files(&applied), files(&patched), "git apply of\n{}", String::from_utf8_lossy(&fs::read(tmp.path().join("p.diff")).unwrap()));
+    // Each file's own diff is accepted too.
+    for f in json(&o)["files"].as_array().unwrap() {
+        let fresh = tmp.path().join("fresh");
+        let _ = fs::remove_dir_all(&fresh);
+        fs::create_dir(&fresh).unwrap();
+        for (p, b) in input {
+            fs::write(fresh.join(p), b).unwrap();
+        }
+        fs::write(tmp.path().join("one.diff"), f["diff"].as_str().unwrap()).unwrap();
+        git(&fresh, &["init", "-q", "."]);
+        git(&fresh, &["apply", "--check", "../one.diff"]);
+    }
+}

@@ -80,7 +80,7 @@ pub fn run(run: &Run, format: &str, color: bool) {
         "json" => line(&run.to_pretty()),
         "diff" => {
             if resp.ok {
-                let all: String = resp.files.iter().map(|f| f.diff.as_str()).collect();
+                let all = redline::diff::join(resp.files.iter().map(|f| f.diff.as_str()));
                 out(&paint_diff(&all, color));
             }
         }
