@@ -215,7 +215,7 @@ fn dialect_fixtures_pass_byte_for_byte() {
             run(s, code.trim().parse().unwrap(), false, Via::Path)
         })
         .collect();
-    check_all(results, 11);
+    check_all(results, 12);
 }
 
 #[test]

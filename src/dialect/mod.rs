@@ -23,7 +23,8 @@ pub enum InputKind {
     Json,
     /// Codex `*** Begin Patch` … `*** End Patch`.
     Patch,
-    /// `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE` blocks.
+    /// `<<<<<<< SEARCH` / `=======` / `>>>>>>> REPLACE` blocks (or Cline's `------- SEARCH` /
+    /// `=======` / `+++++++ REPLACE`).
     SearchReplace,
 }
 
@@ -44,7 +45,7 @@ impl InputKind {
 ///
 /// JSON when the first non-whitespace character is `{` or `[`; a patch when some line is
 /// `*** Begin Patch` (padding allowed, so also inside a heredoc wrapper); SEARCH/REPLACE when some
-/// line is a `<<<<<<< SEARCH` marker. Never returns [`InputKind::Auto`].
+/// line is a `<<<<<<< SEARCH` (or Cline `------- SEARCH`) marker. Never returns [`InputKind::Auto`].
 pub fn detect(text: &str) -> Option<InputKind> {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     match text.trim_start().chars().next() {
@@ -103,6 +104,13 @@ mod tests {
         assert_eq!(
             detect("a.txt\n```\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n"),
             Some(InputKind::SearchReplace)
+        );
+        assert_eq!(
+            detect(
+                "<path>a.txt</path>\n<diff>\n------- SEARCH\na\n=======\nb\n+++++++ REPLACE\n</diff>\n"
+            ),
+            Some(InputKind::SearchReplace),
+            "Cline's markers"
         );
         assert_eq!(detect("hello\n"), None);
         assert_eq!(detect("   "), None);

@@ -12,7 +12,10 @@
 //! ````
 //!
 //! - Markers as Aider accepts them: 5 to 9 `<`, `=` or `>`, trailing whitespace allowed,
-//!   `<<<<<<< SEARCH>` too.
+//!   `<<<<<<< SEARCH>` too. Cline's markers (`------- SEARCH`, `=======`, `+++++++ REPLACE`, in
+//!   a `replace_in_file` tool call) are read the same way: 5 to 9 `-` or `+` stand for `<` or `>`.
+//! - In a Cline tool call the path is a `<path>src/a.rs</path>` line; bare tag lines (`<diff>`,
+//!   `</replace_in_file>`) are skipped when looking for it.
 //! - The path is the nearest line above the SEARCH marker that is neither blank nor a fence,
 //!   looking no further back than the previous block; with none, a fence info string that looks
 //!   like a path (```` ```src/a.rs ````); with none either, the previous block's path. Markdown
@@ -34,9 +37,11 @@ use crate::request::{EditSpec, FileRequest, Request, RequestError};
 
 const FORMAT_HINT: &str = "a block is a path line, `<<<<<<< SEARCH`, the old lines, `=======`, the new lines, `>>>>>>> REPLACE`";
 
-/// `<` × 5..=9 then ` SEARCH`, optionally `>`, then whitespace.
+/// `<` (Aider) or `-` (Cline) × 5..=9 then ` SEARCH`, optionally `>`, then whitespace.
 pub(crate) fn is_search_marker(line: &str) -> bool {
-    marker(line, '<', "SEARCH").is_some_and(|rest| matches!(rest, "" | ">"))
+    ['<', '-']
+        .into_iter()
+        .any(|c| marker(line, c, "SEARCH").is_some_and(|rest| matches!(rest, "" | ">")))
 }
 
 fn is_divider(line: &str) -> bool {
@@ -44,8 +49,10 @@ fn is_divider(line: &str) -> bool {
     (5..=9).contains(&t.len()) && t.bytes().all(|b| b == b'=')
 }
 
+/// `>` (Aider) or `+` (Cline) × 5..=9 then ` REPLACE`, optionally `>` (Cline), then whitespace.
 fn is_replace_marker(line: &str) -> bool {
     marker(line, '>', "REPLACE").is_some_and(str::is_empty)
+        || marker(line, '+', "REPLACE").is_some_and(|rest| matches!(rest, "" | ">"))
 }
 
 /// For `cccccc WORD…`, what follows WORD (trailing whitespace removed).
@@ -71,9 +78,32 @@ fn strip_path(line: &str) -> &str {
     t.trim_matches(|c| c == '*' || c == '`').trim()
 }
 
+/// A line that is one bare XML tag (`<diff>`, `</replace_in_file>`), as around a Cline tool
+/// call's SEARCH/REPLACE blocks: it names no file.
+fn is_tag(line: &str) -> bool {
+    let t = line.trim();
+    t.strip_prefix('<')
+        .and_then(|t| t.strip_suffix('>'))
+        .map(|name| name.strip_prefix('/').unwrap_or(name))
+        .is_some_and(|name| {
+            !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        })
+}
+
 /// The path a line names, or `None` when it reads as prose: whitespace inside, unless the whole
-/// line is wrapped in backticks or `**`.
+/// line is wrapped in backticks or `**`. A Cline `<path>…</path>` line names its content.
 fn path_line(line: &str) -> Option<&str> {
+    if let Some(p) = line
+        .trim()
+        .strip_prefix("<path>")
+        .and_then(|t| t.strip_suffix("</path>"))
+    {
+        let p = p.trim();
+        return (!p.is_empty()).then_some(p);
+    }
     let t = line.trim().trim_end_matches(':');
     let wrapped = (t.len() > 2 && t.starts_with('`') && t.ends_with('`'))
         || (t.len() > 4 && t.starts_with("**") && t.ends_with("**"));
@@ -165,7 +195,7 @@ fn section_end(lines: &[&str], from: usize, is_end: fn(&str) -> bool) -> Option<
 fn path_above(lines: &[&str], floor: usize, start: usize) -> Option<String> {
     let mut from_fence = None;
     for line in lines[floor..start].iter().rev() {
-        if line.trim().is_empty() {
+        if line.trim().is_empty() || is_tag(line) {
             continue;
         }
         if is_fence(line) {
@@ -353,6 +383,42 @@ mod tests {
         assert_eq!(e.line, Some(2));
         let e = parse("just prose\n").unwrap_err();
         assert!(e.message.contains("no SEARCH/REPLACE blocks"));
+    }
+
+    #[test]
+    fn cline_markers_and_tool_call_paths() {
+        let r = parse(
+            "<replace_in_file>\n<path>src/a.rs</path>\n<diff>\n------- SEARCH\nfn a() {}\n=======\n\
+             fn b() {}\n+++++++ REPLACE\n\n------- SEARCH\nx\n=======\ny\n+++++++ REPLACE>\n</diff>\n\
+             </replace_in_file>\n\n<replace_in_file>\n<path>lib/b.py</path>\n<diff>\n\
+             <<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n</diff>\n</replace_in_file>\n",
+        )
+        .unwrap();
+        assert_eq!(r.files.len(), 2);
+        assert_eq!(r.files[0].path, "src/a.rs");
+        assert_eq!(
+            edits(&r.files[0]),
+            vec![("fn a() {}", "fn b() {}"), ("x", "y")]
+        );
+        assert_eq!(r.files[1].path, "lib/b.py");
+        assert_eq!(edits(&r.files[1]), vec![("old", "new")]);
+        // A path line above Cline markers, as in Aider's format.
+        let r = parse("a.txt\n------- SEARCH\n1\n=======\none\n+++++++ REPLACE\n").unwrap();
+        assert_eq!(r.files[0].path, "a.txt");
+        assert_eq!(edits(&r.files[0]), vec![("1", "one")]);
+        // A tag line alone is not a path.
+        let e = parse("<diff>\n------- SEARCH\n1\n=======\none\n+++++++ REPLACE\n</diff>\n")
+            .unwrap_err();
+        assert!(e.message.contains("names no file"), "{e:?}");
+        // Malformed: no REPLACE marker, with its line.
+        let e = parse("a.txt\n\n------- SEARCH\n1\n=======\none\n").unwrap_err();
+        assert_eq!(e.line, Some(3));
+        assert!(is_search_marker("------- SEARCH"));
+        assert!(is_search_marker("------- SEARCH>"));
+        assert!(!is_search_marker("--- SEARCH"));
+        assert!(!is_search_marker("------- REPLACE"));
+        assert!(is_replace_marker("+++++++ REPLACE"));
+        assert!(!is_replace_marker("+++ b/REPLACE"));
     }
 
     #[test]

@@ -1,0 +1,7 @@
+fn main() {
+    println!("hello");
+}
+
+fn helper() -> u32 {
+    2
+}

@@ -1,0 +1,7 @@
+fn main() {
+    println!("hi");
+}
+
+fn helper() -> u32 {
+    1
+}
