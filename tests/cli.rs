@@ -126,11 +126,22 @@ fn exit_codes() {
 #[test]
 fn check_prints_nothing() {
     let r = Root::new(&[("a.txt", b"alpha\n")]);
-    for (req, want) in [(edit_request("a.txt", "alpha", "b"), 0), (edit_request("a.txt", "zzz", "b"), 1)] {
+    let documents = br#"{"files": [{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "b"}]}], "documents": [{"path": "a.txt", "text": "alpha"}]}"#;
+    for (req, want) in [
+        (edit_request("a.txt", "alpha", "b"), 0),
+        (edit_request("a.txt", "zzz", "b"), 1),
+        (edit_request("../out.txt", "alpha", "b"), 1),
+        (br#"{"files": []}"#.to_vec(), 2),
+        (b"{".to_vec(), 2),
+        (documents.to_vec(), 2),
+    ] {
         let p = r.request("req.json", &req);
-        let o = r.run_with(&["apply", "--check", "--format", "json"], &p);
-        assert_eq!(code(&o), want);
-        assert!(o.stdout.is_empty(), "--check printed {:?}", stdout(&o));
+        for args in [&["apply", "--check", "--format", "json"][..], &["apply", "--check"], &["apply", "--check", "--dry-run"]] {
+            let o = r.run_with(args, &p);
+            assert_eq!(code(&o), want, "{args:?} {}", String::from_utf8_lossy(&req));
+            assert!(o.stdout.is_empty(), "--check printed {:?}", stdout(&o));
+            assert!(o.stderr.is_empty(), "--check printed on stderr {:?}", stderr(&o));
+        }
     }
     assert_eq!(r.read("a.txt"), b"alpha\n");
 }

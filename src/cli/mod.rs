@@ -64,8 +64,8 @@ enum Command {
         /// Resolve and print, never write.
         #[arg(long)]
         dry_run: bool,
-        /// Only set the exit code.
-        #[arg(long, conflicts_with = "dry_run")]
+        /// Only set the exit code: print nothing at all (implies --dry-run).
+        #[arg(long)]
         check: bool,
     },
     /// Resolve the batch and open the terminal reviewer; write only what is accepted.
@@ -235,7 +235,9 @@ fn load(ctx: &Context, path: Option<&str>) -> Result<Request, RequestError> {
 fn apply(ctx: &Context, path: Option<&str>, mode: Mode) -> ExitStatus {
     let req = match load(ctx, path) {
         Ok(r) => r,
-        Err(e) => return output::request_failure(&e, mode != Mode::Check, ctx.format.as_deref()),
+        // `--check` prints nothing, not even why the request is invalid: only the exit code.
+        Err(_) if mode == Mode::Check => return ExitStatus::Usage,
+        Err(e) => return output::request_failure(&e, true, ctx.format.as_deref()),
     };
     let run = batch::run(&req, mode, &ctx.settings);
     if mode == Mode::Check {
