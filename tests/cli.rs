@@ -499,3 +499,32 @@ fn diff_format_with_empty_files_and_pure_renames_is_accepted_by_git_apply() {
         git(&fresh, &["apply", "--check", "../one.diff"]);
     }
 }
+
+/// Usage errors (an unknown flag, a missing argument, a bad value) exit 2 with the same
+/// `error:`/`hint:` diagnostics as every other error, and nothing on stdout; help and version
+/// still print normally.
+#[test]
+fn usage_errors_are_diagnostics() {
+    let r = Root::new(&[("a.txt", b"alpha\n")]);
+    for args in [
+        &["apply", "--no-such-flag"][..],
+        &["read"],
+        &["apply", "--format"],
+        &["--color", "sometimes", "apply"],
+        &["schema", "bogus"],
+        &["no-such-command"],
+        &["filter", "--path", "a.txt"],
+    ] {
+        let o = r.run(args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}: {}", stdout(&o));
+        let err = stderr(&o);
+        assert_diagnostics(&err);
+        assert!(err.contains("\nhint: "), "{args:?}: no hint in {err:?}");
+    }
+    for args in [&["--help"][..], &["apply", "--help"], &["--version"]] {
+        let o = r.run(args);
+        assert_eq!(code(&o), 0, "{args:?}");
+        assert!(!o.stdout.is_empty(), "{args:?}");
+    }
+}

@@ -11,7 +11,7 @@ use redline::document::PositionEncoding;
 use redline::error::ExitStatus;
 use redline::report::Mode;
 use redline::request::{Request, RequestError};
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -135,7 +135,10 @@ struct Context {
 }
 
 pub fn main() -> ExitStatus {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_failure(&e),
+    };
     let Some(encoding) = PositionEncoding::parse(&cli.position_encoding) else {
         return usage(&format!("unknown position encoding `{}`", cli.position_encoding), "use utf-8, utf-16 or utf-32");
     };
@@ -182,6 +185,45 @@ pub fn main() -> ExitStatus {
         Command::Mcp => editor::mcp(&ctx.settings),
         Command::Schema { which } => editor::schema(which.as_deref()),
     }
+}
+
+/// Help and version go to stdout as clap prints them; a usage error is exit 2 with clap's message
+/// reshaped into `error: …` then `hint: …` lines (its tips, possible values and usage line).
+fn clap_failure(e: &clap::Error) -> ExitStatus {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+        let _ = e.print();
+        return if e.exit_code() == 0 { ExitStatus::Success } else { ExitStatus::Usage };
+    }
+    let rendered = e.render().to_string();
+    let mut lines = rendered.lines();
+    let mut message = lines.next().unwrap_or_default().trim_start_matches("error: ").trim().to_string();
+    let mut hints = Vec::new();
+    let mut in_message = true;
+    for l in lines {
+        let t = l.trim();
+        if t.is_empty() {
+            in_message = false;
+        } else if let Some(values) = t.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+            hints.push(values.to_string());
+        } else if let Some(tip) = t.strip_prefix("tip: ") {
+            hints.push(tip.to_string());
+        } else if let Some(usage) = t.strip_prefix("Usage: ") {
+            hints.push(format!("usage: {usage}"));
+        } else if in_message {
+            message.push(' ');
+            message.push_str(t);
+        }
+    }
+    if hints.is_empty() {
+        hints.push("run `redline --help` for usage".into());
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "error: {message}");
+    for h in hints {
+        let _ = writeln!(err, "hint: {h}");
+    }
+    ExitStatus::Usage
 }
 
 /// Parses `123`, `64K`, `10M`, `1G` (powers of 1024).
