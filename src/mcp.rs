@@ -16,9 +16,9 @@ use crate::batch::Settings;
 use crate::report::Mode;
 use crate::schema::{self, ReadParams};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -130,6 +130,37 @@ impl ServerHandler for Server {
             .await
             .map_err(|e| ErrorData::internal_error(format!("the tool call panicked: {e}"), None))?;
         result.map(CallToolResponse::from)
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(unroutable(&request.method))
+    }
+}
+
+/// Methods whose params rmcp could not read as the MCP shape (so they reach
+/// [`ServerHandler::on_custom_request`]): the method exists, its params do not fit.
+const KNOWN_METHODS: &[&str] = &["initialize", "ping", "tools/list", "tools/call"];
+
+/// The JSON-RPC error for a request rmcp could not route: `-32602` when a known method's params
+/// do not fit (a `tools/call` whose `arguments` is not an object), else `-32601`.
+fn unroutable(method: &str) -> ErrorData {
+    if KNOWN_METHODS.contains(&method) {
+        ErrorData::invalid_params(
+            format!(
+                "`{method}` params do not fit its MCP shape (tools/call takes {{\"name\": …, \"arguments\": {{…}}}}, arguments an object)"
+            ),
+            None,
+        )
+    } else {
+        ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("method not found: {method}"),
+            None,
+        )
     }
 }
 

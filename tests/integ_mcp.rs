@@ -173,6 +173,15 @@ fn handshake_list_and_apply() {
     assert_eq!(bad["result"]["isError"], true);
     let unknown = mcp.request(9, "tools/call", json!({"name": "rm_rf", "arguments": {}}));
     assert_eq!(unknown["error"]["code"], -32602);
+    // Arguments that are not an object: the method exists, its params are invalid.
+    let text_args = mcp.request(
+        10,
+        "tools/call",
+        json!({"name": "preview_edits", "arguments": "*** Begin Patch\n*** End Patch\n"}),
+    );
+    assert_eq!(text_args["error"]["code"], -32602, "{text_args}");
+    let missing = mcp.request(11, "resources/list", json!({}));
+    assert_eq!(missing["error"]["code"], -32601, "{missing}");
     assert_eq!(mcp.close(), Some(0));
 }
 
