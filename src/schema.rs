@@ -118,6 +118,11 @@ pub fn tools() -> Vec<Value> {
         map.remove("description");
     }
     let request = request_input_schema();
+    // `apply` rejects `documents` (SPEC §3a): do not offer it to a model calling apply_edits.
+    let mut apply = request.clone();
+    if let Some(Value::Object(props)) = apply.get_mut("properties") {
+        props.remove("documents");
+    }
     vec![
         json!({
             "name": READ_FILE,
@@ -137,7 +142,7 @@ pub fn tools() -> Vec<Value> {
             "name": APPLY_EDITS,
             "title": "Apply edits",
             "description": "Apply a batch of edits, creates, deletes and moves, all or nothing: any failed edit means nothing is written, and every edit's outcome is reported so all can be fixed in one retry. Matching as in preview_edits; paths are relative to the root. Returns unified diffs of what was written.",
-            "inputSchema": request,
+            "inputSchema": apply,
             "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false},
         }),
     ]
@@ -178,6 +183,14 @@ mod tests {
             );
         }
         assert_eq!(tools[0]["inputSchema"]["required"], json!(["path"]));
+        // Unsaved buffers are for previews only; apply rejects them.
+        assert!(tools[1]["inputSchema"]["properties"]["documents"].is_object());
+        assert!(
+            tools[2]["inputSchema"]["properties"]
+                .get("documents")
+                .is_none()
+        );
+        assert!(tools[2]["inputSchema"]["properties"]["files"].is_object());
     }
 
     #[test]
