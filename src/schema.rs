@@ -38,6 +38,16 @@ pub fn schema(which: Which) -> Value {
     }
 }
 
+/// All three schemas in one object, `{request, response, tools}` (`redline schema` without a
+/// name, `schema` in `serve` without `which`).
+pub fn all() -> Value {
+    json!({
+        "request": schema(Which::Request),
+        "response": schema(Which::Response),
+        "tools": schema(Which::Tools),
+    })
+}
+
 /// Which lines of which file to read (`read_file` tool, `read` method of serve).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

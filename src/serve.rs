@@ -8,7 +8,7 @@
 //!
 //! Methods: `resolve` and `apply` (params: the request of SPEC §2 as an object or array, or the
 //! text of any dialect as a string; result: the response of §4), `read` (`{path, offset?,
-//! limit?}`), `schema` (`{which: request|response|tools}`), `shutdown` (replies `null`, then the
+//! limit?}`), `schema` (`{which: request|response|tools}`; without it all three), `shutdown` (replies `null`, then the
 //! server stops) and the `exit` notification.
 
 use crate::batch::{self, Run, Settings};
@@ -229,14 +229,21 @@ fn dispatch(
             })
         }
         "schema" => {
-            let which = need(params)?
-                .get("which")
-                .and_then(Value::as_str)
-                .and_then(Which::parse)
-                .ok_or((
-                    INVALID_PARAMS,
-                    "schema takes {\"which\": \"request\" | \"response\" | \"tools\"}".to_string(),
-                ))?;
+            // Without `which` (no params, `{}`): all three, like `redline schema`.
+            let which = match params.map(|p| (p, p.get("which"))) {
+                None => return Ok(schema::all()),
+                Some((Value::Object(o), None | Some(Value::Null)))
+                    if o.keys().all(|k| k == "which") =>
+                {
+                    return Ok(schema::all());
+                }
+                Some((_, which)) => which.and_then(Value::as_str).and_then(Which::parse),
+            };
+            let which = which.ok_or((
+                INVALID_PARAMS,
+                "schema takes {\"which\": \"request\" | \"response\" | \"tools\"} (or no params for all three)"
+                    .to_string(),
+            ))?;
             Ok(schema::schema(which))
         }
         "shutdown" | "exit" => Ok(Value::Null),
@@ -337,6 +344,18 @@ mod tests {
         assert_eq!(
             reply(
                 "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"schema\",\"params\":{\"which\":\"x\"}}"
+            )["error"]["code"],
+            INVALID_PARAMS
+        );
+        for params in ["", ",\"params\":{}", ",\"params\":{\"which\":null}"] {
+            let all = reply(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"schema\"{params}}}"
+            ));
+            assert_eq!(all["result"], schema::all(), "{params}");
+        }
+        assert_eq!(
+            reply(
+                "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"schema\",\"params\":{\"whih\":\"tools\"}}"
             )["error"]["code"],
             INVALID_PARAMS
         );

@@ -109,11 +109,7 @@ pub fn mcp(settings: &Settings) -> ExitStatus {
 pub fn schema(which: Option<&str>) -> ExitStatus {
     use redline::schema::{Which, schema};
     let value = match which {
-        None => serde_json::json!({
-            "request": schema(Which::Request),
-            "response": schema(Which::Response),
-            "tools": schema(Which::Tools),
-        }),
+        None => redline::schema::all(),
         Some(name) => match Which::parse(name) {
             Some(w) => schema(w),
             None => {
