@@ -93,12 +93,16 @@ pub struct DecisionError {
     pub message: String,
 }
 
-/// Every unit's decision, for the JSON result.
+/// Every unit's decision, for the JSON result: in request order (files as in the plan; in each,
+/// the create, delete or rename first, then the edits by index), not the screen's order, which
+/// puts failed edits first and the rest by position.
 pub fn decisions(m: &Model) -> Vec<DecisionEntry> {
     let mut out = Vec::new();
     for (fi, info) in m.files.iter().enumerate() {
         let f = &m.plan.files[fi];
-        for (u, unit) in info.units.iter().enumerate() {
+        let mut units: Vec<_> = info.units.iter().enumerate().collect();
+        units.sort_by_key(|(_, unit)| unit.edit().map_or((0, 0), |i| (1, i)));
+        for (u, unit) in units {
             let state = m.state(fi, u);
             let mut d = DecisionEntry {
                 path: f.path.clone(),

@@ -551,6 +551,37 @@ fn quit_result_writes_nothing_and_lists_decisions() {
 }
 
 #[test]
+fn decisions_are_in_request_order() {
+    // The screen lists the failed edit first, then the others by position; the JSON result
+    // lists them by index.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+    let req: crate::request::Request = crate::wire::request::parse_json(
+        r#"{"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}, {"oldText": "zzz", "newText": "x"}, {"oldText": "one", "newText": "1"}]}"#,
+    )
+    .unwrap();
+    let plan = plan::resolve(&req, &root(&dir), ResolveOptions::default()).unwrap();
+    let m = Model::new(plan, Options::default());
+    let v = serde_json::to_value(super::apply::quit_result(
+        &m,
+        crate::document::PositionEncoding::Utf16,
+    ))
+    .unwrap();
+    let order: Vec<(i64, &str)> = v["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["index"].as_i64().unwrap(),
+                d["decision"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(order, [(0, "undecided"), (1, "failed"), (2, "undecided")]);
+}
+
+#[test]
 fn snapshot_results() {
     let (dir, mut m) = demo(Options::default());
     press(&mut m, "Yd");
