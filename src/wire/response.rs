@@ -82,7 +82,7 @@ pub struct Candidate {
 }
 
 /// An error of one file or edit.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorDetail {
     pub code: Code,
@@ -101,6 +101,34 @@ pub struct ErrorDetail {
     /// not_found: newText is already in the file.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub already_applied: bool,
+}
+
+// Serialized by hand so that `candidates` is always present (possibly empty) on `not_found` and
+// `ambiguous`, where callers look for it, and absent elsewhere; the serde attributes on the struct
+// still name the fields for the schema.
+impl Serialize for ErrorDetail {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("code", &self.code)?;
+        m.serialize_entry("message", &self.message)?;
+        if let Some(hint) = &self.hint {
+            m.serialize_entry("hint", hint)?;
+        }
+        if !self.candidates.is_empty() || matches!(self.code, Code::NotFound | Code::Ambiguous) {
+            m.serialize_entry("candidates", &self.candidates)?;
+        }
+        if let Some(n) = self.occurrences {
+            m.serialize_entry("occurrences", &n)?;
+        }
+        if let Some(other) = self.other_edit {
+            m.serialize_entry("otherEdit", &other)?;
+        }
+        if self.already_applied {
+            m.serialize_entry("alreadyApplied", &true)?;
+        }
+        m.end()
+    }
 }
 
 /// One edit's outcome.

@@ -454,6 +454,10 @@ case("628_not_found_candidate_score_and_text", {"m.rs": MAIN_RS}, one("m.rs", ed
      exit=1, codes=["not_found"],
      checks={E0 + "/error/candidates/0/range": rng(1, 0, 1, 14), E0 + "/error/candidates/0/text": "    let x = 1;",
              E0 + "/error/candidates/0/score": 0.75})
+# §3.9/§4: a not_found error always carries `candidates`, empty when nothing in the file is close.
+case("629_not_found_without_close_text_has_empty_candidates", {"a.txt": "hello world\n"},
+     one("a.txt", edit("zzzzqqqq", "Q")), exit=1, codes=["not_found"],
+     checks={E0 + "/error/candidates": [], E0 + "/status": "failed", E0 + "/match": None})
 
 # ---------------------------------------------------------------- 7xx request shapes (§2)
 
