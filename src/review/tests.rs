@@ -582,6 +582,19 @@ fn decisions_are_in_request_order() {
 }
 
 #[test]
+fn nothing_accepted_says_so_without_mentioning_stale_files() {
+    let (dir, mut m) = demo(Options::default());
+    apply_now(&mut m, &dir);
+    let ap = m.applied.as_ref().unwrap();
+    assert!(!ap.written);
+    assert_eq!(ap.exit, crate::error::ExitStatus::Success);
+    let screen = format!("{:?}", render(&m, 120, 32).backend());
+    assert!(screen.contains("Nothing to write"), "{screen}");
+    assert!(screen.contains("Esc returns to the review."), "{screen}");
+    assert!(!screen.contains("stale"), "{screen}");
+}
+
+#[test]
 fn snapshot_results() {
     let (dir, mut m) = demo(Options::default());
     press(&mut m, "Yd");

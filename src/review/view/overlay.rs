@@ -192,8 +192,13 @@ fn results(m: &Model, t: Theme) -> Vec<Line<'static>> {
     }
     if !ap.written {
         out.push(Line::raw(""));
+        let stale = ap.files.iter().any(|r| *r == FileResult::Stale);
         out.push(Line::styled(
-            "Esc returns to the review: stale files are left out of the next apply.",
+            if stale {
+                "Esc returns to the review: stale files are left out of the next apply."
+            } else {
+                "Esc returns to the review."
+            },
             t.dim(),
         ));
     }
