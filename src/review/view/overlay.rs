@@ -192,7 +192,7 @@ fn results(m: &Model, t: Theme) -> Vec<Line<'static>> {
     }
     if !ap.written {
         out.push(Line::raw(""));
-        let stale = ap.files.iter().any(|r| *r == FileResult::Stale);
+        let stale = ap.files.contains(&FileResult::Stale);
         out.push(Line::styled(
             if stale {
                 "Esc returns to the review: stale files are left out of the next apply."
