@@ -307,3 +307,31 @@ fn the_terminal_is_restored_after_a_panic() {
     );
     assert_eq!(read(dir.path(), "a.txt"), "one\ntwo\nthree\n");
 }
+
+#[test]
+fn without_a_terminal_review_is_a_usage_error() {
+    // `setsid` detaches from the controlling terminal, so /dev/tty cannot be opened.
+    if !Command::new("setsid")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipping: setsid not found");
+        return;
+    }
+    let (dir, _) = workspace();
+    let out = Command::new("setsid")
+        .arg("-w")
+        .arg(BIN)
+        .args(["review", "batch.json"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("error: no terminal"), "{err}");
+    assert!(err.contains("hint: "), "{err}");
+    assert_eq!(read(dir.path(), "a.txt"), "one\ntwo\nthree\n");
+}

@@ -52,6 +52,9 @@ pub enum ReviewError {
     /// The request (or the root) is unusable: exit 2.
     #[error(transparent)]
     Request(#[from] RequestError),
+    /// There is no terminal to draw on (no tty on stdout, no `/dev/tty`): a usage error, exit 2.
+    #[error("no terminal to review on: {0}")]
+    NoTerminal(std::io::Error),
     /// The terminal could not be set up or read.
     #[error("terminal: {0}")]
     Terminal(#[from] std::io::Error),
@@ -60,7 +63,7 @@ pub enum ReviewError {
 impl ReviewError {
     pub fn exit(&self) -> ExitStatus {
         match self {
-            ReviewError::Request(_) => ExitStatus::Usage,
+            ReviewError::Request(_) | ReviewError::NoTerminal(_) => ExitStatus::Usage,
             ReviewError::Terminal(_) => ExitStatus::WriteFailed,
         }
     }
@@ -85,7 +88,13 @@ pub fn run(req: &Request, opts: &ReviewOptions) -> Result<Outcome, ReviewError> 
     m.title = opts.title.clone();
     let enc = opts.settings.encoding;
     {
-        let (mut term, _guard) = terminal::enter()?;
+        let (mut term, _guard) = terminal::enter().map_err(|e| {
+            if terminal::available() {
+                ReviewError::Terminal(e)
+            } else {
+                ReviewError::NoTerminal(e)
+            }
+        })?;
         app::run(&mut term, &mut m, &root, enc)?;
     }
     let exit = m.exit.unwrap_or(ExitStatus::ReviewQuit);

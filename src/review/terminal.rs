@@ -40,6 +40,11 @@ fn output() -> std::io::Result<Box<dyn Write + Send>> {
     }
 }
 
+/// Whether there is a terminal to draw on: stdout, or else the process's `/dev/tty`.
+pub fn available() -> bool {
+    output().is_ok()
+}
+
 /// Leaves the reviewer's terminal modes; safe to call from a panic hook and more than once.
 pub fn restore() {
     if !ACTIVE.swap(false, Ordering::SeqCst) {
