@@ -513,7 +513,6 @@ fn usage_errors_are_diagnostics() {
         &["--color", "sometimes", "apply"],
         &["schema", "bogus"],
         &["no-such-command"],
-        &["filter", "--path", "a.txt"],
     ] {
         let o = r.run(args);
         assert_eq!(code(&o), 2, "{args:?}");
