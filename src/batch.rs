@@ -90,8 +90,11 @@ pub fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change
             }
             Op::Move => {
                 if let (Some(bytes), Some(to)) = (f.render(|e| accept(fi, e)), &f.move_to) {
-                    let dest_exists = f.warnings.iter().any(|w| w.code == crate::error::WarningCode::OverwroteExisting);
-                    out.push(Change::Write { path: to.clone(), bytes, expect: if dest_exists { Expect::Any } else { Expect::Absent } });
+                    let expect = match f.replaced.as_ref().and_then(|r| r.fingerprint.clone()) {
+                        Some(fp) => Expect::Unchanged(fp),
+                        None => Expect::Absent,
+                    };
+                    out.push(Change::Write { path: to.clone(), bytes, expect });
                     out.push(Change::Delete { path: f.path.clone(), expect: expect_orig() });
                 }
             }

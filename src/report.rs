@@ -151,11 +151,25 @@ fn diff_of(file: &FilePlan, old: &str, new: &str, changes: &[diff::Change]) -> S
         return String::new();
     }
     let hunks = diff::hunks(old, new, changes);
-    let from = display_path(file.rel.as_ref(), &file.path);
-    let to = file.move_to.as_ref().map(|m| display_path(file.move_rel.as_ref(), m)).unwrap_or_else(|| from.clone());
+    // Through a symlink, git sees the link as a link: the text file is its target.
+    let through = file.original.as_ref().and_then(|o| o.target_rel.as_ref()).filter(|_| file.op != Op::Delete);
+    let from = display_path(through.or(file.rel.as_ref()), &file.path);
+    let to = file
+        .move_to
+        .as_ref()
+        .map(|m| display_path(file.move_rel.as_ref(), m))
+        .unwrap_or_else(|| from.clone());
     match file.op {
         Op::Create => diff::unified(None, Some(&to), &hunks),
         Op::Delete => diff::unified(Some(&from), None, &hunks),
+        Op::Move => {
+            // A move onto an existing file: git needs that file deleted first.
+            let gone = file.replaced.as_ref().map(|r| {
+                let text = if r.doc.bom { format!("\u{FEFF}{}", r.doc.text) } else { r.doc.text.clone() };
+                diff::unified(Some(&to), None, &diff::whole(&text, ""))
+            });
+            diff::join(gone.iter().map(String::as_str).chain([diff::unified(Some(&from), Some(&to), &hunks).as_str()]))
+        }
         _ => diff::unified(Some(&from), Some(&to), &hunks),
     }
 }

@@ -132,6 +132,9 @@ pub struct Original {
     /// Disk fingerprint, re-checked at commit; `None` when the text came from `documents[]`.
     pub fingerprint: Option<Fingerprint>,
     pub nlink: u64,
+    /// The path relative to the root where the content lives, when the request's path is a
+    /// symlink to it (diffs name the target, which is what git sees as the text file).
+    pub target_rel: Option<PathBuf>,
 }
 
 /// A warning about a file.
@@ -153,6 +156,9 @@ pub struct FilePlan {
     pub move_rel: Option<PathBuf>,
     /// What the file was (absent for a create).
     pub original: Option<Original>,
+    /// The existing file a move overwrites (its deletion is part of the diff; it is re-checked
+    /// at commit like any file that was read).
+    pub replaced: Option<Original>,
     /// Whole new content for create/overwrite.
     pub content: Option<String>,
     pub edits: Vec<EditPlan>,
@@ -354,6 +360,7 @@ fn resolve_file(fr: &FileRequest, root: &Root, docs: &HashMap<PathBuf, &str>) ->
         move_to: fr.move_to.clone(),
         move_rel: None,
         original: None,
+        replaced: None,
         content: fr.content.clone(),
         edits: skipped(&fr.edits),
         failure: None,
@@ -376,8 +383,22 @@ fn fill(plan: &mut FilePlan, fr: &FileRequest, root: &Root, docs: &HashMap<PathB
         if root.exists(to)? {
             plan.warnings.push(Warning {
                 code: WarningCode::OverwroteExisting,
-                message: format!("{to} exists and will be overwritten by the move"),
+                message: format!("{to} exists; the move overwrites it"),
             });
+            // Undecodable content still counts as "there" (for the commit check), without a diff.
+            plan.replaced = Some(read(root, to, &dest, &HashMap::new()).or_else(|f| match f.code {
+                Code::BinaryFile | Code::UnsupportedEncoding => {
+                    let snap = root.read(to)?;
+                    Ok(Original {
+                        doc: Document::from_text(String::new(), false),
+                        version: snap.fingerprint.version.clone(),
+                        fingerprint: Some(snap.fingerprint),
+                        nlink: snap.nlink,
+                        target_rel: None,
+                    })
+                }
+                _ => Err(f),
+            })?);
         }
         plan.move_rel = Some(dest);
     }
@@ -387,7 +408,7 @@ fn fill(plan: &mut FilePlan, fr: &FileRequest, root: &Root, docs: &HashMap<PathB
                 plan.op = Op::Overwrite;
                 plan.warnings.push(Warning {
                     code: WarningCode::OverwroteExisting,
-                    message: format!("{} exists and will be overwritten", fr.path),
+                    message: format!("{} exists; its content is replaced", fr.path),
                 });
                 check_hash(fr, &orig)?;
                 plan.original = Some(orig);
@@ -439,7 +460,7 @@ fn read(root: &Root, path: &str, rel: &PathBuf, docs: &HashMap<PathBuf, &str>) -
         };
         let doc = Document::from_text(body.to_string(), bom);
         let version = crate::hash::version(&doc.to_bytes());
-        return Ok(Original { doc, version, fingerprint: None, nlink: 1 });
+        return Ok(Original { doc, version, fingerprint: None, nlink: 1, target_rel: None });
     }
     let snap = root.read(path).map_err(|e| {
         let mut f = Failure::from(e);
@@ -455,6 +476,7 @@ fn read(root: &Root, path: &str, rel: &PathBuf, docs: &HashMap<PathBuf, &str>) -
             _ => "redline edits UTF-8 text only; convert the file to UTF-8 first",
         })
     })?;
-    Ok(Original { doc, version, fingerprint: Some(snap.fingerprint), nlink: snap.nlink })
+    let target_rel = snap.via_symlink.then_some(snap.target_rel);
+    Ok(Original { doc, version, fingerprint: Some(snap.fingerprint), nlink: snap.nlink, target_rel })
 }
 

@@ -132,6 +132,8 @@ pub struct Snapshot {
     pub mode: u32,
     /// True when the path was a symlink (inside the root) and this is its target's content.
     pub via_symlink: bool,
+    /// Where the content lives, relative to the root (the symlink's target when `via_symlink`).
+    pub target_rel: PathBuf,
 }
 
 /// The state a change requires of its path right before commit.
@@ -299,6 +301,7 @@ impl Root {
             nlink: st.st_nlink as u64,
             mode: st.st_mode & 0o7777,
             via_symlink: target.via_symlink,
+            target_rel: target.dir_rel.join(&target.name),
         })
     }
 
