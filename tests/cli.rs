@@ -527,3 +527,35 @@ fn usage_errors_are_diagnostics() {
         assert!(!o.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// A move onto an existing file and an edit through a symlink: the diff deletes the replaced
+/// file before the rename and names the symlink's target, so git applies it and gets what
+/// redline writes (the link itself stays a link).
+#[test]
+fn diff_of_move_onto_existing_and_edit_through_symlink_is_accepted_by_git_apply() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (applied, patched) = (tmp.path().join("applied"), tmp.path().join("patched"));
+    for dir in [&applied, &patched] {
+        fs::create_dir(dir).unwrap();
+        fs::write(dir.join("s.txt"), b"src\nline2\n").unwrap();
+        fs::write(dir.join("t.txt"), b"old target\r\n").unwrap();
+        fs::write(dir.join("real.txt"), b"real\n").unwrap();
+        std::os::unix::fs::symlink("real.txt", dir.join("link.txt")).unwrap();
+    }
+    let request = serde_json::json!({"files": [
+        {"path": "s.txt", "moveTo": "t.txt", "edits": [{"oldText": "line2", "newText": "LINE2"}]},
+        {"path": "link.txt", "edits": [{"oldText": "real", "newText": "REAL"}]},
+    ]});
+    let req = tmp.path().join("req.json");
+    fs::write(&req, serde_json::to_vec(&request).unwrap()).unwrap();
+    let o = Command::new(BIN).args(["apply", "--dry-run", "--format", "diff", "--root"]).arg(&patched).arg(&req).output().unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    fs::write(tmp.path().join("p.diff"), &o.stdout).unwrap();
+    git(&patched, &["init", "-q", "."]);
+    git(&patched, &["apply", "../p.diff"]);
+    let o = Command::new(BIN).args(["apply", "--format", "json", "--root"]).arg(&applied).arg(&req).output().unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(files(&applied), files(&patched), "git apply of\n{}", String::from_utf8_lossy(&fs::read(tmp.path().join("p.diff")).unwrap()));
+    assert!(fs::symlink_metadata(applied.join("link.txt")).unwrap().file_type().is_symlink());
+    assert_eq!(fs::read(applied.join("t.txt")).unwrap(), b"src\nLINE2\n");
+}
