@@ -110,6 +110,10 @@ pub struct WireFile {
     )]
     #[schemars(with = "String", pattern(r"^sha256:[0-9a-fA-F]{64}$"))]
     pub expect_hash: Option<String>,
+    /// Resolve and report without writing; `true` on any object makes the whole request a dry
+    /// run (as the top-level `dryRun`).
+    #[serde(default, alias = "dry_run", skip_serializing_if = "is_false")]
+    pub dry_run: bool,
 }
 
 /// One replacement: the unique match of `oldText` becomes `newText`.
@@ -227,7 +231,7 @@ pub fn from_value(value: &Value) -> Result<Request, RequestError> {
 }
 
 /// Fields of the canonical `files[]` objects (exactly [`WireFile`]'s).
-const FILE_FIELDS: &[Names] = &[PATH, EDITS, CONTENT, DELETE, MOVE_TO, EXPECT_HASH];
+const FILE_FIELDS: &[Names] = &[PATH, EDITS, CONTENT, DELETE, MOVE_TO, EXPECT_HASH, DRY_RUN];
 /// Fields of a file object outside `files[]`: also an inline legacy edit and `dryRun`.
 const LOOSE_FILE_FIELDS: &[Names] = &[
     PATH,
@@ -275,6 +279,7 @@ impl Parser {
         let files = non_empty(&top, FILES)?;
         for (i, file) in files.iter().enumerate() {
             let fields = Fields::read(file, &item("/files", i), "a file object", FILE_FIELDS)?;
+            self.dry_run |= fields.opt_bool(DRY_RUN)?.unwrap_or(false);
             self.file(&fields, false)?;
         }
         Ok(())

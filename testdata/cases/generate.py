@@ -551,6 +551,8 @@ case("738_claude_dry_run", {"a.txt": "a\n"},
      {"file_path": "a.txt", "old_string": "a", "new_string": "b", "dryRun": True}, checks={"/dryRun": True})
 case("739_canonical_dry_run", {"a.txt": "a\n"},
      {"files": [{"path": "a.txt", "edits": [edit("a", "b")]}], "dryRun": True}, checks={"/dryRun": True})
+case("739b_dry_run_inside_files_entry", {"a.txt": "a\n"},
+     {"files": [{"path": "a.txt", "edits": [edit("a", "b")], "dryRun": True}]}, checks={"/dryRun": True, "/written": False})
 case("740_raw_utf8_request", {"a.txt": "日本語\n"}, one("a.txt", edit("本", "😀")), {"a.txt": "日😀語\n"},
      ascii_json=False)
 case("741_delete_with_edits", {"a.txt": "a\n"}, {"files": [{"path": "a.txt", "delete": True, "edits": [edit("a", "b")]}]},
