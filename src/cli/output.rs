@@ -69,7 +69,14 @@ pub fn run(run: &Run, format: &str, color: bool) {
     let resp = match &run.response {
         Ok(r) => r,
         Err(f) => {
-            diagnostic(&f.error.message, f.error.hint.as_deref());
+            let mut message = f.error.message.clone();
+            if let Some(p) = &f.error.pointer {
+                message.push_str(&format!(" (at {p})"));
+            }
+            if let Some(l) = f.error.line {
+                message.push_str(&format!(" (line {l})"));
+            }
+            diagnostic(&message, f.error.hint.as_deref());
             if format == "json" {
                 line(&run.to_pretty());
             }

@@ -326,8 +326,10 @@ fn merge_same_file(files: &[FileRequest], root: &Root) -> Result<Vec<FileRequest
         if let Some(to) = &f.move_to {
             if let Ok(dest) = root.relative(to) {
                 if let Some(&i) = seen.get(&dest) {
-                    return Err(RequestError::new(format!("{} is moved onto {}, which the batch also changes", f.path, out[i].path))
-                        .hint("move onto a path the batch does not otherwise touch"));
+                    let mut err = RequestError::new(format!("{} is moved onto {}, which the batch also changes", f.path, out[i].path))
+                        .hint("move onto a path the batch does not otherwise touch");
+                    err.pointer = f.pointer.as_ref().map(|p| format!("{p}/moveTo"));
+                    return Err(err);
                 }
             }
         }
