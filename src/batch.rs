@@ -173,7 +173,15 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
         return Run { response: Ok(resp), exit: worst_code(&plan), plan: Some(plan) };
     }
     let (mut wrote, exit) = match &lock {
-        Some(lock) => commit(&root, lock, &changes(&plan, &|_, _| true)),
+        Some(lock) => {
+            let changes = changes(&plan, &|_, _| true);
+            if changes.is_empty() {
+                // Every file came out unchanged: nothing to write, and `written` says so.
+                (WriteOutcome::default(), ExitStatus::Success)
+            } else {
+                commit(&root, lock, &changes)
+            }
+        }
         None => (WriteOutcome::default(), ExitStatus::Success),
     };
     wrote.recovered = wrote.recovered.take().or(recovered);

@@ -127,7 +127,8 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
 fn already_applied<'a>(file: &Normalized, texts: impl Iterator<Item = &'a str>) -> Vec<bool> {
     let pats: Vec<String> = texts.map(|t| Normalized::new(t).text).collect();
     let mut hit = vec![false; pats.len()];
-    let live: Vec<usize> = (0..pats.len()).filter(|&i| !pats[i].is_empty()).collect();
+    // A newText that is only whitespace says nothing about whether the edit happened.
+    let live: Vec<usize> = (0..pats.len()).filter(|&i| !pats[i].trim().is_empty()).collect();
     if live.is_empty() {
         return hit;
     }
