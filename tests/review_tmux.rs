@@ -335,3 +335,136 @@ fn without_a_terminal_review_is_a_usage_error() {
     assert!(err.contains("hint: "), "{err}");
     assert_eq!(read(dir.path(), "a.txt"), "one\ntwo\nthree\n");
 }
+
+/// Waits until the pane's header shows `title` (the diff pane's `· path · edit i/n` part).
+fn wait_title(t: &Tmux, title: &str) {
+    t.wait_for(title);
+}
+
+#[test]
+fn every_spec_key_through_a_real_terminal() {
+    require_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "alpha\nbeta\n").unwrap();
+    std::fs::write(dir.path().join("c.txt"), "it’s\n").unwrap();
+    let batch = r#"{"files": [
+        {"path": "a.txt", "edits": [{"oldText": "one", "newText": "ONE"}, {"oldText": "three", "newText": "THREE"}]},
+        {"path": "b.txt", "edits": [{"oldText": "beta", "newText": "BETA"}, {"oldText": "nope", "newText": "x"}]},
+        {"path": "c.txt", "edits": [{"oldText": "it's", "newText": "it is"}]}
+    ]}"#;
+    std::fs::write(dir.path().join("batch.json"), batch).unwrap();
+    let t = Tmux::start("keys", dir.path(), &review_cmd("> result.json"));
+    t.wait_for("0/4 decided");
+    wait_title(&t, "a.txt · edit 1/2");
+    // ]/[ edit, }/{ file.
+    t.keys(&["]"]);
+    wait_title(&t, "a.txt · edit 2/2");
+    t.keys(&["["]);
+    wait_title(&t, "a.txt · edit 1/2");
+    t.keys(&["}"]);
+    wait_title(&t, "b.txt · edit 1/2");
+    t.keys(&["}"]);
+    wait_title(&t, "c.txt · edit 1/1");
+    t.keys(&["{", "{"]);
+    wait_title(&t, "a.txt · edit 1/2");
+    // j/k move by line (- one, + ONE, two, - three); the edit under the cursor follows.
+    t.keys(&["j", "j"]);
+    t.wait_for("┌ · a.txt ──");
+    t.keys(&["j"]);
+    wait_title(&t, "a.txt · edit 2/2");
+    t.keys(&["k", "k"]);
+    wait_title(&t, "a.txt · edit 1/2");
+    // f/F flagged (failed or normalized): b.txt's failed edit, then c.txt's normalized one.
+    t.keys(&["f"]);
+    wait_title(&t, "b.txt · edit 1/2 !");
+    t.keys(&["f"]);
+    wait_title(&t, "c.txt · edit 1/1 ≈");
+    t.keys(&["F"]);
+    wait_title(&t, "b.txt · edit 1/2 !");
+    // y accepts and advances to the next undecided; d rejects and advances.
+    t.keys(&["{", "y"]);
+    t.wait_for("✓1 ✗0 ·3");
+    wait_title(&t, "a.txt · edit 2/2");
+    t.keys(&["d"]);
+    t.wait_for("✓1 ✗1 ·2");
+    // Space toggles, x clears (neither advances). `d` went on to b.txt's beta.
+    wait_title(&t, "b.txt · edit 2/2 !");
+    t.keys(&["{"]);
+    wait_title(&t, "a.txt · edit 1/2");
+    t.keys(&["Space"]);
+    t.wait_for("✓0 ✗2 ·2");
+    t.keys(&["x"]);
+    t.wait_for("✓0 ✗1 ·3");
+    // u undoes, Ctrl-r redoes.
+    t.keys(&["u"]);
+    t.wait_for("✓0 ✗2 ·2");
+    t.keys(&["C-r"]);
+    t.wait_for("✓0 ✗1 ·3");
+    // J/K: next/previous undecided (wrapping).
+    t.keys(&["J"]);
+    wait_title(&t, "b.txt · edit 2/2");
+    t.keys(&["J"]);
+    wait_title(&t, "c.txt · edit 1/1");
+    t.keys(&["K"]);
+    wait_title(&t, "b.txt · edit 2/2");
+    // Y/D: the whole file.
+    t.keys(&["{", "D"]);
+    t.wait_for("✓0 ✗2 ·2");
+    t.keys(&["{", "Y"]);
+    t.wait_for("✓2 ✗0 ·2");
+    // i why, s split, / search, ? help; Esc closes each.
+    t.keys(&["}", "}", "i"]);
+    t.wait_for("curly quotes");
+    t.keys(&["Escape", "s"]);
+    t.wait_for("│ 1 + it is");
+    t.keys(&["s", "/"]);
+    t.wait_for("Enter search");
+    t.keys(&["BETA", "Enter"]);
+    t.wait_for("match 1/1");
+    wait_title(&t, "b.txt");
+    t.keys(&["Escape", "?"]);
+    t.wait_for("accept every edit of the file");
+    t.keys(&["Escape"]);
+    // q asks when decisions exist; n keeps reviewing.
+    t.keys(&["q"]);
+    t.wait_for("Quit without writing?");
+    t.keys(&["n"]);
+    t.wait_for("✓2 ✗0 ·2");
+    // A then Enter writes only the accepted edits (a.txt's two).
+    t.keys(&["A"]);
+    t.wait_for("Apply summary");
+    t.keys(&["Enter"]);
+    t.wait_for("Wrote 2 accepted edits to 1 file");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), 0);
+    assert_eq!(read(dir.path(), "a.txt"), "ONE\ntwo\nTHREE\n");
+    assert_eq!(read(dir.path(), "b.txt"), "alpha\nbeta\n");
+    assert_eq!(read(dir.path(), "c.txt"), "it’s\n");
+    let v: serde_json::Value = serde_json::from_str(&read(dir.path(), "result.json")).unwrap();
+    assert_eq!(v["applied"], true);
+    assert_eq!(v["written"], true);
+}
+
+#[test]
+fn accept_exact_starts_exact_matches_accepted() {
+    require_tmux!();
+    let (dir, _) = workspace();
+    std::fs::write(dir.path().join("b.txt"), "alpha\nbeta  \n").unwrap();
+    let batch = r#"{"files": [
+        {"path": "a.txt", "edits": [{"oldText": "one", "newText": "ONE"}]},
+        {"path": "b.txt", "edits": [{"oldText": "beta\n", "newText": "BETA\n"}]}
+    ]}"#;
+    std::fs::write(dir.path().join("batch.json"), batch).unwrap();
+    let t = Tmux::start("accept-exact", dir.path(), &review_cmd("--accept-exact"));
+    // The exact one starts accepted, the normalized one (trailing spaces) undecided.
+    t.wait_for("✓1 ✗0 ·1");
+    t.keys(&["A"]);
+    t.wait_for("Apply summary");
+    t.keys(&["Enter"]);
+    t.wait_for("Wrote 1 accepted edit to 1 file");
+    t.keys(&["q"]);
+    assert_eq!(t.exit_code(), 0);
+    assert_eq!(read(dir.path(), "a.txt"), "ONE\ntwo\nthree\n");
+    assert_eq!(read(dir.path(), "b.txt"), "alpha\nbeta  \n");
+}
