@@ -211,13 +211,7 @@ mod tests {
     use crate::request::EditSpec;
 
     fn edit(old: &str, new: &str) -> EditSpec {
-        EditSpec {
-            old_text: old.into(),
-            new_text: new.into(),
-            replace_all: false,
-            id: None,
-            pointer: None,
-        }
+        EditSpec::new(old, new)
     }
 
     fn req(path: &str, edits: Vec<EditSpec>) -> Request {

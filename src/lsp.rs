@@ -286,13 +286,7 @@ mod tests {
     use crate::request::{DocumentOverride, EditSpec, FileRequest, Request};
 
     fn edit(old: &str, new: &str) -> EditSpec {
-        EditSpec {
-            old_text: old.into(),
-            new_text: new.into(),
-            replace_all: false,
-            id: None,
-            pointer: None,
-        }
+        EditSpec::new(old, new)
     }
 
     fn run_in(dir: &Path, req: &Request, enc: PositionEncoding) -> serde_json::Value {

@@ -14,6 +14,13 @@ pub struct EditSpec {
     pub pointer: Option<String>,
 }
 
+impl EditSpec {
+    /// A plain edit: replace the unique match of `old_text` with `new_text`.
+    pub fn new(old_text: impl Into<String>, new_text: impl Into<String>) -> EditSpec {
+        EditSpec { old_text: old_text.into(), new_text: new_text.into(), replace_all: false, id: None, pointer: None }
+    }
+}
+
 /// What the batch does to one path. Objects for the same path are merged into one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRequest {

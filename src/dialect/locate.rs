@@ -30,7 +30,8 @@ use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 use crate::document::Document;
 use crate::error::Code;
-use crate::hint::{self, Candidate};
+use crate::hint;
+use crate::plan::Failure;
 use crate::normalize::{Normalization, Normalized, table_of};
 use crate::request::PatchChunk;
 
@@ -52,42 +53,15 @@ pub struct Located {
     pub normalizations: Vec<Normalization>,
 }
 
-/// Why a chunk could not be placed; the fields mirror `plan::Failure`.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{message}")]
-pub struct LocateError {
-    /// `not_found`, `ambiguous` or `no_op`.
-    pub code: Code,
-    /// Prose with 1-based line numbers; names the chunk by its line in the patch.
-    pub message: String,
-    pub hint: Option<String>,
-    /// `not_found`: the closest regions of the file ([`hint::candidates`] on the old lines).
-    pub candidates: Vec<Candidate>,
-    /// `ambiguous`: the byte range of each matching window (at most 20).
-    pub matches: Vec<Range<usize>>,
-    /// `ambiguous`: how many windows match.
-    pub occurrences: usize,
-    /// `not_found`: the chunk's new lines are already where its old lines were searched.
-    pub already_applied: bool,
-}
-
-impl LocateError {
-    fn new(code: Code, message: String, hint: &str) -> LocateError {
-        LocateError {
-            code,
-            message,
-            hint: Some(hint.to_string()),
-            candidates: Vec::new(),
-            matches: Vec::new(),
-            occurrences: 0,
-            already_applied: false,
-        }
-    }
+/// A chunk that could not be placed: `not_found`, `ambiguous` or `no_op`, as the engine reports
+/// any edit (messages name the chunk by its line in the patch).
+fn failure(code: Code, message: String, hint: &str) -> Failure {
+    Failure::new(code, message).hint(hint)
 }
 
 /// Locates every chunk of one file, in order; one result per chunk. A failed chunk leaves the
 /// cursor where it was, so later chunks are still tried and reported.
-pub fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, LocateError>> {
+pub fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, Failure>> {
     let normalized = Normalized::new(&doc.text);
     let lines = Lines::new(doc, &normalized);
     let mut cursor = 0;
@@ -225,10 +199,10 @@ impl<'a> Lines<'a> {
     }
 
     /// Places one chunk; returns it and the cursor for the next chunk.
-    fn chunk(&self, chunk: &PatchChunk, cursor: usize) -> Result<(Located, usize), LocateError> {
+    fn chunk(&self, chunk: &PatchChunk, cursor: usize) -> Result<(Located, usize), Failure> {
         let at = chunk.line;
         if chunk.old_lines == chunk.new_lines {
-            return Err(LocateError::new(
+            return Err(failure(
                 Code::NoOp,
                 format!("the chunk at patch line {at} changes nothing"),
                 "drop this chunk, or give it `-` and `+` lines",
@@ -240,7 +214,7 @@ impl<'a> Lines<'a> {
             let want = n_line(text);
             let want = want.trim_start();
             let Some(i) = (from..self.count()).find(|&i| self.n[i].trim_start() == want) else {
-                return Err(LocateError::new(
+                return Err(failure(
                     Code::NotFound,
                     format!(
                         "the anchor `@@ {text}` of the chunk at patch line {at} was not found{}",
@@ -289,7 +263,7 @@ impl<'a> Lines<'a> {
         Err(self.not_found(chunk, from))
     }
 
-    fn ambiguous(&self, at: usize, starts: &[usize], len: usize) -> LocateError {
+    fn ambiguous(&self, at: usize, starts: &[usize], len: usize) -> Failure {
         let shown: Vec<String> = starts
             .iter()
             .take(MAX_MATCHES)
@@ -300,7 +274,7 @@ impl<'a> Lines<'a> {
         } else {
             ""
         };
-        let mut e = LocateError::new(
+        let mut e = failure(
             Code::Ambiguous,
             format!(
                 "the lines of the chunk at patch line {at} match {} places (starting at lines {}{more})",
@@ -318,7 +292,7 @@ impl<'a> Lines<'a> {
         e
     }
 
-    fn not_found(&self, chunk: &PatchChunk, from: usize) -> LocateError {
+    fn not_found(&self, chunk: &PatchChunk, from: usize) -> Failure {
         let at = chunk.line;
         let new: Vec<String> = chunk.new_lines.iter().map(|l| n_line(l)).collect();
         let where_ = if chunk.end_of_file {
@@ -332,7 +306,7 @@ impl<'a> Lines<'a> {
                 Found::None
             );
         let mut e = if applied {
-            LocateError::new(
+            failure(
                 Code::NotFound,
                 format!(
                     "the lines of the chunk at patch line {at} were not found{where_}, but its new \
@@ -341,7 +315,7 @@ impl<'a> Lines<'a> {
                 "drop this chunk if the change is already there",
             )
         } else {
-            LocateError::new(
+            failure(
                 Code::NotFound,
                 format!("the lines of the chunk at patch line {at} were not found{where_}"),
                 REREAD,
@@ -497,7 +471,7 @@ mod tests {
 
     /// Applies located chunks the way the engine does (adapting line endings) and returns the
     /// file's bytes, BOM included.
-    fn apply(doc: &Document, chunks: &[PatchChunk]) -> Result<String, LocateError> {
+    fn apply(doc: &Document, chunks: &[PatchChunk]) -> Result<String, Failure> {
         let mut located: Vec<Located> =
             locate(doc, chunks).into_iter().collect::<Result<_, _>>()?;
         located.sort_by_key(|l| l.span.start);
@@ -516,7 +490,7 @@ mod tests {
         Document::decode(text.as_bytes().to_vec()).unwrap()
     }
 
-    fn one(text: &str, c: PatchChunk) -> Result<String, LocateError> {
+    fn one(text: &str, c: PatchChunk) -> Result<String, Failure> {
         apply(&doc(text), &[c])
     }
 

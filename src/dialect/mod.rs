@@ -10,7 +10,7 @@ pub mod codex;
 pub mod locate;
 pub mod search_replace;
 
-pub use locate::{LocateError, Located, locate};
+pub use locate::{Located, locate};
 
 use crate::request::{Request, RequestError};
 

@@ -161,13 +161,8 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
                     spans: vec![l.span],
                     replacement: doc.adapt_eol(&l.new_text),
                 }),
-                Err(e) => {
-                    let mut f = Failure::new(e.code, format!("{}: {}", fr.path, e.message));
-                    f.hint = e.hint;
-                    f.candidates = e.candidates;
-                    f.matches = e.matches;
-                    f.occurrences = e.occurrences;
-                    f.already_applied = e.already_applied;
+                Err(mut f) => {
+                    f.message = format!("{}: {}", fr.path, f.message);
                     Outcome::Failed(f)
                 }
             };
