@@ -302,3 +302,97 @@ fn serve_session() {
         true
     );
 }
+
+/// The `redline.lua` snippet, run as written by a real headless Neovim: an unsaved buffer (CRLF
+/// on disk, the matched text only in the buffer, after multibyte characters so utf-8 columns
+/// matter) and a file no buffer holds are both edited by `:RedlineApply`, then written with `:wa`.
+#[test]
+fn neovim_snippet_edits_unsaved_and_unloaded_files() {
+    if !have("nvim") {
+        eprintln!("skipping: nvim not found");
+        return;
+    }
+    let p = Project::new();
+    std::fs::write(
+        p.path().join("src/greet.rs"),
+        block("greet.rs").replace('\n', "\r\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        p.path().join("src/notes.md"),
+        "# 笔记 📝\nstatus: 🙂 draft\n",
+    )
+    .unwrap();
+    let request = json!({"files": [
+        {"path": "src/greet.rs", "edits": [{"oldText": "🦀\"; println!(\"hello\");",
+                                            "newText": "🦀\"; println!(\"hello, 世界\");"}]},
+        {"path": "src/notes.md", "edits": [{"oldText": "🙂 draft", "newText": "🙂 done"}]}
+    ]});
+    std::fs::write(p.path().join("edits.json"), request.to_string()).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let rtp = home.path().join("rtp");
+    std::fs::create_dir_all(rtp.join("lua")).unwrap();
+    std::fs::write(rtp.join("lua/redline.lua"), block("redline.lua")).unwrap();
+
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_redline")).parent().unwrap();
+    let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let log = |name: &str| std::fs::File::create(home.path().join(name)).unwrap();
+    let mut nvim = Command::new("nvim")
+        .args(["--headless", "-u", "NONE", "-i", "NONE", "-n", "--cmd"])
+        .arg(format!("lua vim.opt.rtp:prepend([[{}]])", rtp.display()))
+        .arg("src/greet.rs")
+        .args([
+            "-c",
+            r#"lua vim.api.nvim_buf_set_lines(0, 1, 2, true, {[[    let _ = "日本語🦀"; println!("hello");]]})"#,
+            "-c",
+            "lua require('redline')",
+            "-c",
+            "RedlineApply edits.json",
+            "-c",
+            "wa",
+            "-c",
+            "qa!",
+        ])
+        .current_dir(p.path())
+        .env("PATH", path)
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("XDG_STATE_HOME", home.path().join("state"))
+        .env("XDG_CACHE_HOME", home.path().join("cache"))
+        .env("NVIM_LOG_FILE", home.path().join("nvim.log"))
+        .stdin(Stdio::null())
+        .stdout(log("stdout"))
+        .stderr(log("stderr"))
+        .spawn()
+        .unwrap();
+    // A safety net, not a timing assertion: a stuck nvim fails the test instead of hanging it.
+    let mut waited = 0;
+    let status = loop {
+        if let Some(status) = nvim.try_wait().unwrap() {
+            break status;
+        }
+        if waited > 1200 {
+            nvim.kill().unwrap();
+            panic!("nvim did not exit");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        waited += 1;
+    };
+    let said = |name: &str| std::fs::read_to_string(home.path().join(name)).unwrap();
+    let output = format!("stdout: {}\nstderr: {}", said("stdout"), said("stderr"));
+    assert!(status.success(), "{output}");
+    assert_eq!(
+        std::fs::read_to_string(p.path().join("src/greet.rs")).unwrap(),
+        "fn greet() {\r\n    let _ = \"日本語🦀\"; println!(\"hello, 世界\");\r\n}\r\n",
+        "{output}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.path().join("src/notes.md")).unwrap(),
+        "# 笔记 📝\nstatus: 🙂 done\n",
+        "{output}"
+    );
+}
