@@ -206,11 +206,10 @@ pub fn describe_recovery(r: &crate::write::RecoveryReport) -> Option<String> {
 fn worst_code(plan: &Plan) -> ExitStatus {
     let mut exit = ExitStatus::Rejected;
     for f in &plan.files {
-        if let Some(fl) = &f.failure {
-            if matches!(fl.code, Code::PermissionDenied | Code::Io | Code::Internal) {
+        if let Some(fl) = &f.failure
+            && matches!(fl.code, Code::PermissionDenied | Code::Io | Code::Internal) {
                 exit = exit.worst(fl.code.exit_status());
             }
-        }
     }
     exit
 }

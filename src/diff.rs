@@ -74,7 +74,7 @@ impl<'a> Lines<'a> {
     fn new(text: &'a str) -> Lines<'a> {
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        if *starts.last().unwrap_or(&0) == text.len() && text.len() > 0 {
+        if *starts.last().unwrap_or(&0) == text.len() && !text.is_empty() {
             starts.pop();
         }
         if text.is_empty() {
@@ -168,16 +168,14 @@ pub fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
         let owner = |line_old: Option<usize>, line_new: Option<usize>| -> Option<usize> {
             for c in &changes[r.changes.clone()] {
                 let (to, tn) = touched(&ol, &nl, c);
-                if let Some(l) = line_old {
-                    if to.contains(&l) {
+                if let Some(l) = line_old
+                    && to.contains(&l) {
                         return Some(c.edit);
                     }
-                }
-                if let Some(l) = line_new {
-                    if tn.contains(&l) {
+                if let Some(l) = line_new
+                    && tn.contains(&l) {
                         return Some(c.edit);
                     }
-                }
             }
             changes.get(r.changes.start).map(|c| c.edit)
         };
@@ -210,7 +208,7 @@ pub fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
             }
         }
         // Context before, merging with the previous hunk when the gap is small.
-        let merge = matches!(out.last(), Some(_)) && r.old.start <= prev_old_end + 2 * CONTEXT;
+        let merge = out.last().is_some() && r.old.start <= prev_old_end + 2 * CONTEXT;
         let delta = r.new.start as isize - r.old.start as isize;
         if merge {
             let h = out.last_mut().expect("checked above");
@@ -286,11 +284,10 @@ pub fn unified(old_path: Option<&str>, new_path: Option<&str>, hunks: &[Hunk]) -
     // which git rejects as a corrupt patch: such a file has no hunks at all.
     let hunks = if hunks.iter().all(|h| h.lines.is_empty()) { &[][..] } else { hunks };
     let mut out = String::new();
-    if let (Some(a), Some(b)) = (old_path, new_path) {
-        if a != b {
+    if let (Some(a), Some(b)) = (old_path, new_path)
+        && a != b {
             out.push_str(&format!("diff --git a/{a} b/{b}\nrename from {a}\nrename to {b}\n"));
         }
-    }
     if hunks.is_empty() && old_path != new_path {
         if old_path.is_none() || new_path.is_none() {
             // An empty file created or deleted: git needs the extended header to see it.

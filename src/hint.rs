@@ -96,8 +96,8 @@ pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
     // Pass 2: identifiers, whole words only, by one automaton scan.
     let keys: Vec<&str> = by_token.keys().copied().collect();
     let mut token_places: Vec<Places> = (0..keys.len()).map(|_| Places::default()).collect();
-    if !keys.is_empty() {
-        if let Ok(ac) = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(&keys) {
+    if !keys.is_empty()
+        && let Ok(ac) = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(&keys) {
             let (mut ln, mut at) = (0usize, 0usize);
             for m in ac.find_iter(text) {
                 let before = text[..m.start()].chars().next_back();
@@ -110,7 +110,6 @@ pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
                 token_places[m.pattern().as_usize()].add(ln);
             }
         }
-    }
     // Votes for window starts, from rare keys only.
     let mut votes: Vec<HashMap<usize, u32>> = vec![HashMap::new(); olds.len()];
     let mut vote = |places: &Places, hits: &[(usize, usize)], w: u32| {

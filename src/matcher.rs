@@ -197,12 +197,11 @@ fn classify(orig: &str, out: &mut Vec<Normalization>) {
         return;
     }
     let mut chars = orig.chars();
-    if let (Some(c), None) = (chars.next(), chars.clone().next()) {
-        if let Some(t) = table_of(c) {
+    if let (Some(c), None) = (chars.next(), chars.clone().next())
+        && let Some(t) = table_of(c) {
             out.push(t);
             return;
         }
-    }
     let nfkc: String = orig.nfkc().collect();
     if nfkc != orig {
         out.push(Normalization::Nfkc);
@@ -265,7 +264,7 @@ fn needed(
 }
 
 fn same_removed(a: &[(usize, &str)], b: &[(usize, &str)]) -> bool {
-    fn joined<'a>(v: &[(usize, &'a str)]) -> Vec<(usize, String)> {
+    fn joined(v: &[(usize, &str)]) -> Vec<(usize, String)> {
         let mut out: Vec<(usize, String)> = Vec::new();
         for (p, s) in v {
             match out.last_mut() {

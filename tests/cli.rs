@@ -359,7 +359,7 @@ fn read_command() {
         assert_eq!(num.trim(), (i + 1).to_string());
         assert_eq!(&text, want);
     }
-    let version = out.split("version ").nth(1).unwrap().trim_end_matches(|c| c == ']' || c == '\n').to_string();
+    let version = out.split("version ").nth(1).unwrap().trim_end_matches([']', '\n']).to_string();
     assert!(version.starts_with("sha256:") && version.len() == 7 + 64, "{version:?}");
     // --offset is the 1-based first line; --limit the count.
     let o = r.run(&["read", "a.txt", "--offset", "2", "--limit", "2"]);

@@ -150,11 +150,10 @@ fn apply_unified(old: &[u8], diff: &[u8]) -> Result<Vec<u8>, String> {
         while i < lines.len() && (old_left > 0 || new_left > 0 || lines[i].starts_with(b"\\")) {
             let l = lines[i];
             if l.starts_with(b"\\") {
-                if let Some((_, last)) = body.last_mut() {
-                    if last.last() == Some(&b'\n') {
+                if let Some((_, last)) = body.last_mut()
+                    && last.last() == Some(&b'\n') {
                         last.pop();
                     }
-                }
             } else {
                 match l.first() {
                     Some(b' ') => (old_left, new_left) = (old_left.saturating_sub(1), new_left.saturating_sub(1)),

@@ -226,7 +226,7 @@ fn special_files_are_not_a_file_without_blocking() {
     let (_t, root) = setup();
     rustix::fs::mknodat(
         rustix::fs::CWD,
-        &root.join("fifo"),
+        root.join("fifo"),
         rustix::fs::FileType::Fifo,
         rustix::fs::Mode::from_raw_mode(0o644),
         0,
@@ -234,7 +234,7 @@ fn special_files_are_not_a_file_without_blocking() {
     .unwrap();
     let dev = rustix::fs::mknodat(
         rustix::fs::CWD,
-        &root.join("null"),
+        root.join("null"),
         rustix::fs::FileType::CharacterDevice,
         rustix::fs::Mode::from_raw_mode(0o666),
         rustix::fs::makedev(1, 3),

@@ -127,7 +127,7 @@ fn kill9_apply_then_recover_is_all_or_nothing() {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        if seed % 2 == 0 {
+        if seed.is_multiple_of(2) {
             // Aim at the commit itself: wait for its journal to appear, then a little more.
             let t = std::time::Instant::now();
             while !root.join(".redline-journal").exists()

@@ -181,7 +181,7 @@ fn batch_loop(root: &Path, naive: bool) {
                 },
             })
             .collect();
-        let (from, to) = if g % 2 == 0 {
+        let (from, to) = if g.is_multiple_of(2) {
             ("mv/a", "mv/b")
         } else {
             ("mv/b", "mv/a")
@@ -195,7 +195,7 @@ fn batch_loop(root: &Path, naive: bool) {
             path: from.into(),
             expect: Expect::Any,
         });
-        if g % 2 == 0 {
+        if g.is_multiple_of(2) {
             changes.push(Change::Write {
                 path: "extra".into(),
                 bytes: content("extra", next),

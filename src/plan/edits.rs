@@ -73,11 +73,10 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
     let mut overlaps: Vec<(usize, usize, usize)> = Vec::new();
     let mut reach: Option<(usize, usize)> = None; // (end, edit) of the furthest-reaching span
     for (s, i) in &spans {
-        if let Some((end, j)) = reach {
-            if s.start < end && *i != j {
+        if let Some((end, j)) = reach
+            && s.start < end && *i != j {
                 overlaps.push((*i, j, s.start));
             }
-        }
         if reach.is_none_or(|(end, _)| s.end > end) {
             reach = Some((s.end, *i));
         }

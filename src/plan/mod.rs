@@ -323,16 +323,14 @@ fn merge_same_file(files: &[FileRequest], root: &Root) -> Result<Vec<FileRequest
         }
     }
     for f in &out {
-        if let Some(to) = &f.move_to {
-            if let Ok(dest) = root.relative(to) {
-                if let Some(&i) = seen.get(&dest) {
+        if let Some(to) = &f.move_to
+            && let Ok(dest) = root.relative(to)
+                && let Some(&i) = seen.get(&dest) {
                     let mut err = RequestError::new(format!("{} is moved onto {}, which the batch also changes", f.path, out[i].path))
                         .hint("move onto a path the batch does not otherwise touch");
                     err.pointer = f.pointer.as_ref().map(|p| format!("{p}/moveTo"));
                     return Err(err);
                 }
-            }
-        }
     }
     Ok(out)
 }

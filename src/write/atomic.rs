@@ -118,8 +118,8 @@ pub(super) fn fingerprint(bytes: &[u8], st: &Stat) -> Fingerprint {
         len: bytes.len() as u64,
         dev: st.st_dev,
         ino: st.st_ino,
-        mtime_ns: ns(st.st_mtime, st.st_mtime_nsec as u64),
-        ctime_ns: ns(st.st_ctime, st.st_ctime_nsec as u64),
+        mtime_ns: ns(st.st_mtime, st.st_mtime_nsec),
+        ctime_ns: ns(st.st_ctime, st.st_ctime_nsec),
     }
 }
 

@@ -298,7 +298,7 @@ impl Root {
         Ok(Snapshot {
             bytes,
             fingerprint,
-            nlink: st.st_nlink as u64,
+            nlink: st.st_nlink,
             mode: st.st_mode & 0o7777,
             via_symlink: target.via_symlink,
             target_rel: target.dir_rel.join(&target.name),
