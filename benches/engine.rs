@@ -107,7 +107,10 @@ fn measure(dir: &std::path::Path, req: &Request, runs: usize) -> Sample {
 }
 
 fn measure_expect(dir: &std::path::Path, req: &Request, runs: usize, ok: bool) -> Sample {
-    let settings = Settings { root: dir.to_path_buf(), ..Settings::default() };
+    let settings = Settings {
+        root: dir.to_path_buf(),
+        ..Settings::default()
+    };
     let mut times = Vec::new();
     let mut peak = 0;
     for _ in 0..runs {
@@ -117,22 +120,41 @@ fn measure_expect(dir: &std::path::Path, req: &Request, runs: usize, ok: bool) -
         let run = batch::run(req, Mode::DryRun, &settings);
         let el = t.elapsed();
         if run.response.as_ref().map(|r| r.ok).unwrap_or(false) != ok {
-            panic!("bench batch must resolve: {}", run.to_json().to_string().chars().take(600).collect::<String>());
+            panic!(
+                "bench batch must resolve: {}",
+                run.to_json()
+                    .to_string()
+                    .chars()
+                    .take(600)
+                    .collect::<String>()
+            );
         }
         drop(run);
         times.push(el);
         peak = peak.max(PEAK.load(Ordering::Relaxed) - base);
     }
     times.sort();
-    Sample { median: times[times.len() / 2], peak }
+    Sample {
+        median: times[times.len() / 2],
+        peak,
+    }
 }
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let dir = tempfile::tempdir().expect("temp dir");
-    println!("redline engine benchmark (batch::run, dry run; median of runs; peak = heap high-water mark)");
-    println!("{:>8} {:>6} {:>11} {:>12} {:>12} {:>10}", "file", "edits", "path", "time", "peak heap", "peak/file");
-    let sizes: &[usize] = if quick { &[1 << 20] } else { &[1 << 20, 10 << 20] };
+    println!(
+        "redline engine benchmark (batch::run, dry run; median of runs; peak = heap high-water mark)"
+    );
+    println!(
+        "{:>8} {:>6} {:>11} {:>12} {:>12} {:>10}",
+        "file", "edits", "path", "time", "peak heap", "peak/file"
+    );
+    let sizes: &[usize] = if quick {
+        &[1 << 20]
+    } else {
+        &[1 << 20, 10 << 20]
+    };
     let mut rows = Vec::new();
     for &size in sizes {
         let (text, items) = file(size);
@@ -142,7 +164,11 @@ fn main() {
             for &normalized in &[false, true] {
                 let mut fr = FileRequest::new(name.clone());
                 fr.edits = edits(items, n, normalized);
-                let req = Request { files: vec![fr], documents: vec![], dry_run: true };
+                let req = Request {
+                    files: vec![fr],
+                    documents: vec![],
+                    dry_run: true,
+                };
                 let s = measure(dir.path(), &req, if size > (4 << 20) { 5 } else { 9 });
                 let kind = if normalized { "normalized" } else { "exact" };
                 println!(
@@ -166,8 +192,17 @@ fn main() {
         for &n in &[10usize, 1000] {
             let mut fr = FileRequest::new(name.clone());
             fr.edits = failing(items, n);
-            let req = Request { files: vec![fr], documents: vec![], dry_run: true };
-            let s = measure_expect(dir.path(), &req, if size > (4 << 20) { 5 } else { 9 }, false);
+            let req = Request {
+                files: vec![fr],
+                documents: vec![],
+                dry_run: true,
+            };
+            let s = measure_expect(
+                dir.path(),
+                &req,
+                if size > (4 << 20) { 5 } else { 9 },
+                false,
+            );
             println!(
                 "{:>7.1}M {:>6} {:>11} {:>10.1}ms {:>10.1}MB {:>9.2}x",
                 text.len() as f64 / 1048576.0,
@@ -180,9 +215,17 @@ fn main() {
             rows.push((size, n + 1, false, s.median));
         }
     }
-    let get = |size, n, norm| rows.iter().find(|r| r.0 == size && r.1 == n && r.2 == norm).map(|r| r.3.as_secs_f64());
+    let get = |size, n, norm| {
+        rows.iter()
+            .find(|r| r.0 == size && r.1 == n && r.2 == norm)
+            .map(|r| r.3.as_secs_f64())
+    };
     for &size in sizes {
-        if let (Some(e10), Some(e1000), Some(n1000)) = (get(size, 10, false), get(size, 1000, false), get(size, 1000, true)) {
+        if let (Some(e10), Some(e1000), Some(n1000)) = (
+            get(size, 10, false),
+            get(size, 1000, false),
+            get(size, 1000, true),
+        ) {
             println!(
                 "{:.0} MB: 1000 vs 10 exact edits = {:.2}x (target <= 3x); 1000 normalized vs exact = {:.2}x (target <= 2x)",
                 size as f64 / 1048576.0,
@@ -193,10 +236,17 @@ fn main() {
     }
     for &size in sizes {
         if let (Some(ok), Some(bad)) = (get(size, 1000, false), get(size, 1001, false)) {
-            println!("{:.0} MB: 1000 failing edits with hints = {:.2}x the time of 1000 resolved ones", size as f64 / 1048576.0, bad / ok);
+            println!(
+                "{:.0} MB: 1000 failing edits with hints = {:.2}x the time of 1000 resolved ones",
+                size as f64 / 1048576.0,
+                bad / ok
+            );
         }
     }
     if let (Some(a), Some(b)) = (get(1 << 20, 1000, false), get(10 << 20, 1000, false)) {
-        println!("10x larger file, 1000 exact edits: {:.2}x the time (target ~10x)", b / a);
+        println!(
+            "10x larger file, 1000 exact edits: {:.2}x the time (target ~10x)",
+            b / a
+        );
     }
 }

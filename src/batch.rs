@@ -19,7 +19,11 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { root: PathBuf::from("."), encoding: PositionEncoding::Utf16, limits: Limits::default() }
+        Settings {
+            root: PathBuf::from("."),
+            encoding: PositionEncoding::Utf16,
+            limits: Limits::default(),
+        }
     }
 }
 
@@ -33,7 +37,11 @@ pub struct Run {
 
 impl Run {
     fn failed(e: &RequestError) -> Run {
-        Run { response: Err(RequestFailure::new(e)), exit: ExitStatus::Usage, plan: None }
+        Run {
+            response: Err(RequestFailure::new(e)),
+            exit: ExitStatus::Usage,
+            plan: None,
+        }
     }
 
     /// The response as pretty JSON text, fields in declaration order.
@@ -60,8 +68,12 @@ impl Run {
 /// Opens the root directory, or a request error naming it.
 pub fn open_root(settings: &Settings) -> Result<Root, RequestError> {
     Root::open(&settings.root, settings.limits).map_err(|e| {
-        RequestError::new(format!("cannot use {} as the root: {}", settings.root.display(), e.message))
-            .hint("pass an existing directory with --root")
+        RequestError::new(format!(
+            "cannot use {} as the root: {}",
+            settings.root.display(),
+            e.message
+        ))
+        .hint("pass an existing directory with --root")
     })
 }
 
@@ -74,17 +86,31 @@ pub fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change
             None => Expect::Any,
         };
         match f.op {
-            Op::Delete => out.push(Change::Delete { path: f.path.clone(), expect: expect_orig() }),
+            Op::Delete => out.push(Change::Delete {
+                path: f.path.clone(),
+                expect: expect_orig(),
+            }),
             Op::Create => {
                 if let Some(bytes) = f.render(|_| true) {
-                    out.push(Change::Write { path: f.path.clone(), bytes, expect: Expect::Absent });
+                    out.push(Change::Write {
+                        path: f.path.clone(),
+                        bytes,
+                        expect: Expect::Absent,
+                    });
                 }
             }
             Op::Overwrite | Op::Edit => {
                 if let Some(bytes) = f.render(|e| accept(fi, e)) {
-                    let same = f.original.as_ref().is_some_and(|o| o.doc.to_bytes() == bytes);
+                    let same = f
+                        .original
+                        .as_ref()
+                        .is_some_and(|o| o.doc.to_bytes() == bytes);
                     if !same {
-                        out.push(Change::Write { path: f.path.clone(), bytes, expect: expect_orig() });
+                        out.push(Change::Write {
+                            path: f.path.clone(),
+                            bytes,
+                            expect: expect_orig(),
+                        });
                     }
                 }
             }
@@ -94,8 +120,15 @@ pub fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change
                         Some(fp) => Expect::Unchanged(fp),
                         None => Expect::Absent,
                     };
-                    out.push(Change::Write { path: to.clone(), bytes, expect });
-                    out.push(Change::Delete { path: f.path.clone(), expect: expect_orig() });
+                    out.push(Change::Write {
+                        path: to.clone(),
+                        bytes,
+                        expect,
+                    });
+                    out.push(Change::Delete {
+                        path: f.path.clone(),
+                        expect: expect_orig(),
+                    });
                 }
             }
         }
@@ -104,13 +137,25 @@ pub fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change
 }
 
 /// Commits `changes` under `lock`, turning a failure into the report's terms.
-pub fn commit(root: &Root, lock: &crate::write::WriterLock, changes: &[Change]) -> (WriteOutcome, ExitStatus) {
+pub fn commit(
+    root: &Root,
+    lock: &crate::write::WriterLock,
+    changes: &[Change],
+) -> (WriteOutcome, ExitStatus) {
     match root.commit(lock, changes) {
         Ok(rep) => {
             let warnings = rep
                 .warnings
                 .into_iter()
-                .map(|w| (w.path, crate::wire::response::Warning { code: w.code, message: w.message }))
+                .map(|w| {
+                    (
+                        w.path,
+                        crate::wire::response::Warning {
+                            code: w.code,
+                            message: w.message,
+                        },
+                    )
+                })
                 .collect();
             let outcome = WriteOutcome {
                 written: true,
@@ -127,7 +172,11 @@ pub fn commit(root: &Root, lock: &crate::write::WriterLock, changes: &[Change]) 
             f.hint = e.error.hint.clone();
             let exit = code.exit_status();
             (
-                WriteOutcome { failure: Some((e.error.path.clone(), f)), rolled_back: Some(e.rolled_back), ..WriteOutcome::default() },
+                WriteOutcome {
+                    failure: Some((e.error.path.clone(), f)),
+                    rolled_back: Some(e.rolled_back),
+                    ..WriteOutcome::default()
+                },
                 exit,
             )
         }
@@ -136,12 +185,18 @@ pub fn commit(root: &Root, lock: &crate::write::WriterLock, changes: &[Change]) 
 
 /// Resolves `req` and, in `Mode::Apply`, writes it, all under the root's writer lock.
 pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
-    let mode = if req.dry_run && mode == Mode::Apply { Mode::DryRun } else { mode };
+    let mode = if req.dry_run && mode == Mode::Apply {
+        Mode::DryRun
+    } else {
+        mode
+    };
     let root = match open_root(settings) {
         Ok(r) => r,
         Err(e) => return Run::failed(&e),
     };
-    let opts = ResolveOptions { allow_documents: mode == Mode::Resolve };
+    let opts = ResolveOptions {
+        allow_documents: mode == Mode::Resolve,
+    };
     if let Err(e) = plan::check_request(req, opts) {
         return Run::failed(&e);
     }
@@ -155,10 +210,22 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
             Err(e) => {
                 let f = Failure::new(e.code, format!("{}: {}", e.path, e.message));
                 let plan = Plan { files: Vec::new() };
-                let wrote = WriteOutcome { failure: Some((e.path.clone(), f)), ..WriteOutcome::default() };
+                let wrote = WriteOutcome {
+                    failure: Some((e.path.clone(), f)),
+                    ..WriteOutcome::default()
+                };
                 let mut resp = report::response(&plan, mode, settings.encoding, &wrote);
-                resp.errors.push(crate::wire::response::ErrorEntry { code: e.code, path: e.path, edit: None, message: e.message });
-                return Run { response: Ok(resp), exit: e.code.exit_status().worst(ExitStatus::WriteFailed), plan: None };
+                resp.errors.push(crate::wire::response::ErrorEntry {
+                    code: e.code,
+                    path: e.path,
+                    edit: None,
+                    message: e.message,
+                });
+                return Run {
+                    response: Ok(resp),
+                    exit: e.code.exit_status().worst(ExitStatus::WriteFailed),
+                    plan: None,
+                };
             }
         }
     } else {
@@ -170,7 +237,11 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
     };
     if !plan.ok() {
         let resp = report::response(&plan, mode, settings.encoding, &WriteOutcome::default());
-        return Run { response: Ok(resp), exit: worst_code(&plan), plan: Some(plan) };
+        return Run {
+            response: Ok(resp),
+            exit: worst_code(&plan),
+            plan: Some(plan),
+        };
     }
     let (mut wrote, exit) = match &lock {
         Some(lock) => {
@@ -187,7 +258,11 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
     wrote.recovered = wrote.recovered.take().or(recovered);
     drop(lock);
     let resp = report::response(&plan, mode, settings.encoding, &wrote);
-    Run { response: Ok(resp), exit, plan: Some(plan) }
+    Run {
+        response: Ok(resp),
+        exit,
+        plan: Some(plan),
+    }
 }
 
 /// Prose for what recovery did, or `None` when there was nothing to recover.
@@ -196,9 +271,15 @@ pub fn describe_recovery(r: &crate::write::RecoveryReport) -> Option<String> {
     let paths = r.paths.join(", ");
     match r.action {
         RecoveryAction::Nothing => None,
-        RecoveryAction::Cleaned => Some("an interrupted commit had changed nothing; its leftovers were removed".into()),
-        RecoveryAction::RolledBack => Some(format!("an interrupted commit was rolled back: {paths} are as before it")),
-        RecoveryAction::RolledForward => Some(format!("an interrupted commit had landed; its cleanup was finished for {paths}")),
+        RecoveryAction::Cleaned => {
+            Some("an interrupted commit had changed nothing; its leftovers were removed".into())
+        }
+        RecoveryAction::RolledBack => Some(format!(
+            "an interrupted commit was rolled back: {paths} are as before it"
+        )),
+        RecoveryAction::RolledForward => Some(format!(
+            "an interrupted commit had landed; its cleanup was finished for {paths}"
+        )),
     }
 }
 
@@ -207,9 +288,10 @@ fn worst_code(plan: &Plan) -> ExitStatus {
     let mut exit = ExitStatus::Rejected;
     for f in &plan.files {
         if let Some(fl) = &f.failure
-            && matches!(fl.code, Code::PermissionDenied | Code::Io | Code::Internal) {
-                exit = exit.worst(fl.code.exit_status());
-            }
+            && matches!(fl.code, Code::PermissionDenied | Code::Io | Code::Internal)
+        {
+            exit = exit.worst(fl.code.exit_status());
+        }
     }
     exit
 }

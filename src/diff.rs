@@ -7,8 +7,8 @@
 //! a break), so that `git apply` accepts the output.
 
 use similar::{Algorithm, DiffTag, capture_diff_slices_deadline};
-use std::time::{Duration, Instant};
 use std::ops::Range;
+use std::time::{Duration, Instant};
 
 /// Lines of context around each change in a hunk.
 pub const CONTEXT: usize = 3;
@@ -57,10 +57,22 @@ impl Hunk {
     /// The `@@ -a,b +c,d @@` header (git's convention for empty sides).
     pub fn header(&self) -> String {
         fn side(start: usize, len: usize) -> String {
-            let start = if len == 0 { start.saturating_sub(1) } else { start };
-            if len == 1 { format!("{start}") } else { format!("{start},{len}") }
+            let start = if len == 0 {
+                start.saturating_sub(1)
+            } else {
+                start
+            };
+            if len == 1 {
+                format!("{start}")
+            } else {
+                format!("{start},{len}")
+            }
         }
-        format!("@@ -{} +{} @@", side(self.old_start, self.old_len), side(self.new_start, self.new_len))
+        format!(
+            "@@ -{} +{} @@",
+            side(self.old_start, self.old_len),
+            side(self.new_start, self.new_len)
+        )
     }
 }
 
@@ -88,7 +100,9 @@ impl<'a> Lines<'a> {
     }
 
     fn of(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&s| s <= offset).saturating_sub(1)
+        self.starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
     }
 
     fn start(&self, line: usize) -> usize {
@@ -102,13 +116,21 @@ impl<'a> Lines<'a> {
 
     /// The line where a range starting at `p` begins.
     fn first(&self, p: usize) -> usize {
-        if p == self.text.len() && self.at_line_start(p) { self.count() } else { self.of(p) }
+        if p == self.text.len() && self.at_line_start(p) {
+            self.count()
+        } else {
+            self.of(p)
+        }
     }
 
     /// The line after the range's end `p` (`whole`: the end is not aligned on the other side).
     fn end(&self, p: usize, aligned: bool) -> usize {
         if aligned {
-            if p == self.text.len() { self.count() } else { self.of(p) }
+            if p == self.text.len() {
+                self.count()
+            } else {
+                self.of(p)
+            }
         } else {
             (self.of(p) + 1).min(self.count())
         }
@@ -140,7 +162,10 @@ struct Region {
 fn touched(ol: &Lines<'_>, nl: &Lines<'_>, c: &Change) -> (Range<usize>, Range<usize>) {
     let aligned = ol.at_line_start(c.old.end) && nl.at_line_start(c.new.end);
     let (os, ns) = (ol.first(c.old.start), nl.first(c.new.start));
-    (os..ol.end(c.old.end, aligned).max(os), ns..nl.end(c.new.end, aligned).max(ns))
+    (
+        os..ol.end(c.old.end, aligned).max(os),
+        ns..nl.end(c.new.end, aligned).max(ns),
+    )
 }
 
 /// Computes the hunks for `changes` (sorted, non-overlapping) turning `old` into `new`.
@@ -159,7 +184,11 @@ pub fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
                 r.new.end = n.end.max(r.new.start);
                 r.changes.end = k + 1;
             }
-            _ => regions.push(Region { old: o, new: n, changes: k..k + 1 }),
+            _ => regions.push(Region {
+                old: o,
+                new: n,
+                changes: k..k + 1,
+            }),
         }
     }
     let mut out: Vec<Hunk> = Vec::new();
@@ -169,13 +198,15 @@ pub fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
             for c in &changes[r.changes.clone()] {
                 let (to, tn) = touched(&ol, &nl, c);
                 if let Some(l) = line_old
-                    && to.contains(&l) {
-                        return Some(c.edit);
-                    }
+                    && to.contains(&l)
+                {
+                    return Some(c.edit);
+                }
                 if let Some(l) = line_new
-                    && tn.contains(&l) {
-                        return Some(c.edit);
-                    }
+                    && tn.contains(&l)
+                {
+                    return Some(c.edit);
+                }
             }
             changes.get(r.changes.start).map(|c| c.edit)
         };
@@ -184,7 +215,8 @@ pub fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
         let old_lines: Vec<&str> = (r.old.clone()).map(|i| ol.raw(i)).collect();
         let new_lines: Vec<&str> = (r.new.clone()).map(|i| nl.raw(i)).collect();
         let deadline = Instant::now() + Duration::from_millis(100);
-        let ops = capture_diff_slices_deadline(Algorithm::Myers, &old_lines, &new_lines, Some(deadline));
+        let ops =
+            capture_diff_slices_deadline(Algorithm::Myers, &old_lines, &new_lines, Some(deadline));
         let mut lines: Vec<Line> = Vec::new();
         for op in ops {
             let (tag, o, n) = op.as_tag_tuple();
@@ -192,19 +224,40 @@ pub fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
                 for (oi, ni) in o.zip(n) {
                     let (oi, ni) = (r.old.start + oi, r.new.start + ni);
                     let (t, nn) = ol.line(oi);
-                    lines.push(Line { tag: Tag::Context, old_no: Some(oi + 1), new_no: Some(ni + 1), text: t.into(), no_newline: nn, edit: None });
+                    lines.push(Line {
+                        tag: Tag::Context,
+                        old_no: Some(oi + 1),
+                        new_no: Some(ni + 1),
+                        text: t.into(),
+                        no_newline: nn,
+                        edit: None,
+                    });
                 }
                 continue;
             }
             for oi in o {
                 let oi = r.old.start + oi;
                 let (t, nn) = ol.line(oi);
-                lines.push(Line { tag: Tag::Delete, old_no: Some(oi + 1), new_no: None, text: t.into(), no_newline: nn, edit: owner(Some(oi), None) });
+                lines.push(Line {
+                    tag: Tag::Delete,
+                    old_no: Some(oi + 1),
+                    new_no: None,
+                    text: t.into(),
+                    no_newline: nn,
+                    edit: owner(Some(oi), None),
+                });
             }
             for ni in n {
                 let ni = r.new.start + ni;
                 let (t, nn) = nl.line(ni);
-                lines.push(Line { tag: Tag::Insert, old_no: None, new_no: Some(ni + 1), text: t.into(), no_newline: nn, edit: owner(None, Some(ni)) });
+                lines.push(Line {
+                    tag: Tag::Insert,
+                    old_no: None,
+                    new_no: Some(ni + 1),
+                    text: t.into(),
+                    no_newline: nn,
+                    edit: owner(None, Some(ni)),
+                });
             }
         }
         // Context before, merging with the previous hunk when the gap is small.
@@ -214,7 +267,14 @@ pub fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
             let h = out.last_mut().expect("checked above");
             for l in prev_old_end..r.old.start {
                 let (t, nn) = ol.line(l);
-                h.lines.push(Line { tag: Tag::Context, old_no: Some(l + 1), new_no: Some((l as isize + delta) as usize + 1), text: t.into(), no_newline: nn, edit: None });
+                h.lines.push(Line {
+                    tag: Tag::Context,
+                    old_no: Some(l + 1),
+                    new_no: Some((l as isize + delta) as usize + 1),
+                    text: t.into(),
+                    no_newline: nn,
+                    edit: None,
+                });
             }
             h.lines.extend(lines);
         } else {
@@ -225,10 +285,23 @@ pub fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
             let mut hl = Vec::new();
             for l in from..r.old.start {
                 let (t, nn) = ol.line(l);
-                hl.push(Line { tag: Tag::Context, old_no: Some(l + 1), new_no: Some((l as isize + delta) as usize + 1), text: t.into(), no_newline: nn, edit: None });
+                hl.push(Line {
+                    tag: Tag::Context,
+                    old_no: Some(l + 1),
+                    new_no: Some((l as isize + delta) as usize + 1),
+                    text: t.into(),
+                    no_newline: nn,
+                    edit: None,
+                });
             }
             hl.extend(lines);
-            out.push(Hunk { old_start: from + 1, old_len: 0, new_start: (from as isize + delta) as usize + 1, new_len: 0, lines: hl });
+            out.push(Hunk {
+                old_start: from + 1,
+                old_len: 0,
+                new_start: (from as isize + delta) as usize + 1,
+                new_len: 0,
+                lines: hl,
+            });
         }
         prev_old_end = r.old.end;
     }
@@ -254,7 +327,14 @@ fn old_to_new(h: &Hunk) -> isize {
 fn trail(h: &mut Hunk, ol: &Lines<'_>, from: usize, delta: isize) {
     for l in from..(from + CONTEXT).min(ol.count()) {
         let (t, nn) = ol.line(l);
-        h.lines.push(Line { tag: Tag::Context, old_no: Some(l + 1), new_no: Some((l as isize + delta) as usize + 1), text: t.into(), no_newline: nn, edit: None });
+        h.lines.push(Line {
+            tag: Tag::Context,
+            old_no: Some(l + 1),
+            new_no: Some((l as isize + delta) as usize + 1),
+            text: t.into(),
+            no_newline: nn,
+            edit: None,
+        });
     }
 }
 
@@ -282,12 +362,19 @@ pub fn render_hunks(hunks: &[Hunk], out: &mut String) {
 pub fn unified(old_path: Option<&str>, new_path: Option<&str>, hunks: &[Hunk]) -> String {
     // A whole-file change of an empty file yields one hunk without lines (`@@ -0,0 +0,0 @@`),
     // which git rejects as a corrupt patch: such a file has no hunks at all.
-    let hunks = if hunks.iter().all(|h| h.lines.is_empty()) { &[][..] } else { hunks };
+    let hunks = if hunks.iter().all(|h| h.lines.is_empty()) {
+        &[][..]
+    } else {
+        hunks
+    };
     let mut out = String::new();
     if let (Some(a), Some(b)) = (old_path, new_path)
-        && a != b {
-            out.push_str(&format!("diff --git a/{a} b/{b}\nrename from {a}\nrename to {b}\n"));
-        }
+        && a != b
+    {
+        out.push_str(&format!(
+            "diff --git a/{a} b/{b}\nrename from {a}\nrename to {b}\n"
+        ));
+    }
     if hunks.is_empty() && old_path != new_path {
         if old_path.is_none() || new_path.is_none() {
             // An empty file created or deleted: git needs the extended header to see it.
@@ -345,7 +432,15 @@ pub fn join<'a>(diffs: impl IntoIterator<Item = &'a str>) -> String {
 
 /// Hunks for a whole-file create (`old` empty) or delete (`new` empty).
 pub fn whole(old: &str, new: &str) -> Vec<Hunk> {
-    hunks(old, new, &[Change { old: 0..old.len(), new: 0..new.len(), edit: 0 }])
+    hunks(
+        old,
+        new,
+        &[Change {
+            old: 0..old.len(),
+            new: 0..new.len(),
+            edit: 0,
+        }],
+    )
 }
 
 #[cfg(test)]
@@ -361,14 +456,38 @@ mod tests {
         // The first change ends mid-line in old but at a line start in new (its "\n" follows a
         // kept lone CR); the second starts right there. The trailing "s" is common context.
         let (old, new) = ("p\n\rq\nr\ns", "p\n\r\ns");
-        let d = diff(old, new, &[Change { old: 3..4, new: 3..4, edit: 0 }, Change { old: 4..7, new: 4..4, edit: 1 }]);
-        assert_eq!(d, "--- a/f\n+++ b/f\n@@ -1,4 +1,3 @@\n p\n-\rq\n-r\n+\r\n s\n\\ No newline at end of file\n");
+        let d = diff(
+            old,
+            new,
+            &[
+                Change {
+                    old: 3..4,
+                    new: 3..4,
+                    edit: 0,
+                },
+                Change {
+                    old: 4..7,
+                    new: 4..4,
+                    edit: 1,
+                },
+            ],
+        );
+        assert_eq!(
+            d,
+            "--- a/f\n+++ b/f\n@@ -1,4 +1,3 @@\n p\n-\rq\n-r\n+\r\n s\n\\ No newline at end of file\n"
+        );
     }
 
     #[test]
     fn empty_file_created_or_deleted_has_only_the_git_header() {
-        assert_eq!(unified(None, Some("e"), &whole("", "")), "diff --git a/e b/e\nnew file mode 100644\n");
-        assert_eq!(unified(Some("e"), None, &whole("", "")), "diff --git a/e b/e\ndeleted file mode 100644\n");
+        assert_eq!(
+            unified(None, Some("e"), &whole("", "")),
+            "diff --git a/e b/e\nnew file mode 100644\n"
+        );
+        assert_eq!(
+            unified(Some("e"), None, &whole("", "")),
+            "diff --git a/e b/e\ndeleted file mode 100644\n"
+        );
     }
 
     #[test]
@@ -391,26 +510,78 @@ mod tests {
     fn single_line_change_with_context() {
         let old = "1\n2\n3\n4\n5\n6\n7\n8\n";
         let new = "1\n2\n3\n4x\n5\n6\n7\n8\n";
-        let d = diff(old, new, &[Change { old: 6..7, new: 6..8, edit: 0 }]);
-        assert_eq!(d, "--- a/f\n+++ b/f\n@@ -1,7 +1,7 @@\n 1\n 2\n 3\n-4\n+4x\n 5\n 6\n 7\n");
+        let d = diff(
+            old,
+            new,
+            &[Change {
+                old: 6..7,
+                new: 6..8,
+                edit: 0,
+            }],
+        );
+        assert_eq!(
+            d,
+            "--- a/f\n+++ b/f\n@@ -1,7 +1,7 @@\n 1\n 2\n 3\n-4\n+4x\n 5\n 6\n 7\n"
+        );
     }
 
     #[test]
     fn far_changes_make_two_hunks_near_ones_merge() {
         let old: String = (1..=20).map(|i| format!("{i}\n")).collect();
         let new = old.replace("2\n", "two\n").replace("19\n", "nineteen\n");
-        let d = diff(&old, &new, &[Change { old: 2..3, new: 2..5, edit: 0 }, Change { old: 45..47, new: 47..55, edit: 1 }]);
+        let d = diff(
+            &old,
+            &new,
+            &[
+                Change {
+                    old: 2..3,
+                    new: 2..5,
+                    edit: 0,
+                },
+                Change {
+                    old: 45..47,
+                    new: 47..55,
+                    edit: 1,
+                },
+            ],
+        );
         assert_eq!(d.matches("@@ -").count(), 2, "{d}");
         let new2 = old.replace("2\n", "two\n").replace("6\n", "six\n");
-        let d = diff(&old, &new2, &[Change { old: 2..3, new: 2..5, edit: 0 }, Change { old: 10..11, new: 12..15, edit: 1 }]);
+        let d = diff(
+            &old,
+            &new2,
+            &[
+                Change {
+                    old: 2..3,
+                    new: 2..5,
+                    edit: 0,
+                },
+                Change {
+                    old: 10..11,
+                    new: 12..15,
+                    edit: 1,
+                },
+            ],
+        );
         assert_eq!(d.matches("@@ -").count(), 1, "{d}");
         assert!(d.starts_with("--- a/f\n+++ b/f\n@@ -1,9 +1,9 @@\n"), "{d}");
     }
 
     #[test]
     fn no_newline_at_end() {
-        let d = diff("a\nb", "a\nc", &[Change { old: 2..3, new: 2..3, edit: 0 }]);
-        assert_eq!(d, "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n");
+        let d = diff(
+            "a\nb",
+            "a\nc",
+            &[Change {
+                old: 2..3,
+                new: 2..3,
+                edit: 0,
+            }],
+        );
+        assert_eq!(
+            d,
+            "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n"
+        );
     }
 
     #[test]
@@ -423,7 +594,22 @@ mod tests {
 
     #[test]
     fn edit_attribution() {
-        let h = hunks("a\nb\nc\n", "A\nb\nC\n", &[Change { old: 0..1, new: 0..1, edit: 4 }, Change { old: 4..5, new: 4..5, edit: 7 }]);
+        let h = hunks(
+            "a\nb\nc\n",
+            "A\nb\nC\n",
+            &[
+                Change {
+                    old: 0..1,
+                    new: 0..1,
+                    edit: 4,
+                },
+                Change {
+                    old: 4..5,
+                    new: 4..5,
+                    edit: 7,
+                },
+            ],
+        );
         let owners: Vec<_> = h[0].lines.iter().filter_map(|l| l.edit).collect();
         assert_eq!(owners, vec![4, 4, 7, 7]);
     }
@@ -436,13 +622,37 @@ mod edge_tests {
     #[test]
     fn joining_lines_includes_the_next_line() {
         // "a\n" -> "a" joins a and b into one line.
-        let d = unified(Some("f"), Some("f"), &hunks("a\nb\n", "ab\n", &[Change { old: 0..2, new: 0..1, edit: 0 }]));
+        let d = unified(
+            Some("f"),
+            Some("f"),
+            &hunks(
+                "a\nb\n",
+                "ab\n",
+                &[Change {
+                    old: 0..2,
+                    new: 0..1,
+                    edit: 0,
+                }],
+            ),
+        );
         assert_eq!(d, "--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n-a\n-b\n+ab\n");
     }
 
     #[test]
     fn appending_at_end() {
-        let d = unified(Some("f"), Some("f"), &hunks("a\n", "a\nb\n", &[Change { old: 2..2, new: 2..4, edit: 0 }]));
+        let d = unified(
+            Some("f"),
+            Some("f"),
+            &hunks(
+                "a\n",
+                "a\nb\n",
+                &[Change {
+                    old: 2..2,
+                    new: 2..4,
+                    edit: 0,
+                }],
+            ),
+        );
         assert_eq!(d, "--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n a\n+b\n");
     }
 }

@@ -36,7 +36,9 @@ impl Eol {
 }
 
 /// How `character` in a position counts (LSP `PositionEncodingKind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub enum PositionEncoding {
     #[serde(rename = "utf-8")]
     Utf8,
@@ -71,7 +73,9 @@ impl PositionEncoding {
 }
 
 /// A 0-based LSP position.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Position {
     pub line: usize,
     pub character: usize,
@@ -114,10 +118,14 @@ impl Document {
     /// Decodes file bytes (§3.1): UTF-16/32 BOMs first, then NUL bytes, then UTF-8.
     pub fn decode(bytes: Vec<u8>) -> Result<Document, DecodeError> {
         if bytes.starts_with(b"\x00\x00\xFE\xFF") || bytes.starts_with(b"\xFF\xFE\x00\x00") {
-            return Err(DecodeError::Encoding { detail: "UTF-32 byte order mark".into() });
+            return Err(DecodeError::Encoding {
+                detail: "UTF-32 byte order mark".into(),
+            });
         }
         if bytes.starts_with(b"\xFE\xFF") || bytes.starts_with(b"\xFF\xFE") {
-            return Err(DecodeError::Encoding { detail: "UTF-16 byte order mark".into() });
+            return Err(DecodeError::Encoding {
+                detail: "UTF-16 byte order mark".into(),
+            });
         }
         let probe = &bytes[..bytes.len().min(BINARY_PROBE)];
         if let Some(offset) = memchr::memchr(0, probe) {
@@ -130,7 +138,9 @@ impl Document {
         }
         let text = String::from_utf8(bytes).map_err(|e| {
             let at = e.utf8_error().valid_up_to() + if bom { UTF8_BOM.len() } else { 0 };
-            DecodeError::Encoding { detail: format!("invalid UTF-8 at byte {at}") }
+            DecodeError::Encoding {
+                detail: format!("invalid UTF-8 at byte {at}"),
+            }
         })?;
         Ok(Document::from_text(text, bom))
     }
@@ -138,7 +148,12 @@ impl Document {
     /// A document from text already known to be valid (an editor buffer).
     pub fn from_text(text: String, bom: bool) -> Document {
         let (line_starts, eol) = scan_lines(&text);
-        Document { bom, text, line_starts, eol }
+        Document {
+            bom,
+            text,
+            line_starts,
+            eol,
+        }
     }
 
     /// The bytes of this document as a file: BOM (if any) then the text.
@@ -163,19 +178,27 @@ impl Document {
 
     /// The 0-based line containing byte offset `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
-        self.line_starts.partition_point(|&s| s <= offset).saturating_sub(1)
+        self.line_starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
     }
 
     /// Byte offset where 0-based `line` starts.
     pub fn line_start(&self, line: usize) -> usize {
-        self.line_starts.get(line).copied().unwrap_or(self.text.len())
+        self.line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len())
     }
 
     /// The LSP position of byte offset `offset` (which must be a char boundary).
     pub fn position(&self, offset: usize, enc: PositionEncoding) -> Position {
         let line = self.line_of(offset);
         let start = self.line_starts[line];
-        Position { line, character: enc.units(&self.text[start..offset]) }
+        Position {
+            line,
+            character: enc.units(&self.text[start..offset]),
+        }
     }
 
     /// The byte offset of an LSP position, clamped to its line (LSP semantics).
@@ -200,7 +223,11 @@ impl Document {
 
     /// Byte offset where the content of `line` ends (before its line break).
     pub fn line_content_end(&self, line: usize) -> usize {
-        let next = self.line_starts.get(line + 1).copied().unwrap_or(self.text.len());
+        let next = self
+            .line_starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(self.text.len());
         let b = self.text.as_bytes();
         let mut end = next;
         if end > self.line_starts[line] && b[end - 1] == b'\n' {
@@ -271,7 +298,13 @@ mod tests {
         let d = Document::decode(b"\xEF\xBB\xBFab\ncd".to_vec()).unwrap();
         assert!(d.bom);
         assert_eq!(d.text, "ab\ncd");
-        assert_eq!(d.position(4, PositionEncoding::Utf16), Position { line: 1, character: 1 });
+        assert_eq!(
+            d.position(4, PositionEncoding::Utf16),
+            Position {
+                line: 1,
+                character: 1
+            }
+        );
         assert_eq!(d.to_bytes(), b"\xEF\xBB\xBFab\ncd");
     }
 
@@ -282,19 +315,62 @@ mod tests {
         assert_eq!(d.line_count(), 5);
         assert_eq!(d.line_start(3), 8);
         assert_eq!(d.line_content_end(0), 1);
-        assert_eq!(Document::from_text("a\nb\r\n".into(), false).eol, Eol::Lf, "tie is LF");
+        assert_eq!(
+            Document::from_text("a\nb\r\n".into(), false).eol,
+            Eol::Lf,
+            "tie is LF"
+        );
         assert_eq!(Document::from_text("a\rb\r".into(), false).eol, Eol::Cr);
-        assert_eq!(Document::from_text("a\r\nb".into(), false).adapt_eol("x\ny\rz"), "x\r\ny\r\nz");
+        assert_eq!(
+            Document::from_text("a\r\nb".into(), false).adapt_eol("x\ny\rz"),
+            "x\r\ny\r\nz"
+        );
     }
 
     #[test]
     fn positions_in_every_encoding() {
         let d = Document::from_text("日本\n😀x".into(), false);
         let off = "日本\n😀".len();
-        assert_eq!(d.position(off, PositionEncoding::Utf16), Position { line: 1, character: 2 });
-        assert_eq!(d.position(off, PositionEncoding::Utf8), Position { line: 1, character: 4 });
-        assert_eq!(d.position(off, PositionEncoding::Utf32), Position { line: 1, character: 1 });
-        assert_eq!(d.offset(Position { line: 1, character: 2 }, PositionEncoding::Utf16), off);
-        assert_eq!(d.offset(Position { line: 0, character: 99 }, PositionEncoding::Utf16), 6);
+        assert_eq!(
+            d.position(off, PositionEncoding::Utf16),
+            Position {
+                line: 1,
+                character: 2
+            }
+        );
+        assert_eq!(
+            d.position(off, PositionEncoding::Utf8),
+            Position {
+                line: 1,
+                character: 4
+            }
+        );
+        assert_eq!(
+            d.position(off, PositionEncoding::Utf32),
+            Position {
+                line: 1,
+                character: 1
+            }
+        );
+        assert_eq!(
+            d.offset(
+                Position {
+                    line: 1,
+                    character: 2
+                },
+                PositionEncoding::Utf16
+            ),
+            off
+        );
+        assert_eq!(
+            d.offset(
+                Position {
+                    line: 0,
+                    character: 99
+                },
+                PositionEncoding::Utf16
+            ),
+            6
+        );
     }
 }

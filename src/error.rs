@@ -107,6 +107,10 @@ impl ExitStatus {
                 ExitStatus::Internal => 5,
             }
         }
-        if rank(other) > rank(self) { other } else { self }
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
+        }
     }
 }

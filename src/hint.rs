@@ -43,7 +43,8 @@ fn is_word(c: char) -> bool {
 }
 
 fn tokens(line: &str) -> impl Iterator<Item = &str> {
-    line.split(|c: char| !is_word(c)).filter(|t| t.chars().count() >= 3)
+    line.split(|c: char| !is_word(c))
+        .filter(|t| t.chars().count() >= 3)
 }
 
 /// Where a key occurs in the file: how often, and the first lines (at most `MAX_DF + 1`).
@@ -97,19 +98,22 @@ pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
     let keys: Vec<&str> = by_token.keys().copied().collect();
     let mut token_places: Vec<Places> = (0..keys.len()).map(|_| Places::default()).collect();
     if !keys.is_empty()
-        && let Ok(ac) = AhoCorasick::builder().match_kind(MatchKind::LeftmostLongest).build(&keys) {
-            let (mut ln, mut at) = (0usize, 0usize);
-            for m in ac.find_iter(text) {
-                let before = text[..m.start()].chars().next_back();
-                let after = text[m.end()..].chars().next();
-                if before.is_some_and(is_word) || after.is_some_and(is_word) {
-                    continue;
-                }
-                ln += memchr::memchr_iter(b'\n', &text.as_bytes()[at..m.start()]).count();
-                at = m.start();
-                token_places[m.pattern().as_usize()].add(ln);
+        && let Ok(ac) = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&keys)
+    {
+        let (mut ln, mut at) = (0usize, 0usize);
+        for m in ac.find_iter(text) {
+            let before = text[..m.start()].chars().next_back();
+            let after = text[m.end()..].chars().next();
+            if before.is_some_and(is_word) || after.is_some_and(is_word) {
+                continue;
             }
+            ln += memchr::memchr_iter(b'\n', &text.as_bytes()[at..m.start()]).count();
+            at = m.start();
+            token_places[m.pattern().as_usize()].add(ln);
         }
+    }
     // Votes for window starts, from rare keys only.
     let mut votes: Vec<HashMap<usize, u32>> = vec![HashMap::new(); olds.len()];
     let mut vote = |places: &Places, hits: &[(usize, usize)], w: u32| {
@@ -133,7 +137,11 @@ pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
     fallback(text, &line_starts, &pat_lines, &mut votes);
     let line_count = line_starts.len();
     let line_end = |l: usize| -> usize {
-        if l + 1 < line_count { line_starts[l + 1] - 1 } else { text.len() }
+        if l + 1 < line_count {
+            line_starts[l + 1] - 1
+        } else {
+            text.len()
+        }
     };
     votes
         .iter()
@@ -155,10 +163,17 @@ pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
                         return None;
                     }
                     let span = file.orig_span(nr.clone(), true)?;
-                    Some(Candidate { span, score: similarity(&pats[e].text, &text[nr]) })
+                    Some(Candidate {
+                        span,
+                        score: similarity(&pats[e].text, &text[nr]),
+                    })
                 })
                 .collect();
-            scored.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.span.start.cmp(&b.span.start)));
+            scored.sort_by(|a, b| {
+                b.score
+                    .total_cmp(&a.score)
+                    .then(a.span.start.cmp(&b.span.start))
+            });
             scored.dedup_by(|a, b| a.span == b.span);
             scored.truncate(MAX_CANDIDATES);
             scored
@@ -183,7 +198,12 @@ fn bigrams(s: &str) -> u128 {
 /// say), one pass over the file's lines compares each with the edit's longest line by length and
 /// character bigrams, and the closest lines vote. Bounded: at most [`MAX_FALLBACK`] edits, one
 /// pass for all of them.
-fn fallback(text: &str, line_starts: &[usize], pat_lines: &[Vec<&str>], votes: &mut [HashMap<usize, u32>]) {
+fn fallback(
+    text: &str,
+    line_starts: &[usize],
+    pat_lines: &[Vec<&str>],
+    votes: &mut [HashMap<usize, u32>],
+) {
     struct Probe {
         edit: usize,
         index: usize,
@@ -196,9 +216,18 @@ fn fallback(text: &str, line_starts: &[usize], pat_lines: &[Vec<&str>], votes: &
         .enumerate()
         .filter(|(_, v)| v.is_empty())
         .filter_map(|(e, _)| {
-            let (index, line) = pat_lines[e].iter().enumerate().max_by_key(|(_, l)| l.trim().len())?;
+            let (index, line) = pat_lines[e]
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, l)| l.trim().len())?;
             let t = line.trim();
-            (t.chars().count() >= 3).then(|| Probe { edit: e, index, len: t.len(), set: bigrams(t), best: Vec::new() })
+            (t.chars().count() >= 3).then(|| Probe {
+                edit: e,
+                index,
+                len: t.len(),
+                set: bigrams(t),
+                best: Vec::new(),
+            })
         })
         .take(MAX_FALLBACK)
         .collect();
@@ -218,7 +247,11 @@ fn fallback(text: &str, line_starts: &[usize], pat_lines: &[Vec<&str>], votes: &
             }
             let set = *set.get_or_insert_with(|| bigrams(t));
             let union = (set | p.set).count_ones();
-            let score = if union == 0 { 0.0 } else { (set & p.set).count_ones() as f32 / union as f32 };
+            let score = if union == 0 {
+                0.0
+            } else {
+                (set & p.set).count_ones() as f32 / union as f32
+            };
             if score < 0.3 {
                 continue;
             }
@@ -266,7 +299,10 @@ mod tests {
         let c = candidates(&file, &["    let x = 2;\n    println!(\"{x}\");"]);
         assert_eq!(c[0].len(), 3.min(c[0].len()));
         let best = &c[0][0];
-        assert_eq!(&text[best.span.clone()], "    let x = 1;\n    println!(\"{x}\");");
+        assert_eq!(
+            &text[best.span.clone()],
+            "    let x = 1;\n    println!(\"{x}\");"
+        );
         assert!(best.score > 0.9 && best.score < 1.0, "{}", best.score);
     }
 
@@ -275,7 +311,10 @@ mod tests {
         let text = "alpha\nlet counter = compute_total(items);\nomega\n";
         let file = Normalized::new(text);
         let c = candidates(&file, &["let countr = compute_total(items);"]);
-        assert_eq!(&text[c[0][0].span.clone()], "let counter = compute_total(items);");
+        assert_eq!(
+            &text[c[0][0].span.clone()],
+            "let counter = compute_total(items);"
+        );
     }
 
     #[test]

@@ -51,7 +51,10 @@ pub struct Found {
 pub enum Miss {
     NotFound,
     /// More than one occurrence; the first [`MAX_AMBIGUOUS`] original spans, and the total.
-    Ambiguous { spans: Vec<Range<usize>>, count: usize },
+    Ambiguous {
+        spans: Vec<Range<usize>>,
+        count: usize,
+    },
 }
 
 #[derive(Default)]
@@ -64,7 +67,10 @@ struct Hits {
 
 /// Finds every needle in `file` (N of `text`). Needles must have a non-empty N(oldText).
 pub fn find_all(text: &str, file: &Normalized, needles: &[Needle<'_>]) -> Vec<Result<Found, Miss>> {
-    let patterns: Vec<Normalized> = needles.iter().map(|n| Normalized::new(n.old_text)).collect();
+    let patterns: Vec<Normalized> = needles
+        .iter()
+        .map(|n| Normalized::new(n.old_text))
+        .collect();
     // One automaton pattern per distinct N(oldText) and trimmed-last-line flag: two oldTexts with
     // the same N(·) count different occurrences when only one of them must end at a line end.
     let mut ids: HashMap<(&str, bool), usize> = HashMap::new();
@@ -72,10 +78,12 @@ pub fn find_all(text: &str, file: &Normalized, needles: &[Needle<'_>]) -> Vec<Re
     let mut distinct: Vec<usize> = Vec::new();
     for (i, p) in patterns.iter().enumerate() {
         let next = ids.len();
-        let id = *ids.entry((p.text.as_str(), p.last_line_trimmed)).or_insert_with(|| {
-            distinct.push(i);
-            next
-        });
+        let id = *ids
+            .entry((p.text.as_str(), p.last_line_trimmed))
+            .or_insert_with(|| {
+                distinct.push(i);
+                next
+            });
         pattern_of.push(id);
     }
     let mut hits: Vec<Hits> = (0..distinct.len()).map(|_| Hits::default()).collect();
@@ -137,7 +145,12 @@ pub fn find_all(text: &str, file: &Normalized, needles: &[Needle<'_>]) -> Vec<Re
                     1 => h.occ.iter().collect(),
                     count => {
                         return Err(Miss::Ambiguous {
-                            spans: h.occ.iter().take(MAX_AMBIGUOUS).map(|(_, s)| s.clone()).collect(),
+                            spans: h
+                                .occ
+                                .iter()
+                                .take(MAX_AMBIGUOUS)
+                                .map(|(_, s)| s.clone())
+                                .collect(),
                             count,
                         });
                     }
@@ -160,7 +173,11 @@ pub fn find_all(text: &str, file: &Normalized, needles: &[Needle<'_>]) -> Vec<Re
                 }
             }
             norms.sort();
-            Ok(Found { spans: chosen.iter().map(|(_, s)| s.clone()).collect(), kind, normalizations: norms })
+            Ok(Found {
+                spans: chosen.iter().map(|(_, s)| s.clone()).collect(),
+                kind,
+                normalizations: norms,
+            })
         })
         .collect()
 }
@@ -182,10 +199,18 @@ fn atoms<'a>(text: &'a str, m: &Normalized, n: Range<usize>) -> Vec<Atom<'a>> {
         if ident {
             let s = &text[or.clone()];
             for (i, c) in s.char_indices() {
-                out.push(Atom { n_end: nr.start - base + i + c.len_utf8(), orig: &s[i..i + c.len_utf8()], unit: false });
+                out.push(Atom {
+                    n_end: nr.start - base + i + c.len_utf8(),
+                    orig: &s[i..i + c.len_utf8()],
+                    unit: false,
+                });
             }
         } else {
-            out.push(Atom { n_end: nr.end - base, orig: &text[or], unit: true });
+            out.push(Atom {
+                n_end: nr.end - base,
+                orig: &text[or],
+                unit: true,
+            });
         }
     }
     out
@@ -198,10 +223,11 @@ fn classify(orig: &str, out: &mut Vec<Normalization>) {
     }
     let mut chars = orig.chars();
     if let (Some(c), None) = (chars.next(), chars.clone().next())
-        && let Some(t) = table_of(c) {
-            out.push(t);
-            return;
-        }
+        && let Some(t) = table_of(c)
+    {
+        out.push(t);
+        return;
+    }
     let nfkc: String = orig.nfkc().collect();
     if nfkc != orig {
         out.push(Normalization::Nfkc);
@@ -239,7 +265,10 @@ fn needed(
             }
         }
         let (ie, je) = ((i + 1).min(a.len()), (j + 1).min(b.len()));
-        let same = a[gi..ie].iter().map(|x| x.orig).eq(b[gj..je].iter().map(|x| x.orig));
+        let same = a[gi..ie]
+            .iter()
+            .map(|x| x.orig)
+            .eq(b[gj..je].iter().map(|x| x.orig));
         if !same {
             for x in a[gi..ie].iter().chain(&b[gj..je]).filter(|x| x.unit) {
                 classify(x.orig, &mut out);
@@ -254,7 +283,10 @@ fn needed(
         .filter(|(p, o)| *p > n.start && o.start >= span.start && o.end <= span.end)
         .map(|(p, o)| (p - n.start, &text[o]))
         .collect();
-    let pat_removed: Vec<(usize, &str)> = pat.removed(0..pat.text.len()).map(|(p, o)| (p, &old_text[o])).collect();
+    let pat_removed: Vec<(usize, &str)> = pat
+        .removed(0..pat.text.len())
+        .map(|(p, o)| (p, &old_text[o]))
+        .collect();
     if !same_removed(&file_removed, &pat_removed) {
         out.push(Normalization::TrailingWhitespace);
     }
@@ -283,7 +315,15 @@ mod tests {
 
     fn find(text: &str, old: &str, all: bool) -> Result<Found, Miss> {
         let file = Normalized::new(text);
-        find_all(text, &file, &[Needle { old_text: old, replace_all: all }]).remove(0)
+        find_all(
+            text,
+            &file,
+            &[Needle {
+                old_text: old,
+                replace_all: all,
+            }],
+        )
+        .remove(0)
     }
 
     #[test]
@@ -296,7 +336,13 @@ mod tests {
     #[test]
     fn overlapping_occurrences_are_ambiguous() {
         let e = find("aaa", "aa", false).unwrap_err();
-        assert_eq!(e, Miss::Ambiguous { spans: vec![0..2, 1..3], count: 2 });
+        assert_eq!(
+            e,
+            Miss::Ambiguous {
+                spans: vec![0..2, 1..3],
+                count: 2
+            }
+        );
         let f = find("aaaa", "aa", true).unwrap();
         assert_eq!(f.spans, vec![0..2, 2..4]);
     }
@@ -347,11 +393,18 @@ mod tests {
         let f = find("a\u{2014}b", "a-b", false).unwrap();
         assert_eq!(f.normalizations, vec![Normalization::Dashes]);
         let f = find("a\u{FE58}b", "a-b", false).unwrap();
-        assert_eq!(f.normalizations, vec![Normalization::Nfkc, Normalization::Dashes]);
+        assert_eq!(
+            f.normalizations,
+            vec![Normalization::Nfkc, Normalization::Dashes]
+        );
         let f = find("\u{FF21}\u{2019}  \nz", "A'\nz", false).unwrap();
         assert_eq!(
             f.normalizations,
-            vec![Normalization::Nfkc, Normalization::TrailingWhitespace, Normalization::Quotes]
+            vec![
+                Normalization::Nfkc,
+                Normalization::TrailingWhitespace,
+                Normalization::Quotes
+            ]
         );
     }
 
@@ -363,11 +416,24 @@ mod tests {
             let r = find_all(
                 text,
                 &file,
-                &[Needle { old_text: first, replace_all: false }, Needle { old_text: second, replace_all: false }],
+                &[
+                    Needle {
+                        old_text: first,
+                        replace_all: false,
+                    },
+                    Needle {
+                        old_text: second,
+                        replace_all: false,
+                    },
+                ],
             );
             let by_old = |old: &str| if old == first { &r[0] } else { &r[1] };
             assert_eq!(by_old("ab "), &Err(Miss::NotFound), "{first:?} first");
-            assert_eq!(by_old("ab").as_ref().map(|f| f.spans.clone()), Ok(vec![0..2]), "{first:?} first");
+            assert_eq!(
+                by_old("ab").as_ref().map(|f| f.spans.clone()),
+                Ok(vec![0..2]),
+                "{first:?} first"
+            );
         }
     }
 
@@ -379,10 +445,22 @@ mod tests {
             text,
             &file,
             &[
-                Needle { old_text: "alpha", replace_all: false },
-                Needle { old_text: "beta", replace_all: false },
-                Needle { old_text: "beta", replace_all: true },
-                Needle { old_text: "delta", replace_all: false },
+                Needle {
+                    old_text: "alpha",
+                    replace_all: false,
+                },
+                Needle {
+                    old_text: "beta",
+                    replace_all: false,
+                },
+                Needle {
+                    old_text: "beta",
+                    replace_all: true,
+                },
+                Needle {
+                    old_text: "delta",
+                    replace_all: false,
+                },
             ],
         );
         assert_eq!(r[0].as_ref().unwrap().spans, vec![0..5]);

@@ -80,11 +80,23 @@ struct Packed {
 
 impl Packed {
     fn wide(&self) -> Seg {
-        Seg { n: self.n as usize, o: self.o as usize, n_len: self.n_len as usize, o_len: self.o_len as usize, ident: self.ident }
+        Seg {
+            n: self.n as usize,
+            o: self.o as usize,
+            n_len: self.n_len as usize,
+            o_len: self.o_len as usize,
+            ident: self.ident,
+        }
     }
 
     fn new(s: Seg) -> Packed {
-        Packed { n: s.n as u32, o: s.o as u32, n_len: s.n_len as u32, o_len: s.o_len as u32, ident: s.ident }
+        Packed {
+            n: s.n as u32,
+            o: s.o as u32,
+            n_len: s.n_len as u32,
+            o_len: s.o_len as u32,
+            ident: s.ident,
+        }
     }
 }
 
@@ -256,7 +268,9 @@ impl Normalized {
     /// triples in order, including removed (empty) pieces strictly inside the range.
     pub(crate) fn pieces(&self, n: Range<usize>) -> Vec<(Range<usize>, Range<usize>, bool)> {
         let mut out = Vec::new();
-        let first = self.segs.partition_point(|s| (s.n + s.n_len) as usize <= n.start);
+        let first = self
+            .segs
+            .partition_point(|s| (s.n + s.n_len) as usize <= n.start);
         for s in self.segs[first..].iter().map(Packed::wide) {
             if s.n > n.end || (s.n == n.end && s.n_len > 0) {
                 break;
@@ -283,7 +297,10 @@ impl Normalized {
 
     /// Removed pieces (trailing whitespace) at N offsets within `n` (ends included), as
     /// (N offset, original range).
-    pub(crate) fn removed(&self, n: Range<usize>) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
+    pub(crate) fn removed(
+        &self,
+        n: Range<usize>,
+    ) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
         let first = self.segs.partition_point(|s| (s.n as usize) < n.start);
         self.segs[first..]
             .iter()
@@ -309,7 +326,13 @@ struct Builder {
 impl Builder {
     fn close_run(&mut self) {
         if let Some((n, o, len)) = self.run_start.take() {
-            self.segs.push(Packed::new(Seg { n, o, n_len: len, o_len: len, ident: true }));
+            self.segs.push(Packed::new(Seg {
+                n,
+                o,
+                n_len: len,
+                o_len: len,
+                ident: true,
+            }));
         }
     }
 
@@ -327,7 +350,13 @@ impl Builder {
 
     fn unit(&mut self, o: usize, o_len: usize, n_text: &str) {
         self.close_run();
-        self.segs.push(Packed::new(Seg { n: self.out.len(), o, n_len: n_text.len(), o_len, ident: false }));
+        self.segs.push(Packed::new(Seg {
+            n: self.out.len(),
+            o,
+            n_len: n_text.len(),
+            o_len,
+            ident: false,
+        }));
         self.out.push_str(n_text);
     }
 
@@ -354,7 +383,11 @@ impl Builder {
             }
             let cluster = &body[i..end];
             let single = end == i + c.len_utf8();
-            if single && (c.is_ascii() || (table_of(c).is_none() && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes)) {
+            if single
+                && (c.is_ascii()
+                    || (table_of(c).is_none()
+                        && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes))
+            {
                 self.push_ident(base + i, cluster);
                 continue;
             }
@@ -424,7 +457,11 @@ mod tests {
         assert_eq!(m.orig_end(4), Some(5));
         assert_eq!(m.orig_start(4), Some(5));
         assert_eq!(m.orig_end(5), Some(6), "before the removed spaces");
-        assert_eq!(m.orig_span(4..5, true), Some(5..8), "spaces, not the line break");
+        assert_eq!(
+            m.orig_span(4..5, true),
+            Some(5..8),
+            "spaces, not the line break"
+        );
         assert_eq!(m.orig_span(4..6, false), Some(5..10), "through CRLF");
         assert_eq!(m.orig_span(6..7, false), Some(10..11));
     }

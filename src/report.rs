@@ -4,7 +4,7 @@ use crate::diff;
 use crate::document::{Document, PositionEncoding};
 use crate::matcher::MatchKind;
 use crate::normalize::Normalization;
-use crate::plan::{FilePlan, Op, Outcome, Plan, Failure};
+use crate::plan::{Failure, FilePlan, Op, Outcome, Plan};
 use crate::wire::response as wire;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -52,7 +52,10 @@ pub fn display_path(rel: Option<&std::path::PathBuf>, fallback: &str) -> String 
 }
 
 fn range(doc: &Document, span: &Range<usize>, enc: PositionEncoding) -> wire::Range {
-    wire::Range { start: doc.position(span.start, enc), end: doc.position(span.end, enc) }
+    wire::Range {
+        start: doc.position(span.start, enc),
+        end: doc.position(span.end, enc),
+    }
 }
 
 fn norm(n: Normalization) -> wire::Normalization {
@@ -87,7 +90,11 @@ pub fn detail(f: &Failure, doc: Option<&Document>, enc: PositionEncoding) -> wir
             });
         }
         for m in &f.matches {
-            candidates.push(wire::Candidate { range: range(doc, m, enc), score: None, text: doc.text[m.clone()].to_string() });
+            candidates.push(wire::Candidate {
+                range: range(doc, m, enc),
+                score: None,
+                text: doc.text[m.clone()].to_string(),
+            });
         }
     }
     wire::ErrorDetail {
@@ -103,9 +110,16 @@ pub fn detail(f: &Failure, doc: Option<&Document>, enc: PositionEncoding) -> wir
 
 /// The old and new full texts (a BOM included as U+FEFF, so their bytes are the file bytes)
 /// and the changes between them, with the edits `accept` selects.
-pub fn texts<'a>(file: &'a FilePlan, accept: &dyn Fn(usize) -> bool) -> (Cow<'a, str>, String, Vec<diff::Change>) {
+pub fn texts<'a>(
+    file: &'a FilePlan,
+    accept: &dyn Fn(usize) -> bool,
+) -> (Cow<'a, str>, String, Vec<diff::Change>) {
     let full = |d: &'a Document| -> Cow<'a, str> {
-        if d.bom { Cow::Owned(format!("\u{FEFF}{}", d.text)) } else { Cow::Borrowed(d.text.as_str()) }
+        if d.bom {
+            Cow::Owned(format!("\u{FEFF}{}", d.text))
+        } else {
+            Cow::Borrowed(d.text.as_str())
+        }
     };
     let old: Cow<'a, str> = match &file.original {
         Some(o) if file.op != Op::Create => full(&o.doc),
@@ -113,16 +127,36 @@ pub fn texts<'a>(file: &'a FilePlan, accept: &dyn Fn(usize) -> bool) -> (Cow<'a,
     };
     if file.op == Op::Delete {
         let n = old.len();
-        return (old, String::new(), vec![diff::Change { old: 0..n, new: 0..0, edit: 0 }]);
+        return (
+            old,
+            String::new(),
+            vec![diff::Change {
+                old: 0..n,
+                new: 0..0,
+                edit: 0,
+            }],
+        );
     }
     if let Some(content) = &file.content {
         let (o, n) = (old.len(), content.len());
-        return (old, content.clone(), vec![diff::Change { old: 0..o, new: 0..n, edit: 0 }]);
+        return (
+            old,
+            content.clone(),
+            vec![diff::Change {
+                old: 0..o,
+                new: 0..n,
+                edit: 0,
+            }],
+        );
     }
     let Some(orig) = &file.original else {
         return (old, String::new(), Vec::new());
     };
-    let shift = if orig.doc.bom { '\u{FEFF}'.len_utf8() } else { 0 };
+    let shift = if orig.doc.bom {
+        '\u{FEFF}'.len_utf8()
+    } else {
+        0
+    };
     let mut new = String::with_capacity(old.len());
     if orig.doc.bom {
         new.push('\u{FEFF}');
@@ -133,7 +167,11 @@ pub fn texts<'a>(file: &'a FilePlan, accept: &dyn Fn(usize) -> bool) -> (Cow<'a,
         new.push_str(&orig.doc.text[at..span.start]);
         let ns = new.len();
         new.push_str(rep);
-        changes.push(diff::Change { old: span.start + shift..span.end + shift, new: ns..ns + rep.len(), edit });
+        changes.push(diff::Change {
+            old: span.start + shift..span.end + shift,
+            new: ns..ns + rep.len(),
+            edit,
+        });
         at = span.end;
     }
     new.push_str(&orig.doc.text[at..]);
@@ -152,7 +190,11 @@ fn diff_of(file: &FilePlan, old: &str, new: &str, changes: &[diff::Change]) -> S
     }
     let hunks = diff::hunks(old, new, changes);
     // Through a symlink, git sees the link as a link: the text file is its target.
-    let through = file.original.as_ref().and_then(|o| o.target_rel.as_ref()).filter(|_| file.op != Op::Delete);
+    let through = file
+        .original
+        .as_ref()
+        .and_then(|o| o.target_rel.as_ref())
+        .filter(|_| file.op != Op::Delete);
     let from = display_path(through.or(file.rel.as_ref()), &file.path);
     let to = file
         .move_to
@@ -165,17 +207,33 @@ fn diff_of(file: &FilePlan, old: &str, new: &str, changes: &[diff::Change]) -> S
         Op::Move => {
             // A move onto an existing file: git needs that file deleted first.
             let gone = file.replaced.as_ref().map(|r| {
-                let text = if r.doc.bom { format!("\u{FEFF}{}", r.doc.text) } else { r.doc.text.clone() };
+                let text = if r.doc.bom {
+                    format!("\u{FEFF}{}", r.doc.text)
+                } else {
+                    r.doc.text.clone()
+                };
                 diff::unified(Some(&to), None, &diff::whole(&text, ""))
             });
-            diff::join(gone.iter().map(String::as_str).chain([diff::unified(Some(&from), Some(&to), &hunks).as_str()]))
+            diff::join(
+                gone.iter().map(String::as_str).chain([diff::unified(
+                    Some(&from),
+                    Some(&to),
+                    &hunks,
+                )
+                .as_str()]),
+            )
         }
         _ => diff::unified(Some(&from), Some(&to), &hunks),
     }
 }
 
 /// Builds the response.
-pub fn response(plan: &Plan, mode: Mode, enc: PositionEncoding, wrote: &WriteOutcome) -> wire::Response {
+pub fn response(
+    plan: &Plan,
+    mode: Mode,
+    enc: PositionEncoding,
+    wrote: &WriteOutcome,
+) -> wire::Response {
     let batch_ok = plan.ok() && wrote.failure.is_none();
     let mut errors = Vec::new();
     let mut files = Vec::new();
@@ -212,23 +270,39 @@ pub fn response(plan: &Plan, mode: Mode, enc: PositionEncoding, wrote: &WriteOut
                 }
                 Outcome::Failed(fail) => {
                     r.status = wire::EditStatus::Failed;
-                    errors.push(wire::ErrorEntry { code: fail.code, path: f.path.clone(), edit: Some(e.index), message: fail.message.clone() });
+                    errors.push(wire::ErrorEntry {
+                        code: fail.code,
+                        path: f.path.clone(),
+                        edit: Some(e.index),
+                        message: fail.message.clone(),
+                    });
                     r.error = Some(detail(fail, doc, enc));
                 }
                 Outcome::Skipped => {}
             }
             edits.push(r);
         }
-        let write_fail = wrote.failure.as_ref().filter(|(p, _)| *p == f.path || Some(p) == f.move_to.as_ref()).map(|(_, fl)| fl);
+        let write_fail = wrote
+            .failure
+            .as_ref()
+            .filter(|(p, _)| *p == f.path || Some(p) == f.move_to.as_ref())
+            .map(|(_, fl)| fl);
         let failure = f.failure.as_ref().or(write_fail);
         if let Some(fail) = failure {
-            errors.push(wire::ErrorEntry { code: fail.code, path: f.path.clone(), edit: None, message: fail.message.clone() });
+            errors.push(wire::ErrorEntry {
+                code: fail.code,
+                path: f.path.clone(),
+                edit: None,
+                message: fail.message.clone(),
+            });
         }
         // Old and new texts once: the diff, the new hash and "unchanged" all come from them.
         let rendered = (f.ok() && f.failure.is_none()).then(|| texts(f, &|_| true));
         let changed = match &rendered {
             // An overwrite with the content the file already has writes nothing either.
-            Some((old, new, _)) => matches!(f.op, Op::Create | Op::Delete | Op::Move) || old.as_ref() != new.as_str(),
+            Some((old, new, _)) => {
+                matches!(f.op, Op::Create | Op::Delete | Op::Move) || old.as_ref() != new.as_str()
+            }
             None => true,
         };
         let status = if !f.ok() || failure.is_some() {
@@ -242,7 +316,14 @@ pub fn response(plan: &Plan, mode: Mode, enc: PositionEncoding, wrote: &WriteOut
         } else {
             wire::FileStatus::Planned
         };
-        let mut warnings: Vec<wire::Warning> = f.warnings.iter().map(|w| wire::Warning { code: w.code, message: w.message.clone() }).collect();
+        let mut warnings: Vec<wire::Warning> = f
+            .warnings
+            .iter()
+            .map(|w| wire::Warning {
+                code: w.code,
+                message: w.message.clone(),
+            })
+            .collect();
         for (p, w) in &wrote.warnings {
             if *p == f.path && !warnings.iter().any(|x| x.code == w.code) {
                 warnings.push(w.clone());
@@ -253,11 +334,27 @@ pub fn response(plan: &Plan, mode: Mode, enc: PositionEncoding, wrote: &WriteOut
             move_to: f.move_to.clone(),
             op: op(f.op),
             status,
-            hash_before: f.original.as_ref().filter(|_| f.op != Op::Create).map(|o| o.version.clone()),
-            hash_after: rendered.as_ref().filter(|_| f.op != Op::Delete).map(|(_, new, _)| crate::hash::version(new.as_bytes())),
-            eol: doc.map(|d| d.eol).or_else(|| f.content.as_ref().map(|c| Document::from_text(c.clone(), false).eol)),
-            bom: doc.map(|d| d.bom).or(f.content.as_ref().map(|c| c.starts_with('\u{FEFF}'))),
-            diff: rendered.as_ref().map(|(old, new, ch)| diff_of(f, old, new, ch)).unwrap_or_default(),
+            hash_before: f
+                .original
+                .as_ref()
+                .filter(|_| f.op != Op::Create)
+                .map(|o| o.version.clone()),
+            hash_after: rendered
+                .as_ref()
+                .filter(|_| f.op != Op::Delete)
+                .map(|(_, new, _)| crate::hash::version(new.as_bytes())),
+            eol: doc.map(|d| d.eol).or_else(|| {
+                f.content
+                    .as_ref()
+                    .map(|c| Document::from_text(c.clone(), false).eol)
+            }),
+            bom: doc
+                .map(|d| d.bom)
+                .or(f.content.as_ref().map(|c| c.starts_with('\u{FEFF}'))),
+            diff: rendered
+                .as_ref()
+                .map(|(old, new, ch)| diff_of(f, old, new, ch))
+                .unwrap_or_default(),
             edits,
             warnings,
             error: failure.map(|fl| detail(fl, doc, enc)),

@@ -17,7 +17,13 @@ pub struct EditSpec {
 impl EditSpec {
     /// A plain edit: replace the unique match of `old_text` with `new_text`.
     pub fn new(old_text: impl Into<String>, new_text: impl Into<String>) -> EditSpec {
-        EditSpec { old_text: old_text.into(), new_text: new_text.into(), replace_all: false, id: None, pointer: None }
+        EditSpec {
+            old_text: old_text.into(),
+            new_text: new_text.into(),
+            replace_all: false,
+            id: None,
+            pointer: None,
+        }
     }
 }
 
@@ -101,7 +107,12 @@ pub struct RequestError {
 
 impl RequestError {
     pub fn new(message: impl Into<String>) -> RequestError {
-        RequestError { message: message.into(), pointer: None, line: None, hint: None }
+        RequestError {
+            message: message.into(),
+            pointer: None,
+            line: None,
+            hint: None,
+        }
     }
 
     pub fn at(mut self, pointer: impl Into<String>) -> RequestError {

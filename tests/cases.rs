@@ -91,7 +91,11 @@ fn tree_diff(want: &BTreeMap<PathBuf, Entry>, got: &BTreeMap<PathBuf, Entry>) ->
             Some(g) if g != w => {
                 writeln!(out, "  {} differs", p.display()).unwrap();
                 if let (Entry::File(w), Entry::File(g)) = (w, g) {
-                    let at = w.iter().zip(g.iter()).position(|(a, b)| a != b).unwrap_or(w.len().min(g.len()));
+                    let at = w
+                        .iter()
+                        .zip(g.iter())
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(w.len().min(g.len()));
                     writeln!(out, "    first difference at byte {at}").unwrap();
                 }
                 writeln!(out, "    want {}", show_entry(w)).unwrap();
@@ -114,7 +118,11 @@ fn codes(resp: &Value) -> Vec<String> {
         Some(e) => vec![e["code"].as_str().unwrap_or("?").to_string()],
         None => resp["errors"]
             .as_array()
-            .map(|a| a.iter().map(|e| e["code"].as_str().unwrap_or("?").to_string()).collect())
+            .map(|a| {
+                a.iter()
+                    .map(|e| e["code"].as_str().unwrap_or("?").to_string())
+                    .collect()
+            })
             .unwrap_or_default(),
     };
     out.sort();
@@ -133,10 +141,15 @@ struct Case {
 }
 
 fn load_case(dir: &Path) -> Case {
-    let text = fs::read_to_string(dir.join("case.json")).unwrap_or_else(|e| panic!("{}: case.json: {e}", dir.display()));
-    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: case.json: {e}", dir.display()));
+    let text = fs::read_to_string(dir.join("case.json"))
+        .unwrap_or_else(|e| panic!("{}: case.json: {e}", dir.display()));
+    let v: Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: case.json: {e}", dir.display()));
     let strings = |k: &str| -> Vec<String> {
-        v.get(k).and_then(Value::as_array).map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect()).unwrap_or_default()
+        v.get(k)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default()
     };
     let mut args = strings("args");
     if args.is_empty() {
@@ -150,7 +163,13 @@ fn load_case(dir: &Path) -> Case {
         .map(|o| o.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
         .unwrap_or_default();
     let pending = v.get("pending").and_then(Value::as_str).map(String::from);
-    Case { pending, args, exit: v.get("exit").and_then(Value::as_i64).unwrap_or(0) as i32, codes, checks }
+    Case {
+        pending,
+        args,
+        exit: v.get("exit").and_then(Value::as_i64).unwrap_or(0) as i32,
+        codes,
+        checks,
+    }
 }
 
 /// Runs one case; `Err` holds everything that did not match.
@@ -164,7 +183,10 @@ fn run_case(dir: &Path) -> Result<(), String> {
         copy_tree(&dir.join("input"), &root);
     }
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_redline"));
-    cmd.args(&case.args).arg("--root").arg(&root).env("NO_COLOR", "1");
+    cmd.args(&case.args)
+        .arg("--root")
+        .arg(&root)
+        .env("NO_COLOR", "1");
     if !case.args.iter().any(|a| a == "--format") {
         cmd.args(["--format", "json"]);
     }
@@ -172,7 +194,9 @@ fn run_case(dir: &Path) -> Result<(), String> {
         // `{ROOT}` in a request stands for the absolute path of the root.
         let bytes = fs::read(dir.join(name)).unwrap();
         let bytes = match std::str::from_utf8(&bytes) {
-            Ok(s) if s.contains("{ROOT}") => s.replace("{ROOT}", root.to_str().unwrap()).into_bytes(),
+            Ok(s) if s.contains("{ROOT}") => {
+                s.replace("{ROOT}", root.to_str().unwrap()).into_bytes()
+            }
             _ => bytes,
         };
         let req = tmp.path().join(name);
@@ -204,14 +228,20 @@ fn run_case(dir: &Path) -> Result<(), String> {
                         // `null` in a check means "absent (or null)".
                         None if want.is_null() => {}
                         None => writeln!(problems, "  {ptr}: absent, want {want}").unwrap(),
-                        Some(got) if got != want => writeln!(problems, "  {ptr}: {got}, want {want}").unwrap(),
+                        Some(got) if got != want => {
+                            writeln!(problems, "  {ptr}: {got}, want {want}").unwrap()
+                        }
                         _ => {}
                     }
                 }
             }
         }
     }
-    let want_dir = if dir.join("expected").exists() { dir.join("expected") } else { dir.join("input") };
+    let want_dir = if dir.join("expected").exists() {
+        dir.join("expected")
+    } else {
+        dir.join("input")
+    };
     let d = tree_diff(&snapshot(&want_dir), &snapshot(&root));
     if !d.is_empty() {
         writeln!(problems, "  tree differs from {}:\n{d}", want_dir.display()).unwrap();
@@ -224,8 +254,14 @@ fn run_case(dir: &Path) -> Result<(), String> {
     } else {
         let stderr = String::from_utf8_lossy(&out.stderr);
         // One line of compact JSON is easier to scan than the pretty output.
-        let compact = serde_json::from_str::<Value>(&stdout).map(|v| v.to_string()).unwrap_or_else(|_| stdout.to_string());
-        Err(format!("{problems}  stdout: {}\n  stderr: {}", compact.trim_end(), stderr.trim_end()))
+        let compact = serde_json::from_str::<Value>(&stdout)
+            .map(|v| v.to_string())
+            .unwrap_or_else(|_| stdout.to_string());
+        Err(format!(
+            "{problems}  stdout: {}\n  stderr: {}",
+            compact.trim_end(),
+            stderr.trim_end()
+        ))
     }
 }
 
@@ -235,7 +271,14 @@ fn cases() {
     let mut dirs: Vec<PathBuf> = fs::read_dir(CASES)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir() && p.file_name().unwrap().to_str().unwrap().contains(filter.as_str()))
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .contains(filter.as_str())
+        })
         .collect();
     dirs.sort();
     assert!(!dirs.is_empty(), "no cases under {CASES} match {filter:?}");
@@ -246,11 +289,16 @@ fn cases() {
         match (run_case(dir), pending) {
             (Err(e), None) => failed.push(format!("{name}:\n{e}")),
             (Err(e), Some(why)) => eprintln!("pending {name} ({why}) fails as expected:\n{e}"),
-            (Ok(()), Some(why)) => failed.push(format!("{name}: passes but is marked pending ({why}); drop the mark")),
+            (Ok(()), Some(why)) => failed.push(format!(
+                "{name}: passes but is marked pending ({why}); drop the mark"
+            )),
             (Ok(()), None) => {}
         }
     }
-    let names: Vec<&str> = failed.iter().map(|f| f.split(':').next().unwrap_or("")).collect();
+    let names: Vec<&str> = failed
+        .iter()
+        .map(|f| f.split(':').next().unwrap_or(""))
+        .collect();
     assert!(
         failed.is_empty(),
         "{} of {} cases failed: {}\n\n{}",

@@ -62,7 +62,14 @@ impl Root {
     }
 
     fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
-        let mut child = self.cmd().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = self
+            .cmd()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         child.stdin.take().unwrap().write_all(stdin).unwrap();
         child.wait_with_output().unwrap()
     }
@@ -81,15 +88,22 @@ fn stderr(o: &Output) -> String {
 }
 
 fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stdout(o)))
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", stdout(o)))
 }
 
 /// Asserts the uv-style diagnostic shape: every line is `error: …` or `hint: …`, at least one
 /// error, and every hint follows an error or another hint.
 fn assert_diagnostics(err: &str) {
-    assert!(err.starts_with("error: "), "stderr must start with `error: `: {err:?}");
+    assert!(
+        err.starts_with("error: "),
+        "stderr must start with `error: `: {err:?}"
+    );
     for l in err.lines() {
-        assert!(l.starts_with("error: ") || l.starts_with("hint: "), "stray stderr line {l:?} in {err:?}");
+        assert!(
+            l.starts_with("error: ") || l.starts_with("hint: "),
+            "stray stderr line {l:?} in {err:?}"
+        );
     }
     assert!(!err.contains('\x1b'), "escape codes on stderr: {err:?}");
 }
@@ -116,9 +130,16 @@ fn exit_codes() {
     // Usage errors: an unknown flag, an unknown format, a bad position encoding.
     assert_eq!(code(&r.run_with(&["apply", "--no-such-flag"], &ok)), 2);
     assert_eq!(code(&r.run_with(&["apply", "--format", "yaml"], &ok)), 2);
-    assert_eq!(code(&r.run_with(&["resolve", "--position-encoding", "utf-7"], &ok)), 2);
+    assert_eq!(
+        code(&r.run_with(&["resolve", "--position-encoding", "utf-7"], &ok)),
+        2
+    );
     // A root that does not exist is a usage error too.
-    let o = Command::new(BIN).args(["apply", "--root", "/nonexistent/redline/root"]).arg(&ok).output().unwrap();
+    let o = Command::new(BIN)
+        .args(["apply", "--root", "/nonexistent/redline/root"])
+        .arg(&ok)
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert_diagnostics(&stderr(&o));
 }
@@ -136,11 +157,19 @@ fn check_prints_nothing() {
         (documents.to_vec(), 2),
     ] {
         let p = r.request("req.json", &req);
-        for args in [&["apply", "--check", "--format", "json"][..], &["apply", "--check"], &["apply", "--check", "--dry-run"]] {
+        for args in [
+            &["apply", "--check", "--format", "json"][..],
+            &["apply", "--check"],
+            &["apply", "--check", "--dry-run"],
+        ] {
             let o = r.run_with(args, &p);
             assert_eq!(code(&o), want, "{args:?} {}", String::from_utf8_lossy(&req));
             assert!(o.stdout.is_empty(), "--check printed {:?}", stdout(&o));
-            assert!(o.stderr.is_empty(), "--check printed on stderr {:?}", stderr(&o));
+            assert!(
+                o.stderr.is_empty(),
+                "--check printed on stderr {:?}",
+                stderr(&o)
+            );
         }
     }
     assert_eq!(r.read("a.txt"), b"alpha\n");
@@ -165,14 +194,22 @@ fn stdout_is_data_and_stderr_is_diagnostics() {
         assert_diagnostics(&err);
         assert!(err.contains("not found"), "{format}: {err:?}");
         assert!(err.contains("\nhint: "), "{format}: no hint in {err:?}");
-        assert!(!stdout(&o).contains("error:"), "{format}: diagnostics on stdout: {}", stdout(&o));
+        assert!(
+            !stdout(&o).contains("error:"),
+            "{format}: diagnostics on stdout: {}",
+            stdout(&o)
+        );
     }
     // Success: nothing on stderr.
     let p = r.request("ok.json", &edit_request("a.txt", "alpha", "beta"));
     for format in ["json", "text", "diff"] {
         let o = r.run_with(&["apply", "--dry-run", "--format", format], &p);
         assert_eq!(code(&o), 0);
-        assert!(o.stderr.is_empty(), "{format}: stderr on success: {}", stderr(&o));
+        assert!(
+            o.stderr.is_empty(),
+            "{format}: stderr on success: {}",
+            stderr(&o)
+        );
     }
 }
 
@@ -180,10 +217,19 @@ fn stdout_is_data_and_stderr_is_diagnostics() {
 fn malformed_requests() {
     let r = Root::new(&[("a.txt", b"alpha\n")]);
     let cases: Vec<(&str, Vec<u8>)> = vec![
-        ("malformed JSON", br#"{"files": [{"path": "a.txt", "edits": [}"#.to_vec()),
-        ("not UTF-8", b"{\"path\": \"a.txt\", \"oldText\": \"\xff\", \"newText\": \"x\"}".to_vec()),
+        (
+            "malformed JSON",
+            br#"{"files": [{"path": "a.txt", "edits": [}"#.to_vec(),
+        ),
+        (
+            "not UTF-8",
+            b"{\"path\": \"a.txt\", \"oldText\": \"\xff\", \"newText\": \"x\"}".to_vec(),
+        ),
         ("empty", Vec::new()),
-        ("wrong type", br#"{"files": [{"path": 3, "edits": []}]}"#.to_vec()),
+        (
+            "wrong type",
+            br#"{"files": [{"path": 3, "edits": []}]}"#.to_vec(),
+        ),
     ];
     for (what, body) in cases {
         let p = r.request("bad.json", &body);
@@ -196,7 +242,11 @@ fn malformed_requests() {
         // The same through stdin.
         let o = r.run_stdin(&["apply", "--format", "json", "-"], &body);
         assert_eq!(code(&o), 2, "{what} on stdin");
-        assert_eq!(json(&o)["error"]["code"], "invalid_request", "{what} on stdin");
+        assert_eq!(
+            json(&o)["error"]["code"],
+            "invalid_request",
+            "{what} on stdin"
+        );
     }
     assert_eq!(r.read("a.txt"), b"alpha\n");
     // A request file that does not exist.
@@ -215,15 +265,27 @@ fn malformed_requests() {
 #[test]
 fn request_on_stdin() {
     let r = Root::new(&[("a.txt", b"alpha\n")]);
-    let o = r.run_stdin(&["apply", "--format", "json"], &edit_request("a.txt", "alpha", "beta"));
+    let o = r.run_stdin(
+        &["apply", "--format", "json"],
+        &edit_request("a.txt", "alpha", "beta"),
+    );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(r.read("a.txt"), b"beta\n");
 }
 
 /// Runs `git` in `dir`, panicking with its output on failure.
 fn git(dir: &Path, args: &[&str]) -> Output {
-    let o = Command::new("git").args(args).current_dir(dir).output().unwrap();
-    assert!(o.status.success(), "git {args:?}: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let o = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
     o
 }
 
@@ -238,7 +300,10 @@ fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
             if p.is_dir() {
                 walk(root, &p, out);
             } else {
-                out.push((p.strip_prefix(root).unwrap().to_path_buf(), fs::read(&p).unwrap()));
+                out.push((
+                    p.strip_prefix(root).unwrap().to_path_buf(),
+                    fs::read(&p).unwrap(),
+                ));
             }
         }
     }
@@ -256,7 +321,10 @@ fn diff_format_is_accepted_by_git_apply() {
         ("bom.txt", b"\xef\xbb\xbfbom\nline\n"),
         ("cr.txt", b"one\rtwo\rthree\r"),
         ("mixed.txt", b"m1\r\nm2\nm3\r\n"),
-        ("smart.txt", "say \u{201C}hi\u{201D}   \nnext\u{00A0}line\n".as_bytes()),
+        (
+            "smart.txt",
+            "say \u{201C}hi\u{201D}   \nnext\u{00A0}line\n".as_bytes(),
+        ),
         ("del.txt", b"delete me\n"),
         ("mv.txt", b"move me\n"),
         ("far.txt", &[]),
@@ -286,9 +354,27 @@ fn diff_format_is_accepted_by_git_apply() {
     let req = tmp.path().join("req.json");
     fs::write(&req, serde_json::to_vec(&request).unwrap()).unwrap();
     // The dry-run diff, applied by git to a pristine copy …
-    let o = Command::new(BIN).args(["apply", "--dry-run", "--format", "diff", "--color", "always", "--root"]).arg(&patched).arg(&req).output().unwrap();
+    let o = Command::new(BIN)
+        .args([
+            "apply",
+            "--dry-run",
+            "--format",
+            "diff",
+            "--color",
+            "always",
+            "--root",
+        ])
+        .arg(&patched)
+        .arg(&req)
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let o = Command::new(BIN).args(["apply", "--dry-run", "--format", "diff", "--root"]).arg(&patched).arg(&req).output().unwrap();
+    let o = Command::new(BIN)
+        .args(["apply", "--dry-run", "--format", "diff", "--root"])
+        .arg(&patched)
+        .arg(&req)
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let diff = o.stdout.clone();
     assert!(!diff.contains(&0x1b), "escape codes in a piped diff");
@@ -297,31 +383,59 @@ fn diff_format_is_accepted_by_git_apply() {
     git(&patched, &["apply", "--check", "../p.diff"]);
     git(&patched, &["apply", "../p.diff"]);
     // … equals what redline writes.
-    let o = Command::new(BIN).args(["apply", "--format", "json", "--root"]).arg(&applied).arg(&req).output().unwrap();
+    let o = Command::new(BIN)
+        .args(["apply", "--format", "json", "--root"])
+        .arg(&applied)
+        .arg(&req)
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let (want, got) = (files(&applied), files(&patched));
     for ((pw, bw), (pg, bg)) in want.iter().zip(&got) {
         assert_eq!(pw, pg);
-        assert_eq!(String::from_utf8_lossy(bw), String::from_utf8_lossy(bg), "{} after git apply", pw.display());
+        assert_eq!(
+            String::from_utf8_lossy(bw),
+            String::from_utf8_lossy(bg),
+            "{} after git apply",
+            pw.display()
+        );
     }
     assert_eq!(want.len(), got.len());
     // And each file's `diff` in the JSON is the same text as the diff format's.
     let v = json(&o);
-    let joined: String = v["files"].as_array().unwrap().iter().map(|f| f["diff"].as_str().unwrap()).collect();
+    let joined: String = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["diff"].as_str().unwrap())
+        .collect();
     assert_eq!(joined.as_bytes(), &diff[..]);
 }
 
 #[test]
 fn text_format_is_readable() {
-    let r = Root::new(&[("a.txt", "say \u{201C}hi\u{201D}\n".as_bytes()), ("b.txt", b"b\n")]);
+    let r = Root::new(&[
+        ("a.txt", "say \u{201C}hi\u{201D}\n".as_bytes()),
+        ("b.txt", b"b\n"),
+    ]);
     let p = r.request(
         "req.json",
         br#"{"files": [{"path": "a.txt", "edits": [{"oldText": "say \"hi\"", "newText": "say bye"}]}, {"path": "b.txt", "delete": true}]}"#,
     );
-    let o = r.run_with(&["apply", "--dry-run", "--format", "text", "--color", "never"], &p);
+    let o = r.run_with(
+        &["apply", "--dry-run", "--format", "text", "--color", "never"],
+        &p,
+    );
     assert_eq!(code(&o), 0);
     let out = stdout(&o);
-    for want in ["a.txt", "b.txt", "quotes", "+say bye", "-say \u{201C}hi\u{201D}", "nothing written"] {
+    for want in [
+        "a.txt",
+        "b.txt",
+        "quotes",
+        "+say bye",
+        "-say \u{201C}hi\u{201D}",
+        "nothing written",
+    ] {
         assert!(out.contains(want), "text output lacks {want:?}:\n{out}");
     }
     assert!(!out.contains('{'), "text output looks like JSON:\n{out}");
@@ -333,22 +447,64 @@ fn colour_switches() {
     let p = r.request("req.json", &edit_request("a.txt", "alpha", "beta"));
     let nf = r.request("nf.json", &edit_request("a.txt", "gamma", "x"));
     for format in ["text", "diff"] {
-        let o = r.run_with(&["apply", "--dry-run", "--format", format, "--color", "always"], &p);
-        assert!(o.stdout.contains(&0x1b), "{format}: --color always has no colour");
-        let o = r.run_with(&["apply", "--dry-run", "--format", format, "--color", "never"], &p);
-        assert!(!o.stdout.contains(&0x1b), "{format}: --color never coloured");
-        let o = r.cmd().args(["apply", "--dry-run", "--format", format]).arg(&p).env("NO_COLOR", "1").output().unwrap();
+        let o = r.run_with(
+            &[
+                "apply",
+                "--dry-run",
+                "--format",
+                format,
+                "--color",
+                "always",
+            ],
+            &p,
+        );
+        assert!(
+            o.stdout.contains(&0x1b),
+            "{format}: --color always has no colour"
+        );
+        let o = r.run_with(
+            &["apply", "--dry-run", "--format", format, "--color", "never"],
+            &p,
+        );
+        assert!(
+            !o.stdout.contains(&0x1b),
+            "{format}: --color never coloured"
+        );
+        let o = r
+            .cmd()
+            .args(["apply", "--dry-run", "--format", format])
+            .arg(&p)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
         assert!(!o.stdout.contains(&0x1b), "{format}: NO_COLOR coloured");
         let o = r.run_with(&["apply", "--format", format, "--color", "always"], &nf);
-        assert!(!o.stderr.contains(&0x1b), "{format}: escape codes on stderr");
+        assert!(
+            !o.stderr.contains(&0x1b),
+            "{format}: escape codes on stderr"
+        );
     }
-    let o = r.run_with(&["apply", "--dry-run", "--format", "json", "--color", "always"], &p);
+    let o = r.run_with(
+        &[
+            "apply",
+            "--dry-run",
+            "--format",
+            "json",
+            "--color",
+            "always",
+        ],
+        &p,
+    );
     assert!(!o.stdout.contains(&0x1b), "JSON must never be coloured");
 }
 
 #[test]
 fn read_command() {
-    let r = Root::new(&[("a.txt", b"one\ntwo\nthree\nfour\n"), ("crlf.txt", b"x\r\ny\r\n"), ("bin.dat", b"a\x00b")]);
+    let r = Root::new(&[
+        ("a.txt", b"one\ntwo\nthree\nfour\n"),
+        ("crlf.txt", b"x\r\ny\r\n"),
+        ("bin.dat", b"a\x00b"),
+    ]);
     let o = r.run(&["read", "a.txt"]);
     assert_eq!(code(&o), 0);
     let out = stdout(&o);
@@ -359,14 +515,31 @@ fn read_command() {
         assert_eq!(num.trim(), (i + 1).to_string());
         assert_eq!(&text, want);
     }
-    let version = out.split("version ").nth(1).unwrap().trim_end_matches([']', '\n']).to_string();
-    assert!(version.starts_with("sha256:") && version.len() == 7 + 64, "{version:?}");
+    let version = out
+        .split("version ")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches([']', '\n'])
+        .to_string();
+    assert!(
+        version.starts_with("sha256:") && version.len() == 7 + 64,
+        "{version:?}"
+    );
     // --offset is the 1-based first line; --limit the count.
     let o = r.run(&["read", "a.txt", "--offset", "2", "--limit", "2"]);
     let out = stdout(&o);
-    let nums: Vec<&str> = out.lines().filter_map(|l| l.split_once('\t')).map(|(n, _)| n.trim()).collect();
+    let nums: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(n, _)| n.trim())
+        .collect();
     assert_eq!(nums, ["2", "3"], "{out}");
-    assert!(out.contains("two") && out.contains("three") && !out.contains("one") && !out.contains("four"));
+    assert!(
+        out.contains("two")
+            && out.contains("three")
+            && !out.contains("one")
+            && !out.contains("four")
+    );
     // JSON: the same version.
     let o = r.run(&["read", "a.txt", "--format", "json"]);
     assert_eq!(json(&o)["version"], version.as_str());
@@ -412,16 +585,33 @@ fn closed_stdout_pipe() {
         if args[0] != "read" {
             cmd.arg(&p);
         }
-        let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = cmd
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         let mut first = [0u8; 1];
-        child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+        child
+            .stdout
+            .as_mut()
+            .unwrap()
+            .read_exact(&mut first)
+            .unwrap();
         drop(child.stdout.take());
         let mut err = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
         let status = child.wait().unwrap();
         assert!(!err.contains("panicked"), "{args:?}: {err}");
         assert_ne!(status.code(), Some(101), "{args:?}: {err}");
-        assert!(status.code().is_some(), "{args:?} died of a signal: {status:?}");
+        assert!(
+            status.code().is_some(),
+            "{args:?} died of a signal: {status:?}"
+        );
     }
     assert_eq!(r.read("big.txt"), big.as_bytes());
 }
@@ -431,12 +621,23 @@ fn closed_stdout_pipe() {
 #[test]
 fn filter_pipe() {
     let r = Root::new(&[]);
-    let edits = r.request("edits.json", br#"{"files": [{"path": "x.txt", "edits": [{"oldText": "b", "newText": "B\nC"}]}]}"#);
+    let edits = r.request(
+        "edits.json",
+        br#"{"files": [{"path": "x.txt", "edits": [{"oldText": "b", "newText": "B\nC"}]}]}"#,
+    );
     let bad = r.request("bad.json", b"{");
-    let run = |path: &str, req: &Path, stdin: &[u8]| r.run_stdin(&["filter", "--path", path, "--edits", req.to_str().unwrap()], stdin);
+    let run = |path: &str, req: &Path, stdin: &[u8]| {
+        r.run_stdin(
+            &["filter", "--path", path, "--edits", req.to_str().unwrap()],
+            stdin,
+        )
+    };
     // Success: the edited buffer, its CRLF and BOM kept.
     let o = run("x.txt", &edits, b"\xef\xbb\xbfa\r\nb\r\n");
-    assert_eq!((code(&o), o.stdout.as_slice(), o.stderr.as_slice()), (0, &b"\xef\xbb\xbfa\r\nB\r\nC\r\n"[..], &b""[..]));
+    assert_eq!(
+        (code(&o), o.stdout.as_slice(), o.stderr.as_slice()),
+        (0, &b"\xef\xbb\xbfa\r\nB\r\nC\r\n"[..], &b""[..])
+    );
     // Failures: not found, a request for another path, a bad request, a missing request file, a
     // buffer that is not UTF-8.
     let missing = r.tmp.path().join("missing.json");
@@ -449,8 +650,18 @@ fn filter_pipe() {
     ] {
         let o = run(path, req, stdin);
         assert_eq!(code(&o), 1, "{path} {} {stdin:?}", req.display());
-        assert_eq!(o.stdout, stdin, "{path} {}: input not echoed", req.display());
-        assert!(o.stderr.is_empty(), "{path} {}: stderr {}", req.display(), stderr(&o));
+        assert_eq!(
+            o.stdout,
+            stdin,
+            "{path} {}: input not echoed",
+            req.display()
+        );
+        assert!(
+            o.stderr.is_empty(),
+            "{path} {}: stderr {}",
+            req.display(),
+            stderr(&o)
+        );
     }
 }
 
@@ -459,7 +670,12 @@ fn filter_pipe() {
 /// without hunks must not swallow the next file's `---`/`+++` lines) and gets what redline writes.
 #[test]
 fn diff_format_with_empty_files_and_pure_renames_is_accepted_by_git_apply() {
-    let input: &[(&str, &[u8])] = &[("m.txt", b"m\n"), ("e.txt", b"e\n"), ("gone.txt", b""), ("q.txt", b"q\n")];
+    let input: &[(&str, &[u8])] = &[
+        ("m.txt", b"m\n"),
+        ("e.txt", b"e\n"),
+        ("gone.txt", b""),
+        ("q.txt", b"q\n"),
+    ];
     let request = serde_json::json!({"files": [
         {"path": "m.txt", "moveTo": "moved.txt"},
         {"path": "e.txt", "edits": [{"oldText": "e", "newText": "E"}]},
@@ -478,14 +694,29 @@ fn diff_format_with_empty_files_and_pure_renames_is_accepted_by_git_apply() {
     }
     let req = tmp.path().join("req.json");
     fs::write(&req, serde_json::to_vec(&request).unwrap()).unwrap();
-    let o = Command::new(BIN).args(["apply", "--dry-run", "--format", "diff", "--root"]).arg(&patched).arg(&req).output().unwrap();
+    let o = Command::new(BIN)
+        .args(["apply", "--dry-run", "--format", "diff", "--root"])
+        .arg(&patched)
+        .arg(&req)
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     fs::write(tmp.path().join("p.diff"), &o.stdout).unwrap();
     git(&patched, &["init", "-q", "."]);
     git(&patched, &["apply", "../p.diff"]);
-    let o = Command::new(BIN).args(["apply", "--format", "json", "--root"]).arg(&applied).arg(&req).output().unwrap();
+    let o = Command::new(BIN)
+        .args(["apply", "--format", "json", "--root"])
+        .arg(&applied)
+        .arg(&req)
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert_eq!(files(&applied), files(&patched), "git apply of\n{}", String::from_utf8_lossy(&fs::read(tmp.path().join("p.diff")).unwrap()));
+    assert_eq!(
+        files(&applied),
+        files(&patched),
+        "git apply of\n{}",
+        String::from_utf8_lossy(&fs::read(tmp.path().join("p.diff")).unwrap())
+    );
     // Each file's own diff is accepted too.
     for f in json(&o)["files"].as_array().unwrap() {
         let fresh = tmp.path().join("fresh");
@@ -548,14 +779,34 @@ fn diff_of_move_onto_existing_and_edit_through_symlink_is_accepted_by_git_apply(
     ]});
     let req = tmp.path().join("req.json");
     fs::write(&req, serde_json::to_vec(&request).unwrap()).unwrap();
-    let o = Command::new(BIN).args(["apply", "--dry-run", "--format", "diff", "--root"]).arg(&patched).arg(&req).output().unwrap();
+    let o = Command::new(BIN)
+        .args(["apply", "--dry-run", "--format", "diff", "--root"])
+        .arg(&patched)
+        .arg(&req)
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     fs::write(tmp.path().join("p.diff"), &o.stdout).unwrap();
     git(&patched, &["init", "-q", "."]);
     git(&patched, &["apply", "../p.diff"]);
-    let o = Command::new(BIN).args(["apply", "--format", "json", "--root"]).arg(&applied).arg(&req).output().unwrap();
+    let o = Command::new(BIN)
+        .args(["apply", "--format", "json", "--root"])
+        .arg(&applied)
+        .arg(&req)
+        .output()
+        .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert_eq!(files(&applied), files(&patched), "git apply of\n{}", String::from_utf8_lossy(&fs::read(tmp.path().join("p.diff")).unwrap()));
-    assert!(fs::symlink_metadata(applied.join("link.txt")).unwrap().file_type().is_symlink());
+    assert_eq!(
+        files(&applied),
+        files(&patched),
+        "git apply of\n{}",
+        String::from_utf8_lossy(&fs::read(tmp.path().join("p.diff")).unwrap())
+    );
+    assert!(
+        fs::symlink_metadata(applied.join("link.txt"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(fs::read(applied.join("t.txt")).unwrap(), b"src\nLINE2\n");
 }

@@ -8,16 +8,50 @@ use redline::document::Document;
 use redline::matcher::MatchKind;
 use redline::normalize::{Normalized, lf};
 use redline::plan::{self, EditPlan, FilePlan, Op, Original, Outcome};
-use redline::request::EditSpec;
 use redline::report;
+use redline::request::EditSpec;
 use unicode_normalization::char::canonical_combining_class;
 
 /// Building blocks of random texts: plenty of line structure, whitespace and characters that
 /// N(·) folds.
 const PIECES: &[&str] = &[
-    "a", "b", "x", "fn", "(", ")", "\"", "'", "-", ".", " ", "  ", "\t", "\n", "\n", "\r\n", "\r\n", "\r",
-    "\u{2018}", "\u{2019}", "\u{201C}", "\u{201D}", "\u{00A0}", "\u{2014}", "\u{2212}", "\u{3000}", "\u{2026}",
-    "e\u{0301}", "\u{0301}", "\u{FB01}", "\u{FF21}", "\u{1100}\u{1161}", "日", "本", "😀", "  \n", "\t\r\n",
+    "a",
+    "b",
+    "x",
+    "fn",
+    "(",
+    ")",
+    "\"",
+    "'",
+    "-",
+    ".",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\n",
+    "\r\n",
+    "\r\n",
+    "\r",
+    "\u{2018}",
+    "\u{2019}",
+    "\u{201C}",
+    "\u{201D}",
+    "\u{00A0}",
+    "\u{2014}",
+    "\u{2212}",
+    "\u{3000}",
+    "\u{2026}",
+    "e\u{0301}",
+    "\u{0301}",
+    "\u{FB01}",
+    "\u{FF21}",
+    "\u{1100}\u{1161}",
+    "日",
+    "本",
+    "😀",
+    "  \n",
+    "\t\r\n",
 ];
 
 fn text() -> impl Strategy<Value = String> {
@@ -54,17 +88,35 @@ struct EditSeed {
 }
 
 fn edit_seed() -> impl Strategy<Value = EditSeed> {
-    (any::<usize>(), 1usize..12, any::<bool>(), prop::collection::vec(prop::sample::select(PIECES), 0..4), prop::bool::weighted(0.2))
-        .prop_map(|(start, len, ascii, new, replace_all)| EditSeed { start, len, ascii, new_text: new.concat(), replace_all })
+    (
+        any::<usize>(),
+        1usize..12,
+        any::<bool>(),
+        prop::collection::vec(prop::sample::select(PIECES), 0..4),
+        prop::bool::weighted(0.2),
+    )
+        .prop_map(|(start, len, ascii, new, replace_all)| EditSeed {
+            start,
+            len,
+            ascii,
+            new_text: new.concat(),
+            replace_all,
+        })
 }
 
 /// Whether a cut of `text` at char boundary `i` separates two clusters: no combining mark or
 /// composing jamo follows it, unless there is no base to fold into (start of text or of a line).
 fn cluster_boundary(text: &str, i: usize) -> bool {
-    let after_base = text[..i].chars().next_back().is_some_and(|c| c != '\n' && c != '\r');
+    let after_base = text[..i]
+        .chars()
+        .next_back()
+        .is_some_and(|c| c != '\n' && c != '\r');
     match text[i..].chars().next() {
         None => true,
-        Some(c) => !after_base || (canonical_combining_class(c) == 0 && !('\u{1160}'..='\u{11FF}').contains(&c)),
+        Some(c) => {
+            !after_base
+                || (canonical_combining_class(c) == 0 && !('\u{1160}'..='\u{11FF}').contains(&c))
+        }
     }
 }
 
@@ -72,20 +124,37 @@ fn cluster_boundary(text: &str, i: usize) -> bool {
 /// its ends are cluster boundaries and it does not end in whitespace (the trimmed-last-line
 /// rule may legitimately refuse those).
 fn cut(text: &str, seeds: &[EditSeed]) -> Vec<(EditSpec, bool)> {
-    let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([text.len()])
+        .collect();
     let mut out = Vec::new();
     for s in seeds {
         let a = s.start % bounds.len();
         let b = (a + s.len).min(bounds.len() - 1);
         let (a, b) = (bounds[a], bounds[b]);
         let piece = &text[a..b];
-        let old = if s.ascii { ascii_equivalent(piece) } else { piece.to_string() };
+        let old = if s.ascii {
+            ascii_equivalent(piece)
+        } else {
+            piece.to_string()
+        };
         if Normalized::new(&old).text.is_empty() {
             continue; // a request-level invalid_request, never reaches matching
         }
-        let ends_in_space = old.chars().last().is_some_and(|c| c.is_whitespace() && c != '\n' && c != '\r');
+        let ends_in_space = old
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_whitespace() && c != '\n' && c != '\r');
         let findable = cluster_boundary(text, a) && cluster_boundary(text, b) && !ends_in_space;
-        let spec = EditSpec { old_text: old, new_text: s.new_text.clone(), replace_all: s.replace_all, id: None, pointer: None };
+        let spec = EditSpec {
+            old_text: old,
+            new_text: s.new_text.clone(),
+            replace_all: s.replace_all,
+            id: None,
+            pointer: None,
+        };
         out.push((spec, findable));
     }
     out
@@ -98,7 +167,13 @@ fn file_plan(doc: &Document, edits: Vec<EditPlan>) -> FilePlan {
         op: Op::Edit,
         move_to: None,
         move_rel: None,
-        original: Some(Original { doc: doc.clone(), version: String::new(), fingerprint: None, nlink: 1, target_rel: None }),
+        original: Some(Original {
+            doc: doc.clone(),
+            version: String::new(),
+            fingerprint: None,
+            nlink: 1,
+            target_rel: None,
+        }),
         replaced: None,
         content: None,
         edits,
@@ -127,10 +202,20 @@ fn apply_unified(old: &[u8], diff: &[u8]) -> Result<Vec<u8>, String> {
         }
         let header = std::str::from_utf8(l).map_err(|e| e.to_string())?;
         let side = |prefix: char| -> Result<(usize, usize), String> {
-            let r = header.split(' ').find(|w| w.starts_with(prefix)).ok_or(format!("bad header {header}"))?;
+            let r = header
+                .split(' ')
+                .find(|w| w.starts_with(prefix))
+                .ok_or(format!("bad header {header}"))?;
             let mut nums = r[1..].split(',');
-            let start: usize = nums.next().unwrap_or("").parse().map_err(|_| format!("bad header {header}"))?;
-            let count: usize = nums.next().map_or(Ok(1), str::parse).map_err(|_| format!("bad header {header}"))?;
+            let start: usize = nums
+                .next()
+                .unwrap_or("")
+                .parse()
+                .map_err(|_| format!("bad header {header}"))?;
+            let count: usize = nums
+                .next()
+                .map_or(Ok(1), str::parse)
+                .map_err(|_| format!("bad header {header}"))?;
             Ok((start, count))
         };
         let ((start, count), (_, new_count)) = (side('-')?, side('+')?);
@@ -151,12 +236,16 @@ fn apply_unified(old: &[u8], diff: &[u8]) -> Result<Vec<u8>, String> {
             let l = lines[i];
             if l.starts_with(b"\\") {
                 if let Some((_, last)) = body.last_mut()
-                    && last.last() == Some(&b'\n') {
-                        last.pop();
-                    }
+                    && last.last() == Some(&b'\n')
+                {
+                    last.pop();
+                }
             } else {
                 match l.first() {
-                    Some(b' ') => (old_left, new_left) = (old_left.saturating_sub(1), new_left.saturating_sub(1)),
+                    Some(b' ') => {
+                        (old_left, new_left) =
+                            (old_left.saturating_sub(1), new_left.saturating_sub(1))
+                    }
                     Some(b'-') => old_left = old_left.saturating_sub(1),
                     Some(b'+') => new_left = new_left.saturating_sub(1),
                     _ => return Err(format!("bad hunk line {:?}", String::from_utf8_lossy(l))),
@@ -170,7 +259,12 @@ fn apply_unified(old: &[u8], diff: &[u8]) -> Result<Vec<u8>, String> {
                 b' ' | b'-' => {
                     let have = old_lines.get(at).ok_or("context past the end")?;
                     if *have != &text[..] {
-                        return Err(format!("line {} is {:?}, the diff says {:?}", at + 1, String::from_utf8_lossy(have), String::from_utf8_lossy(&text)));
+                        return Err(format!(
+                            "line {} is {:?}, the diff says {:?}",
+                            at + 1,
+                            String::from_utf8_lossy(have),
+                            String::from_utf8_lossy(&text)
+                        ));
                     }
                     if tag == b' ' {
                         out.extend_from_slice(&text);
@@ -190,7 +284,10 @@ fn apply_unified(old: &[u8], diff: &[u8]) -> Result<Vec<u8>, String> {
 
 /// Cases per property: modest by default so the suite stays fast; `PROPTEST_CASES` raises it.
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(384)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(384)
 }
 
 proptest! {

@@ -15,7 +15,11 @@ use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "redline", version, about = "Review and apply batches of text edits proposed by coding agents")]
+#[command(
+    name = "redline",
+    version,
+    about = "Review and apply batches of text edits proposed by coding agents"
+)]
 pub struct Cli {
     /// Directory every path resolves beneath.
     #[arg(long, global = true, value_name = "DIR")]
@@ -140,13 +144,19 @@ pub fn main() -> ExitStatus {
         Err(e) => return clap_failure(&e),
     };
     let Some(encoding) = PositionEncoding::parse(&cli.position_encoding) else {
-        return usage(&format!("unknown position encoding `{}`", cli.position_encoding), "use utf-8, utf-16 or utf-32");
+        return usage(
+            &format!("unknown position encoding `{}`", cli.position_encoding),
+            "use utf-8, utf-16 or utf-32",
+        );
     };
     let ctx = Context {
         settings: Settings {
             root: cli.root.clone().unwrap_or_else(|| PathBuf::from(".")),
             encoding,
-            limits: redline::write::Limits { max_file_size: cli.max_file_size, ..Default::default() },
+            limits: redline::write::Limits {
+                max_file_size: cli.max_file_size,
+                ..Default::default()
+            },
         },
         input: match cli.input {
             InputArg::Auto => InputKind::Auto,
@@ -165,9 +175,16 @@ pub fn main() -> ExitStatus {
         ColorArg::Auto => std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
     };
     match cli.command {
-        Command::Review { request, accept_exact } => review(&ctx, request.as_deref(), accept_exact, review_mono),
+        Command::Review {
+            request,
+            accept_exact,
+        } => review(&ctx, request.as_deref(), accept_exact, review_mono),
         Command::Demo { accept_exact } => demo(&ctx, accept_exact, review_mono),
-        Command::Apply { request, dry_run, check } => {
+        Command::Apply {
+            request,
+            dry_run,
+            check,
+        } => {
             let mode = if check {
                 Mode::Check
             } else if dry_run {
@@ -178,9 +195,17 @@ pub fn main() -> ExitStatus {
             apply(&ctx, request.as_deref(), mode)
         }
         Command::Resolve { request } => resolve(&ctx, request.as_deref()),
-        Command::Read { path, offset, limit } => read::run(&ctx.settings, &path, offset, limit, ctx.format.as_deref()),
+        Command::Read {
+            path,
+            offset,
+            limit,
+        } => read::run(&ctx.settings, &path, offset, limit, ctx.format.as_deref()),
         Command::Recover => recover(&ctx.settings),
-        Command::Filter { path, edits, report } => editor::filter(&ctx.settings, ctx.input, &path, &edits, report.as_deref()),
+        Command::Filter {
+            path,
+            edits,
+            report,
+        } => editor::filter(&ctx.settings, ctx.input, &path, &edits, report.as_deref()),
         Command::Serve => editor::serve(&ctx.settings),
         Command::Mcp => editor::mcp(&ctx.settings),
         Command::Schema { which } => editor::schema(which.as_deref()),
@@ -191,13 +216,27 @@ pub fn main() -> ExitStatus {
 /// reshaped into `error: …` then `hint: …` lines (its tips, possible values and usage line).
 fn clap_failure(e: &clap::Error) -> ExitStatus {
     use clap::error::ErrorKind;
-    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
         let _ = e.print();
-        return if e.exit_code() == 0 { ExitStatus::Success } else { ExitStatus::Usage };
+        return if e.exit_code() == 0 {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Usage
+        };
     }
     let rendered = e.render().to_string();
     let mut lines = rendered.lines();
-    let mut message = lines.next().unwrap_or_default().trim_start_matches("error: ").trim().to_string();
+    let mut message = lines
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches("error: ")
+        .trim()
+        .to_string();
     let mut hints = Vec::new();
     let mut in_message = true;
     for l in lines {
@@ -253,18 +292,23 @@ fn request_text(path: Option<&str>) -> Result<String, RequestError> {
     let mut bytes = Vec::new();
     match path {
         None | Some("-") => {
-            std::io::stdin()
-                .read_to_end(&mut bytes)
-                .map_err(|e| RequestError::new(format!("cannot read the request from stdin: {e}")))?;
+            std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
+                RequestError::new(format!("cannot read the request from stdin: {e}"))
+            })?;
         }
         Some(p) => {
-            bytes = std::fs::read(p)
-                .map_err(|e| RequestError::new(format!("cannot read the request file {p}: {e}")).hint("pass a readable file, or `-` for stdin"))?;
+            bytes = std::fs::read(p).map_err(|e| {
+                RequestError::new(format!("cannot read the request file {p}: {e}"))
+                    .hint("pass a readable file, or `-` for stdin")
+            })?;
         }
     }
     String::from_utf8(bytes).map_err(|e| {
-        RequestError::new(format!("the request is not UTF-8 (invalid byte at {})", e.utf8_error().valid_up_to()))
-            .hint("send the request as UTF-8 JSON, a Codex patch or SEARCH/REPLACE blocks")
+        RequestError::new(format!(
+            "the request is not UTF-8 (invalid byte at {})",
+            e.utf8_error().valid_up_to()
+        ))
+        .hint("send the request as UTF-8 JSON, a Codex patch or SEARCH/REPLACE blocks")
     })
 }
 
@@ -294,7 +338,12 @@ fn apply(ctx: &Context, path: Option<&str>, mode: Mode) -> ExitStatus {
             }
         }
         Some(f @ ("json" | "diff" | "text")) => f,
-        Some(other) => return usage(&format!("unknown format `{other}` for apply"), "use --format json, diff or text"),
+        Some(other) => {
+            return usage(
+                &format!("unknown format `{other}` for apply"),
+                "use --format json, diff or text",
+            );
+        }
     };
     output::run(&run, format, ctx.color);
     run.exit
@@ -305,7 +354,12 @@ fn review(ctx: &Context, path: Option<&str>, accept_exact: bool, monochrome: boo
         Ok(r) => r,
         Err(e) => return output::request_failure(&e, true, Some("text")),
     };
-    let opts = redline::review::ReviewOptions { settings: ctx.settings.clone(), accept_exact, monochrome, title: "review".into() };
+    let opts = redline::review::ReviewOptions {
+        settings: ctx.settings.clone(),
+        accept_exact,
+        monochrome,
+        title: "review".into(),
+    };
     run_review(&req, &opts)
 }
 
@@ -314,13 +368,21 @@ fn run_review(req: &Request, opts: &redline::review::ReviewOptions) -> ExitStatu
     match redline::review::run(req, opts) {
         Ok(outcome) => {
             if !output::stdout_is_terminal() {
-                output::line(&serde_json::to_string_pretty(&outcome.result).unwrap_or_else(|_| "null".into()));
+                output::line(
+                    &serde_json::to_string_pretty(&outcome.result)
+                        .unwrap_or_else(|_| "null".into()),
+                );
             }
             outcome.exit
         }
-        Err(redline::review::ReviewError::Request(e)) => output::request_failure(&e, true, Some("text")),
+        Err(redline::review::ReviewError::Request(e)) => {
+            output::request_failure(&e, true, Some("text"))
+        }
         Err(e) => {
-            output::diagnostic(&e.to_string(), Some("the reviewer needs a terminal; use `redline apply` to apply headless"));
+            output::diagnostic(
+                &e.to_string(),
+                Some("the reviewer needs a terminal; use `redline apply` to apply headless"),
+            );
             e.exit()
         }
     }
@@ -335,7 +397,10 @@ fn demo(ctx: &Context, accept_exact: bool, monochrome: bool) -> ExitStatus {
         }
     };
     if let Err(e) = redline::demo::write(&dir) {
-        output::diagnostic(&format!("cannot write the demo workspace in {}: {e}", dir.display()), None);
+        output::diagnostic(
+            &format!("cannot write the demo workspace in {}: {e}", dir.display()),
+            None,
+        );
         return ExitStatus::WriteFailed;
     }
     let req = match redline::demo::request() {
@@ -344,16 +409,28 @@ fn demo(ctx: &Context, accept_exact: bool, monochrome: bool) -> ExitStatus {
     };
     let mut settings = ctx.settings.clone();
     settings.root = dir.clone();
-    let opts = redline::review::ReviewOptions { settings, accept_exact, monochrome, title: "demo".into() };
+    let opts = redline::review::ReviewOptions {
+        settings,
+        accept_exact,
+        monochrome,
+        title: "demo".into(),
+    };
     let exit = run_review(&req, &opts);
-    eprintln!("demo workspace: {} (the batch is {}/batch.json)", dir.display(), dir.display());
+    eprintln!(
+        "demo workspace: {} (the batch is {}/batch.json)",
+        dir.display(),
+        dir.display()
+    );
     exit
 }
 
 fn resolve(ctx: &Context, path: Option<&str>) -> ExitStatus {
     let format = ctx.format.as_deref().unwrap_or("json");
     if !matches!(format, "json" | "lsp") {
-        return usage(&format!("unknown format `{format}` for resolve"), "use --format json or lsp");
+        return usage(
+            &format!("unknown format `{format}` for resolve"),
+            "use --format json or lsp",
+        );
     }
     let req = match load(ctx, path) {
         Ok(r) => r,
@@ -376,7 +453,8 @@ fn recover(settings: &Settings) -> ExitStatus {
     let result = root.lock().and_then(|lock| root.recover(&lock));
     match result {
         Ok(report) => {
-            let what = batch::describe_recovery(&report).unwrap_or_else(|| "nothing to recover".into());
+            let what =
+                batch::describe_recovery(&report).unwrap_or_else(|| "nothing to recover".into());
             output::line(&format!("recover: {what}"));
             ExitStatus::Success
         }

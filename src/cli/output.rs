@@ -18,7 +18,9 @@ pub fn use_color(arg: ColorArg) -> bool {
     match arg {
         ColorArg::Always => true,
         ColorArg::Never => false,
-        ColorArg::Auto => stdout_is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        ColorArg::Auto => {
+            stdout_is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
     }
 }
 
@@ -57,7 +59,8 @@ pub fn request_failure(err: &RequestError, print: bool, format: Option<&str>) ->
         message.push_str(&format!(" (line {l})"));
     }
     diagnostic(&message, err.hint.as_deref());
-    let text_format = matches!(format, Some("text" | "diff")) || (format.is_none() && stdout_is_terminal());
+    let text_format =
+        matches!(format, Some("text" | "diff")) || (format.is_none() && stdout_is_terminal());
     if print && !text_format {
         line(&serde_json::to_string_pretty(&RequestFailure::new(err)).unwrap_or_default());
     }
@@ -153,7 +156,13 @@ pub fn paint_diff(diff: &str, color: bool) -> String {
 
 /// The readable summary: one line per file, its edits, then the diff.
 fn text(resp: &Response, color: bool) -> String {
-    let paint = |c: &str, s: &str| if color { format!("{c}{s}{RESET}") } else { s.to_string() };
+    let paint = |c: &str, s: &str| {
+        if color {
+            format!("{c}{s}{RESET}")
+        } else {
+            s.to_string()
+        }
+    };
     let mut out = String::new();
     for f in &resp.files {
         let status = match f.status {
@@ -163,16 +172,39 @@ fn text(resp: &Response, color: bool) -> String {
             FileStatus::Failed => paint(RED, "failed"),
             FileStatus::Skipped => paint(YELLOW, "skipped"),
         };
-        let op = serde_json::to_value(f.op).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
-        let target = f.move_to.as_ref().map(|m| format!(" -> {m}")).unwrap_or_default();
-        let resolved = f.edits.iter().filter(|e| e.error.is_none() && e.match_kind.is_some()).count();
+        let op = serde_json::to_value(f.op)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        let target = f
+            .move_to
+            .as_ref()
+            .map(|m| format!(" -> {m}"))
+            .unwrap_or_default();
+        let resolved = f
+            .edits
+            .iter()
+            .filter(|e| e.error.is_none() && e.match_kind.is_some())
+            .count();
         let normalized: Vec<String> = f
             .edits
             .iter()
-            .filter_map(|e| e.normalizations.as_ref().filter(|n| !n.is_empty()).map(|n| {
-                let names: Vec<String> = n.iter().filter_map(|x| serde_json::to_value(x).ok().and_then(|v| v.as_str().map(String::from))).collect();
-                format!("edit {}: {}", e.index, names.join("+"))
-            }))
+            .filter_map(|e| {
+                e.normalizations
+                    .as_ref()
+                    .filter(|n| !n.is_empty())
+                    .map(|n| {
+                        let names: Vec<String> = n
+                            .iter()
+                            .filter_map(|x| {
+                                serde_json::to_value(x)
+                                    .ok()
+                                    .and_then(|v| v.as_str().map(String::from))
+                            })
+                            .collect();
+                        format!("edit {}: {}", e.index, names.join("+"))
+                    })
+            })
             .collect();
         let mut line = format!("{} {}{}  {}", paint(BOLD, &op), f.path, target, status);
         if !f.edits.is_empty() {
@@ -188,10 +220,23 @@ fn text(resp: &Response, color: bool) -> String {
         }
         for e in &f.edits {
             if let Some(err) = &e.error {
-                out.push_str(&format!("  {} edit {}: {} — {}\n", paint(RED, "✗"), e.index, err.code, err.message));
+                out.push_str(&format!(
+                    "  {} edit {}: {} — {}\n",
+                    paint(RED, "✗"),
+                    e.index,
+                    err.code,
+                    err.message
+                ));
                 for c in &err.candidates {
-                    let score = c.score.map(|s| format!(" ({:.0}% similar)", s * 100.0)).unwrap_or_default();
-                    out.push_str(&format!("      candidate at line {}{}\n", c.range.start.line + 1, score));
+                    let score = c
+                        .score
+                        .map(|s| format!(" ({:.0}% similar)", s * 100.0))
+                        .unwrap_or_default();
+                    out.push_str(&format!(
+                        "      candidate at line {}{}\n",
+                        c.range.start.line + 1,
+                        score
+                    ));
                 }
             }
         }
@@ -204,10 +249,17 @@ fn text(resp: &Response, color: bool) -> String {
         }
     }
     let summary = if resp.ok {
-        if resp.written { "all edits applied" } else { "all edits resolved; nothing written (dry run)" }
+        if resp.written {
+            "all edits applied"
+        } else {
+            "all edits resolved; nothing written (dry run)"
+        }
     } else {
         "nothing was written"
     };
-    out.push_str(&format!("\n{}\n", paint(if resp.ok { GREEN } else { RED }, summary)));
+    out.push_str(&format!(
+        "\n{}\n",
+        paint(if resp.ok { GREEN } else { RED }, summary)
+    ));
     out
 }

@@ -6,18 +6,34 @@ use redline::batch::Settings;
 use redline::error::ExitStatus;
 use redline::schema::ReadParams;
 
-pub fn run(settings: &Settings, path: &str, offset: Option<usize>, limit: Option<usize>, format: Option<&str>) -> ExitStatus {
+pub fn run(
+    settings: &Settings,
+    path: &str,
+    offset: Option<usize>,
+    limit: Option<usize>,
+    format: Option<&str>,
+) -> ExitStatus {
     let format = format.unwrap_or("text");
     if !matches!(format, "text" | "json") {
-        output::diagnostic(&format!("unknown format `{format}` for read"), Some("use --format text or json"));
+        output::diagnostic(
+            &format!("unknown format `{format}` for read"),
+            Some("use --format text or json"),
+        );
         return ExitStatus::Usage;
     }
     if offset == Some(0) {
-        output::diagnostic("--offset is 1-based", Some("use --offset 1 for the first line"));
+        output::diagnostic(
+            "--offset is 1-based",
+            Some("use --offset 1 for the first line"),
+        );
         return ExitStatus::Usage;
     }
     let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    let params = ReadParams { path: path.to_string(), offset: offset.map(clamp), limit: limit.map(clamp) };
+    let params = ReadParams {
+        path: path.to_string(),
+        offset: offset.map(clamp),
+        limit: limit.map(clamp),
+    };
     match redline::read::read(&params, settings) {
         Ok(lines) if format == "json" => {
             output::line(&serde_json::to_string_pretty(&lines).unwrap_or_default());
@@ -28,7 +44,12 @@ pub fn run(settings: &Settings, path: &str, offset: Option<usize>, limit: Option
             ExitStatus::Success
         }
         Err(e) => {
-            output::diagnostic(&e.message, e.hint.as_deref().or(Some("check the path (it is relative to --root)")));
+            output::diagnostic(
+                &e.message,
+                e.hint
+                    .as_deref()
+                    .or(Some("check the path (it is relative to --root)")),
+            );
             e.code.exit_status()
         }
     }

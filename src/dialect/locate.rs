@@ -31,8 +31,8 @@ use similar::{Algorithm, DiffTag, capture_diff_slices};
 use crate::document::Document;
 use crate::error::Code;
 use crate::hint;
-use crate::plan::Failure;
 use crate::normalize::{Normalization, Normalized, table_of};
+use crate::plan::Failure;
 use crate::request::PatchChunk;
 
 /// How many matches an `ambiguous` error lists (SPEC §3.9).

@@ -23,12 +23,18 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
     for (i, spec) in specs.iter().enumerate() {
         if lf(&spec.old_text) == lf(&spec.new_text) {
             out[i].outcome = Outcome::Failed(
-                Failure::new(Code::NoOp, format!("edit {i} for {path}: oldText and newText are identical"))
-                    .hint("drop this edit, or change newText"),
+                Failure::new(
+                    Code::NoOp,
+                    format!("edit {i} for {path}: oldText and newText are identical"),
+                )
+                .hint("drop this edit, or change newText"),
             );
             continue;
         }
-        needles.push(Needle { old_text: &spec.old_text, replace_all: spec.replace_all });
+        needles.push(Needle {
+            old_text: &spec.old_text,
+            replace_all: spec.replace_all,
+        });
         needle_of.push(i);
     }
     let found = matcher::find_all(&doc.text, &file, &needles);
@@ -43,7 +49,10 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
                 replacement: doc.adapt_eol(&specs[i].new_text),
             }),
             Err(Miss::Ambiguous { spans, count }) => {
-                let lines: Vec<String> = spans.iter().map(|s| line_no(doc, s.start).to_string()).collect();
+                let lines: Vec<String> = spans
+                    .iter()
+                    .map(|s| line_no(doc, s.start).to_string())
+                    .collect();
                 let mut f = Failure::new(
                     Code::Ambiguous,
                     format!(
@@ -52,7 +61,9 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
                         if count > spans.len() { ", …" } else { "" }
                     ),
                 )
-                .hint("add surrounding lines to oldText so that it matches once, or set replaceAll");
+                .hint(
+                    "add surrounding lines to oldText so that it matches once, or set replaceAll",
+                );
                 f.matches = spans;
                 f.occurrences = count;
                 Outcome::Failed(f)
@@ -74,9 +85,11 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
     let mut reach: Option<(usize, usize)> = None; // (end, edit) of the furthest-reaching span
     for (s, i) in &spans {
         if let Some((end, j)) = reach
-            && s.start < end && *i != j {
-                overlaps.push((*i, j, s.start));
-            }
+            && s.start < end
+            && *i != j
+        {
+            overlaps.push((*i, j, s.start));
+        }
         if reach.is_none_or(|(end, _)| s.end > end) {
             reach = Some((s.end, *i));
         }
@@ -86,7 +99,10 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
             if matches!(out[a].outcome, Outcome::Resolved(_)) {
                 let mut f = Failure::new(
                     Code::Overlap,
-                    format!("edit {a} for {path} overlaps edit {b} (line {})", line_no(doc, at)),
+                    format!(
+                        "edit {a} for {path} overlaps edit {b} (line {})",
+                        line_no(doc, at)
+                    ),
                 )
                 .hint("merge the two edits into one, or make their oldText not share text");
                 f.other_edit = Some(b);
@@ -95,7 +111,10 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
         }
     }
     if !not_found.is_empty() {
-        let olds: Vec<&str> = not_found.iter().map(|&i| specs[i].old_text.as_str()).collect();
+        let olds: Vec<&str> = not_found
+            .iter()
+            .map(|&i| specs[i].old_text.as_str())
+            .collect();
         let cands = hint::candidates(&file, &olds);
         let applied = already_applied(&file, not_found.iter().map(|&i| specs[i].new_text.as_str()));
         for (k, &i) in not_found.iter().enumerate() {
@@ -110,10 +129,21 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
             } else {
                 let near = cands[k]
                     .first()
-                    .map(|c| format!("; closest match at line {} ({:.0}% similar)", line_no(doc, c.span.start), c.score * 100.0))
+                    .map(|c| {
+                        format!(
+                            "; closest match at line {} ({:.0}% similar)",
+                            line_no(doc, c.span.start),
+                            c.score * 100.0
+                        )
+                    })
                     .unwrap_or_default();
-                Failure::new(Code::NotFound, format!("edit {i} for {path}: oldText not found{near}"))
-                    .hint(format!("re-read the file (`redline read {path}`) and copy oldText exactly"))
+                Failure::new(
+                    Code::NotFound,
+                    format!("edit {i} for {path}: oldText not found{near}"),
+                )
+                .hint(format!(
+                    "re-read the file (`redline read {path}`) and copy oldText exactly"
+                ))
             };
             f.candidates = cands[k].clone();
             out[i].outcome = Outcome::Failed(f);
@@ -127,7 +157,9 @@ fn already_applied<'a>(file: &Normalized, texts: impl Iterator<Item = &'a str>) 
     let pats: Vec<String> = texts.map(|t| Normalized::new(t).text).collect();
     let mut hit = vec![false; pats.len()];
     // A newText that is only whitespace says nothing about whether the edit happened.
-    let live: Vec<usize> = (0..pats.len()).filter(|&i| !pats[i].trim().is_empty()).collect();
+    let live: Vec<usize> = (0..pats.len())
+        .filter(|&i| !pats[i].trim().is_empty())
+        .collect();
     if live.is_empty() {
         return hit;
     }
@@ -155,7 +187,11 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
             };
             let outcome = match res {
                 Ok(l) => Outcome::Resolved(Resolution {
-                    kind: if l.exact { MatchKind::Exact } else { MatchKind::Normalized },
+                    kind: if l.exact {
+                        MatchKind::Exact
+                    } else {
+                        MatchKind::Normalized
+                    },
                     normalizations: l.normalizations,
                     spans: vec![l.span],
                     replacement: doc.adapt_eol(&l.new_text),
@@ -165,7 +201,11 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
                     Outcome::Failed(f)
                 }
             };
-            EditPlan { index: first_index + k, spec, outcome }
+            EditPlan {
+                index: first_index + k,
+                spec,
+                outcome,
+            }
         })
         .collect()
 }

@@ -9,12 +9,12 @@ use crate::error::{Code, WarningCode};
 use crate::hint::Candidate;
 
 mod edits;
-pub use edits::match_edits;
-use edits::locate_chunks;
 use crate::matcher::MatchKind;
 use crate::normalize::{Normalization, Normalized};
 use crate::request::{EditSpec, FileRequest, Request, RequestError};
 use crate::write::{Fingerprint, FsError, Root};
+use edits::locate_chunks;
+pub use edits::match_edits;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -170,7 +170,11 @@ pub struct FilePlan {
 impl FilePlan {
     /// Whether this file is free of errors (file-level and edit-level).
     pub fn ok(&self) -> bool {
-        self.failure.is_none() && self.edits.iter().all(|e| matches!(e.outcome, Outcome::Resolved(_)))
+        self.failure.is_none()
+            && self
+                .edits
+                .iter()
+                .all(|e| matches!(e.outcome, Outcome::Resolved(_)))
     }
 
     /// The new file bytes with the edits `accept` selects applied (resolved edits only), or
@@ -184,7 +188,10 @@ impl FilePlan {
         }
         let orig = self.original.as_ref()?;
         let mut doc = orig.doc.clone();
-        doc.text = splice(&orig.doc.text, self.pieces(&accept).iter().map(|(s, r, _)| (s.clone(), *r)));
+        doc.text = splice(
+            &orig.doc.text,
+            self.pieces(&accept).iter().map(|(s, r, _)| (s.clone(), *r)),
+        );
         Some(doc.to_bytes())
     }
 
@@ -195,7 +202,11 @@ impl FilePlan {
             .iter()
             .filter(|e| accept(e.index))
             .filter_map(|e| e.resolution().map(|r| (e.index, r)))
-            .flat_map(|(i, r)| r.spans.iter().map(move |s| (s.clone(), r.replacement.as_str(), i)))
+            .flat_map(|(i, r)| {
+                r.spans
+                    .iter()
+                    .map(move |s| (s.clone(), r.replacement.as_str(), i))
+            })
             .collect();
         out.sort_by_key(|(s, _, _)| (s.start, s.end));
         out
@@ -237,9 +248,11 @@ pub struct ResolveOptions {
 /// Request-level checks that need no file: documents allowed, every N(oldText) non-empty.
 pub fn check_request(req: &Request, opts: ResolveOptions) -> Result<(), RequestError> {
     if !req.documents.is_empty() && !opts.allow_documents {
-        return Err(RequestError::new("`documents` is only accepted by `resolve` and `filter`")
-            .at("/documents")
-            .hint("drop `documents` and let redline read the files, or use `redline resolve`"));
+        return Err(
+            RequestError::new("`documents` is only accepted by `resolve` and `filter`")
+                .at("/documents")
+                .hint("drop `documents` and let redline read the files, or use `redline resolve`"),
+        );
     }
     for f in &req.files {
         for e in &f.edits {
@@ -269,7 +282,10 @@ pub fn resolve(req: &Request, root: &Root, opts: ResolveOptions) -> Result<Plan,
         }
     }
     let merged = merge_same_file(&req.files, root)?;
-    let files: Vec<FilePlan> = merged.iter().map(|f| resolve_file(f, root, &docs)).collect();
+    let files: Vec<FilePlan> = merged
+        .iter()
+        .map(|f| resolve_file(f, root, &docs))
+        .collect();
     same_inode(&files)?;
     Ok(Plan { files })
 }
@@ -308,10 +324,18 @@ fn merge_same_file(files: &[FileRequest], root: &Root) -> Result<Vec<FileRequest
         match seen.get(&rel) {
             Some(&i) => {
                 let first = &mut out[i];
-                let plain = |x: &FileRequest| x.content.is_none() && !x.delete && x.move_to.is_none() && x.expect_hash.is_none();
+                let plain = |x: &FileRequest| {
+                    x.content.is_none()
+                        && !x.delete
+                        && x.move_to.is_none()
+                        && x.expect_hash.is_none()
+                };
                 if !plain(f) || first.content.is_some() || first.delete {
-                    return Err(RequestError::new(format!("{} and {} name the same file with conflicting operations", first.path, f.path))
-                        .hint("put everything for one file in one object"));
+                    return Err(RequestError::new(format!(
+                        "{} and {} name the same file with conflicting operations",
+                        first.path, f.path
+                    ))
+                    .hint("put everything for one file in one object"));
                 }
                 first.edits.extend(f.edits.iter().cloned());
                 first.chunks.extend(f.chunks.iter().cloned());
@@ -325,12 +349,16 @@ fn merge_same_file(files: &[FileRequest], root: &Root) -> Result<Vec<FileRequest
     for f in &out {
         if let Some(to) = &f.move_to
             && let Ok(dest) = root.relative(to)
-                && let Some(&i) = seen.get(&dest) {
-                    let mut err = RequestError::new(format!("{} is moved onto {}, which the batch also changes", f.path, out[i].path))
-                        .hint("move onto a path the batch does not otherwise touch");
-                    err.pointer = f.pointer.as_ref().map(|p| format!("{p}/moveTo"));
-                    return Err(err);
-                }
+            && let Some(&i) = seen.get(&dest)
+        {
+            let mut err = RequestError::new(format!(
+                "{} is moved onto {}, which the batch also changes",
+                f.path, out[i].path
+            ))
+            .hint("move onto a path the batch does not otherwise touch");
+            err.pointer = f.pointer.as_ref().map(|p| format!("{p}/moveTo"));
+            return Err(err);
+        }
     }
     Ok(out)
 }
@@ -339,7 +367,11 @@ pub(crate) fn skipped(edits: &[EditSpec]) -> Vec<EditPlan> {
     edits
         .iter()
         .enumerate()
-        .map(|(index, spec)| EditPlan { index, spec: spec.clone(), outcome: Outcome::Skipped })
+        .map(|(index, spec)| EditPlan {
+            index,
+            spec: spec.clone(),
+            outcome: Outcome::Skipped,
+        })
         .collect()
 }
 
@@ -372,13 +404,21 @@ fn resolve_file(fr: &FileRequest, root: &Root, docs: &HashMap<PathBuf, &str>) ->
     plan
 }
 
-fn fill(plan: &mut FilePlan, fr: &FileRequest, root: &Root, docs: &HashMap<PathBuf, &str>) -> Result<(), Failure> {
+fn fill(
+    plan: &mut FilePlan,
+    fr: &FileRequest,
+    root: &Root,
+    docs: &HashMap<PathBuf, &str>,
+) -> Result<(), Failure> {
     let rel = root.relative(&fr.path)?;
     plan.rel = Some(rel.clone());
     if let Some(to) = &fr.move_to {
         let dest = root.relative(to)?;
         if dest == rel {
-            return Err(Failure::new(Code::InvalidRequest, format!("{} is moved onto itself", fr.path)));
+            return Err(Failure::new(
+                Code::InvalidRequest,
+                format!("{} is moved onto itself", fr.path),
+            ));
         }
         if root.exists(to)? {
             plan.warnings.push(Warning {
@@ -386,19 +426,21 @@ fn fill(plan: &mut FilePlan, fr: &FileRequest, root: &Root, docs: &HashMap<PathB
                 message: format!("{to} exists; the move overwrites it"),
             });
             // Undecodable content still counts as "there" (for the commit check), without a diff.
-            plan.replaced = Some(read(root, to, &dest, &HashMap::new()).or_else(|f| match f.code {
-                Code::BinaryFile | Code::UnsupportedEncoding => {
-                    let snap = root.read(to)?;
-                    Ok(Original {
-                        doc: Document::from_text(String::new(), false),
-                        version: snap.fingerprint.version.clone(),
-                        fingerprint: Some(snap.fingerprint),
-                        nlink: snap.nlink,
-                        target_rel: None,
-                    })
-                }
-                _ => Err(f),
-            })?);
+            plan.replaced = Some(read(root, to, &dest, &HashMap::new()).or_else(
+                |f| match f.code {
+                    Code::BinaryFile | Code::UnsupportedEncoding => {
+                        let snap = root.read(to)?;
+                        Ok(Original {
+                            doc: Document::from_text(String::new(), false),
+                            version: snap.fingerprint.version.clone(),
+                            fingerprint: Some(snap.fingerprint),
+                            nlink: snap.nlink,
+                            target_rel: None,
+                        })
+                    }
+                    _ => Err(f),
+                },
+            )?);
         }
         plan.move_rel = Some(dest);
     }
@@ -426,7 +468,10 @@ fn fill(plan: &mut FilePlan, fr: &FileRequest, root: &Root, docs: &HashMap<PathB
     if orig.nlink > 1 && !fr.delete {
         plan.warnings.push(Warning {
             code: WarningCode::HardLinkBroken,
-            message: format!("{} has {} hard links; the others keep the old content", fr.path, orig.nlink),
+            message: format!(
+                "{} has {} hard links; the others keep the old content",
+                fr.path, orig.nlink
+            ),
         });
     }
     if fr.delete {
@@ -435,7 +480,8 @@ fn fill(plan: &mut FilePlan, fr: &FileRequest, root: &Root, docs: &HashMap<PathB
     }
     plan.edits = match_edits(&orig.doc, &fr.path, &fr.edits);
     if !fr.chunks.is_empty() {
-        plan.edits.extend(locate_chunks(&orig.doc, fr, plan.edits.len()));
+        plan.edits
+            .extend(locate_chunks(&orig.doc, fr, plan.edits.len()));
     }
     plan.original = Some(orig);
     Ok(())
@@ -445,14 +491,25 @@ fn check_hash(fr: &FileRequest, orig: &Original) -> Result<(), Failure> {
     match &fr.expect_hash {
         Some(want) if !want.eq_ignore_ascii_case(&orig.version) => Err(Failure::new(
             Code::Stale,
-            format!("{} has version {}, not the expected {want}", fr.path, orig.version),
+            format!(
+                "{} has version {}, not the expected {want}",
+                fr.path, orig.version
+            ),
         )
-        .hint(format!("re-read the file (`redline read {}`) and redo the edits against it", fr.path))),
+        .hint(format!(
+            "re-read the file (`redline read {}`) and redo the edits against it",
+            fr.path
+        ))),
         _ => Ok(()),
     }
 }
 
-fn read(root: &Root, path: &str, rel: &PathBuf, docs: &HashMap<PathBuf, &str>) -> Result<Original, Failure> {
+fn read(
+    root: &Root,
+    path: &str,
+    rel: &PathBuf,
+    docs: &HashMap<PathBuf, &str>,
+) -> Result<Original, Failure> {
     if let Some(text) = docs.get(rel) {
         let (bom, body) = match text.strip_prefix('\u{FEFF}') {
             Some(b) => (true, b),
@@ -460,12 +517,20 @@ fn read(root: &Root, path: &str, rel: &PathBuf, docs: &HashMap<PathBuf, &str>) -
         };
         let doc = Document::from_text(body.to_string(), bom);
         let version = crate::hash::version(&doc.to_bytes());
-        return Ok(Original { doc, version, fingerprint: None, nlink: 1, target_rel: None });
+        return Ok(Original {
+            doc,
+            version,
+            fingerprint: None,
+            nlink: 1,
+            target_rel: None,
+        });
     }
     let snap = root.read(path).map_err(|e| {
         let mut f = Failure::from(e);
         if f.code == Code::FileNotFound && f.hint.is_none() {
-            f.hint = Some(format!("check the path, or create the file with {{\"path\": \"{path}\", \"content\": …}}"));
+            f.hint = Some(format!(
+                "check the path, or create the file with {{\"path\": \"{path}\", \"content\": …}}"
+            ));
         }
         f
     })?;
@@ -477,6 +542,11 @@ fn read(root: &Root, path: &str, rel: &PathBuf, docs: &HashMap<PathBuf, &str>) -
         })
     })?;
     let target_rel = snap.via_symlink.then_some(snap.target_rel);
-    Ok(Original { doc, version, fingerprint: Some(snap.fingerprint), nlink: snap.nlink, target_rel })
+    Ok(Original {
+        doc,
+        version,
+        fingerprint: Some(snap.fingerprint),
+        nlink: snap.nlink,
+        target_rel,
+    })
 }
-

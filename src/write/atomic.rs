@@ -136,7 +136,9 @@ pub(super) fn same_version(a: &Stat, b: &Stat) -> bool {
 /// Reads to the end; `FBIG` past `limit` bytes.
 pub(super) fn read_all(fd: &OwnedFd, limit: u64) -> Result<Vec<u8>, Errno> {
     // Sized from the inode up front: growing by doubling would hold up to 3x the file at once.
-    let size = rustix::fs::fstat(fd).map_or(0, |st| st.st_size.max(0) as u64).min(limit);
+    let size = rustix::fs::fstat(fd)
+        .map_or(0, |st| st.st_size.max(0) as u64)
+        .min(limit);
     let mut out = Vec::with_capacity(size as usize + 1);
     let mut buf = vec![0u8; 64 * 1024];
     loop {

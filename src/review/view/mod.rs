@@ -132,7 +132,9 @@ fn header_line(m: &Model, t: Theme, compact: bool) -> Line<'static> {
     let edits = tally.total();
     let decidable = tally.decidable();
     let bar_w = 10usize;
-    let filled = (tally.decided() * bar_w).checked_div(decidable).unwrap_or(bar_w);
+    let filled = (tally.decided() * bar_w)
+        .checked_div(decidable)
+        .unwrap_or(bar_w);
     let sep = || Span::styled(" │ ", t.dim().patch(t.bar()));
     let mut spans = vec![
         Span::styled(format!(" redline {}", m.title), t.bold()),
