@@ -14,8 +14,9 @@ use unicode_normalization::UnicodeNormalization;
 /// How many occurrences an ambiguous error lists (§3.9).
 pub const MAX_AMBIGUOUS: usize = 20;
 
-/// Whether a match needed N(·).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How an edit matched: `exact`, or `normalized` (only under N(·)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum MatchKind {
     Exact,
     Normalized,

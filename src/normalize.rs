@@ -11,8 +11,11 @@ use std::ops::Range;
 use unicode_normalization::char::{canonical_combining_class, compose, decompose_compatible};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
-/// One normalization that a normalized match needed, in reporting order (§3a).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// A normalization a match needed; reported in this order (§3a).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Normalization {
     Nfkc,
     TrailingWhitespace,

@@ -2,8 +2,6 @@
 
 use crate::diff;
 use crate::document::{Document, PositionEncoding};
-use crate::matcher::MatchKind;
-use crate::normalize::Normalization;
 use crate::plan::{Failure, FilePlan, Op, Outcome, Plan};
 use crate::wire::response as wire;
 use std::borrow::Cow;
@@ -55,26 +53,6 @@ fn range(doc: &Document, span: &Range<usize>, enc: PositionEncoding) -> wire::Ra
     wire::Range {
         start: doc.position(span.start, enc),
         end: doc.position(span.end, enc),
-    }
-}
-
-fn norm(n: Normalization) -> wire::Normalization {
-    match n {
-        Normalization::Nfkc => wire::Normalization::Nfkc,
-        Normalization::TrailingWhitespace => wire::Normalization::TrailingWhitespace,
-        Normalization::Quotes => wire::Normalization::Quotes,
-        Normalization::Dashes => wire::Normalization::Dashes,
-        Normalization::Spaces => wire::Normalization::Spaces,
-    }
-}
-
-fn op(o: Op) -> wire::Op {
-    match o {
-        Op::Edit => wire::Op::Edit,
-        Op::Create => wire::Op::Create,
-        Op::Overwrite => wire::Op::Overwrite,
-        Op::Delete => wire::Op::Delete,
-        Op::Move => wire::Op::Move,
     }
 }
 
@@ -152,29 +130,7 @@ pub fn texts<'a>(
     let Some(orig) = &file.original else {
         return (old, String::new(), Vec::new());
     };
-    let shift = if orig.doc.bom {
-        '\u{FEFF}'.len_utf8()
-    } else {
-        0
-    };
-    let mut new = String::with_capacity(old.len());
-    if orig.doc.bom {
-        new.push('\u{FEFF}');
-    }
-    let mut changes = Vec::new();
-    let mut at = 0;
-    for (span, rep, edit) in file.pieces(accept) {
-        new.push_str(&orig.doc.text[at..span.start]);
-        let ns = new.len();
-        new.push_str(rep);
-        changes.push(diff::Change {
-            old: span.start + shift..span.end + shift,
-            new: ns..ns + rep.len(),
-            edit,
-        });
-        at = span.end;
-    }
-    new.push_str(&orig.doc.text[at..]);
+    let (new, changes) = file.edited(orig, accept);
     (old, new, changes)
 }
 
@@ -255,11 +211,8 @@ pub fn response(
             match &e.outcome {
                 Outcome::Resolved(res) => {
                     r.status = wire::EditStatus::Resolved;
-                    r.match_kind = Some(match res.kind {
-                        MatchKind::Exact => wire::Match::Exact,
-                        MatchKind::Normalized => wire::Match::Normalized,
-                    });
-                    r.normalizations = Some(res.normalizations.iter().map(|&n| norm(n)).collect());
+                    r.match_kind = Some(res.kind);
+                    r.normalizations = Some(res.normalizations.clone());
                     r.occurrences = Some(res.spans.len());
                     if let Some(doc) = doc {
                         r.range = res.spans.first().map(|s| range(doc, s, enc));
@@ -332,7 +285,7 @@ pub fn response(
         files.push(wire::FileResult {
             path: f.path.clone(),
             move_to: f.move_to.clone(),
-            op: op(f.op),
+            op: f.op,
             status,
             hash_before: f
                 .original

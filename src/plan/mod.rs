@@ -20,7 +20,8 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 /// What a file operation does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Op {
     Edit,
     Create,
@@ -187,12 +188,38 @@ impl FilePlan {
             return Some(content.as_bytes().to_vec());
         }
         let orig = self.original.as_ref()?;
-        let mut doc = orig.doc.clone();
-        doc.text = splice(
-            &orig.doc.text,
-            self.pieces(&accept).iter().map(|(s, r, _)| (s.clone(), *r)),
-        );
-        Some(doc.to_bytes())
+        Some(self.edited(orig, &accept).0.into_bytes())
+    }
+
+    /// The new text of `orig` with the accepted resolved edits spliced in, a BOM kept as
+    /// U+FEFF (so the text's bytes are the file's), and where each replaced span went, in
+    /// those full-text coordinates.
+    pub fn edited(
+        &self,
+        orig: &Original,
+        accept: &dyn Fn(usize) -> bool,
+    ) -> (String, Vec<crate::diff::Change>) {
+        let text = &orig.doc.text;
+        let mut new = String::with_capacity(text.len() + 3);
+        if orig.doc.bom {
+            new.push('\u{FEFF}');
+        }
+        let shift = new.len();
+        let mut changes = Vec::new();
+        let mut at = 0;
+        for (span, rep, edit) in self.pieces(accept) {
+            new.push_str(&text[at..span.start]);
+            let ns = new.len();
+            new.push_str(rep);
+            changes.push(crate::diff::Change {
+                old: span.start + shift..span.end + shift,
+                new: ns..ns + rep.len(),
+                edit,
+            });
+            at = span.end;
+        }
+        new.push_str(&text[at..]);
+        (new, changes)
     }
 
     /// (original span, replacement, edit index) of the accepted resolved edits, sorted by span.
@@ -211,19 +238,6 @@ impl FilePlan {
         out.sort_by_key(|(s, _, _)| (s.start, s.end));
         out
     }
-}
-
-/// `text` with each span replaced; spans sorted and non-overlapping.
-pub fn splice<'a>(text: &str, pieces: impl Iterator<Item = (Range<usize>, &'a str)>) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    for (span, rep) in pieces {
-        out.push_str(&text[at..span.start]);
-        out.push_str(rep);
-        at = span.end;
-    }
-    out.push_str(&text[at..]);
-    out
 }
 
 /// A resolved batch.

@@ -2,6 +2,10 @@
 
 use crate::document::{Eol, Position};
 use crate::error::{Code, WarningCode};
+/// The engine's leaf enums serialize as the wire names (one definition, no mapping to drift).
+pub use crate::matcher::MatchKind as Match;
+pub use crate::normalize::Normalization;
+pub use crate::plan::Op;
 use serde::Serialize;
 
 /// Wire format version.
@@ -12,17 +16,6 @@ pub const VERSION: u32 = 1;
 pub struct Range {
     pub start: Position,
     pub end: Position,
-}
-
-/// What a file operation does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Op {
-    Edit,
-    Create,
-    Overwrite,
-    Delete,
-    Move,
 }
 
 /// What happened to a file.
@@ -49,25 +42,6 @@ pub enum EditStatus {
     Failed,
     /// Its file failed before matching.
     Skipped,
-}
-
-/// How an edit matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Match {
-    Exact,
-    Normalized,
-}
-
-/// A normalization a match needed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Normalization {
-    Nfkc,
-    TrailingWhitespace,
-    Quotes,
-    Dashes,
-    Spaces,
 }
 
 /// A region of the file near a failed edit (or one of an ambiguous edit's matches).
