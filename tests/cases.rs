@@ -8,6 +8,9 @@
 //!
 //! `CASE=substring cargo test --test cases` runs only the matching cases.
 
+mod common;
+
+use common::{Entry, copy_tree, snapshot};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -21,52 +24,6 @@ const REQUESTS: &[&str] = &["request.json", "request.patch", "request.txt"];
 /// Lives next to the root, so that `../outside.txt` names an existing file outside it.
 const OUTSIDE: &[u8] = b"outside the root\n";
 
-#[derive(Debug, PartialEq, Eq)]
-enum Entry {
-    File(Vec<u8>),
-    Link(PathBuf),
-}
-
-/// Every file and symlink under `root` by relative path (directories only through their content).
-fn snapshot(root: &Path) -> BTreeMap<PathBuf, Entry> {
-    let mut out = BTreeMap::new();
-    if root.exists() {
-        walk(root, root, &mut out);
-    }
-    out
-}
-
-fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
-    for entry in fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let rel = path.strip_prefix(root).unwrap().to_path_buf();
-        let meta = fs::symlink_metadata(&path).unwrap();
-        if meta.file_type().is_symlink() {
-            out.insert(rel, Entry::Link(fs::read_link(&path).unwrap()));
-        } else if meta.is_dir() {
-            walk(root, &path, out);
-        } else {
-            out.insert(rel, Entry::File(fs::read(&path).unwrap()));
-        }
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let dest = to.join(path.file_name().unwrap());
-        let meta = fs::symlink_metadata(&path).unwrap();
-        if meta.file_type().is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(&path).unwrap(), &dest).unwrap();
-        } else if meta.is_dir() {
-            copy_tree(&path, &dest);
-        } else {
-            fs::write(&dest, fs::read(&path).unwrap()).unwrap();
-        }
-    }
-}
-
 /// Bytes shown readably: valid UTF-8 as a Rust string literal, otherwise escaped bytes.
 fn show(bytes: &[u8]) -> String {
     match std::str::from_utf8(bytes) {
@@ -79,6 +36,7 @@ fn show_entry(e: &Entry) -> String {
     match e {
         Entry::File(b) => show(b),
         Entry::Link(t) => format!("symlink -> {}", t.display()),
+        Entry::Dir => "a directory".into(),
     }
 }
 
@@ -242,7 +200,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
     } else {
         dir.join("input")
     };
-    let d = tree_diff(&snapshot(&want_dir), &snapshot(&root));
+    let d = tree_diff(&snapshot(&want_dir, false), &snapshot(&root, false));
     if !d.is_empty() {
         writeln!(problems, "  tree differs from {}:\n{d}", want_dir.display()).unwrap();
     }

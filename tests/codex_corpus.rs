@@ -10,6 +10,9 @@
 //! Deliberate difference (SPEC §6): in `015_failure_after_partial_success_leaves_changes` a
 //! failing patch changes nothing, so the expected tree is empty instead of upstream's `expected/`.
 
+mod common;
+
+use common::{Entry, copy_tree, snapshot};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
@@ -34,52 +37,6 @@ const CORPUS_EXIT: &[(&str, i32)] = &[
     ("013_rejects_invalid_hunk_header", 2),
     ("015_failure_after_partial_success_leaves_changes", 1),
 ];
-
-#[derive(Debug, PartialEq, Eq)]
-enum Entry {
-    Dir,
-    File(Vec<u8>),
-}
-
-/// Every entry under `root` by relative path; empty when `root` does not exist.
-fn snapshot(root: &Path) -> BTreeMap<PathBuf, Entry> {
-    let mut out = BTreeMap::new();
-    if root.exists() {
-        walk(root, root, &mut out);
-    }
-    out
-}
-
-fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Entry>) {
-    for entry in fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        let rel = path.strip_prefix(root).unwrap().to_path_buf();
-        if path.is_dir() {
-            out.insert(rel, Entry::Dir);
-            walk(root, &path, out);
-        } else {
-            out.insert(rel, Entry::File(fs::read(&path).unwrap()));
-        }
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let dest = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_tree(&path, &dest);
-        } else {
-            fs::copy(&path, &dest).unwrap();
-            // The corpus may be checked out read-only; the copy must be editable.
-            let mut perms = fs::metadata(&dest).unwrap().permissions();
-            #[allow(clippy::permissions_set_readonly_false)]
-            perms.set_readonly(false);
-            fs::set_permissions(&dest, perms).unwrap();
-        }
-    }
-}
 
 fn scenarios(dir: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
@@ -132,11 +89,11 @@ fn run(scenario: &Path, want_exit: i32, empty_tree: bool, via: Via) -> Result<()
         copy_tree(&scenario.join("input"), &root);
     }
     let out = redline_apply(&root, &scenario.join("patch.txt"), via);
-    let got = snapshot(&root);
+    let got = snapshot(&root, true);
     let want = if empty_tree {
         BTreeMap::new()
     } else {
-        snapshot(&scenario.join("expected"))
+        snapshot(&scenario.join("expected"), true)
     };
     let mut problems = Vec::new();
     if got != want {
@@ -166,6 +123,7 @@ fn show(tree: &BTreeMap<PathBuf, Entry>) -> String {
         .map(|(p, e)| match e {
             Entry::Dir => format!("{}/", p.display()),
             Entry::File(b) => format!("{}={:?}", p.display(), String::from_utf8_lossy(b)),
+            Entry::Link(t) => format!("{} -> {}", p.display(), t.display()),
         })
         .collect();
     format!("{{{}}}", items.join(", "))
@@ -232,13 +190,13 @@ fn snapshot_sees_content_and_directories() {
     let tmp = tempfile::tempdir().unwrap();
     fs::create_dir_all(tmp.path().join("a/b")).unwrap();
     fs::write(tmp.path().join("a/f.txt"), "x").unwrap();
-    let snap = snapshot(tmp.path());
+    let snap = snapshot(tmp.path(), true);
     assert_eq!(snap.len(), 3);
     assert_eq!(snap[Path::new("a/f.txt")], Entry::File(b"x".to_vec()));
     assert_eq!(snap[Path::new("a/b")], Entry::Dir);
     let other = tempfile::tempdir().unwrap();
     copy_tree(tmp.path(), other.path());
-    assert_eq!(snapshot(other.path()), snap);
+    assert_eq!(snapshot(other.path(), true), snap);
     fs::write(other.path().join("a/f.txt"), "y").unwrap();
-    assert_ne!(snapshot(other.path()), snap);
+    assert_ne!(snapshot(other.path(), true), snap);
 }
