@@ -1,13 +1,13 @@
 //! Engine scaling benchmark (issue 2 §7): `cargo bench --bench engine`.
 //!
 //! Prints, for generated files of 1 MB and 10 MB, the time to resolve a batch end to end
-//! (read, decode, normalize, match, splice, diff, hash: `batch::run` in dry-run mode) with 10
+//! (read, decode, normalize, match, splice, diff, hash: `service::run` in dry-run mode) with 10
 //! and 1,000 edits, exact and normalized, and the peak heap it took, measured by a counting
 //! allocator. Timings are the median of several runs. Nothing here asserts: it reports.
 
-use redline::batch::{self, Settings};
 use redline::report::Mode;
 use redline::request::{EditSpec, FileRequest, Request};
+use redline::service::{self, Settings};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -117,7 +117,7 @@ fn measure_expect(dir: &std::path::Path, req: &Request, runs: usize, ok: bool) -
         let base = CURRENT.load(Ordering::Relaxed);
         PEAK.store(base, Ordering::Relaxed);
         let t = Instant::now();
-        let run = batch::run(req, Mode::DryRun, &settings);
+        let run = service::run(req, Mode::DryRun, &settings);
         let el = t.elapsed();
         if run.response.as_ref().map(|r| r.ok).unwrap_or(false) != ok {
             panic!(
@@ -144,7 +144,7 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let dir = tempfile::tempdir().expect("temp dir");
     println!(
-        "redline engine benchmark (batch::run, dry run; median of runs; peak = heap high-water mark)"
+        "redline engine benchmark (service::run, dry run; median of runs; peak = heap high-water mark)"
     );
     println!(
         "{:>8} {:>6} {:>11} {:>12} {:>12} {:>10}",

@@ -9,9 +9,9 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use redline::plan::{self, Plan, ResolveOptions};
+use redline::engine::plan::{self, Plan, ResolveOptions};
+use redline::faces::review::{Action, Model, Options, update, view};
 use redline::request::{EditSpec, FileRequest, Request};
-use redline::review::{Action, Model, Options, update, view};
 use redline::write::{Limits, Root};
 use std::hint::black_box;
 use std::time::Duration;

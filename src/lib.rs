@@ -1,26 +1,17 @@
 //! redline: review and apply batches of text edits proposed by coding agents.
 //!
-//! The library resolves a batch ([`request::Request`]) into a [`plan::Plan`] entirely in memory,
-//! reports it ([`report`]) and hands it to the one module that writes ([`write`]).
-pub mod batch;
-pub mod demo;
-pub mod dialect;
-pub mod diff;
-pub mod document;
+//! The flow shows in the modules, each depending only on those listed after it:
+//! - [`faces`]: what people and programs talk to (CLI, reviewer, serve, MCP, LSP, filter);
+//! - [`service`]: the one sequence every face calls: lock → recover → resolve → commit → report;
+//! - [`report`]: a plan and what the writer did, turned into the response (§4 of the contract);
+//! - [`engine`]: the pure, in-memory resolution of a request into a [`engine::plan::Plan`];
+//! - [`request`]: the request ([`request::Request`]), its JSON wire shapes and its dialects;
+//! - [`write`]: the only module that changes files (confined, atomic, all or nothing).
+pub mod engine;
 pub mod error;
-pub mod filter;
+pub mod faces;
 pub mod hash;
-pub mod hint;
-pub mod lsp;
-pub mod matcher;
-pub mod mcp;
-pub mod normalize;
-pub mod plan;
-pub mod read;
 pub mod report;
 pub mod request;
-pub mod review;
-pub mod schema;
-pub mod serve;
-pub mod wire;
+pub mod service;
 pub mod write;

@@ -1,7 +1,6 @@
 //! The `redline` binary: a thin shim over the library.
-mod cli;
 
 fn main() {
-    let status = cli::main();
+    let status = redline::faces::cli::main();
     std::process::exit(status.code());
 }

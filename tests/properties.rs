@@ -4,10 +4,10 @@
 //! ligatures, CJK and emoji.
 
 use proptest::prelude::*;
-use redline::document::Document;
-use redline::matcher::MatchKind;
-use redline::normalize::{Normalized, lf};
-use redline::plan::{self, EditPlan, FilePlan, Op, Original, Outcome};
+use redline::engine::document::Document;
+use redline::engine::matcher::MatchKind;
+use redline::engine::normalize::{Normalized, lf};
+use redline::engine::plan::{self, EditPlan, FilePlan, Op, Original, Outcome};
 use redline::report;
 use redline::request::EditSpec;
 use unicode_normalization::char::canonical_combining_class;

@@ -1,0 +1,376 @@
+//! Decoded text files: encoding checks, BOM, line-ending bookkeeping and LSP positions.
+//!
+//! A [`Document`] keeps the text exactly as the file has it (minus the UTF-8 BOM, which is
+//! remembered and written back), so that every untouched byte survives an edit.
+
+use serde::{Deserialize, Serialize};
+
+/// How many leading bytes are searched for a NUL to call a file binary (SPEC §3.1).
+const BINARY_PROBE: usize = 8 * 1024;
+
+/// A line ending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Eol {
+    Lf,
+    Crlf,
+    Cr,
+}
+
+impl Eol {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Eol::Lf => "\n",
+            Eol::Crlf => "\r\n",
+            Eol::Cr => "\r",
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Eol::Lf => "lf",
+            Eol::Crlf => "crlf",
+            Eol::Cr => "cr",
+        }
+    }
+}
+
+/// How `character` in a position counts (LSP `PositionEncodingKind`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub enum PositionEncoding {
+    #[serde(rename = "utf-8")]
+    Utf8,
+    #[default]
+    #[serde(rename = "utf-16")]
+    Utf16,
+    #[serde(rename = "utf-32")]
+    Utf32,
+}
+
+impl PositionEncoding {
+    pub fn parse(s: &str) -> Option<PositionEncoding> {
+        match s.to_ascii_lowercase().as_str() {
+            "utf-8" | "utf8" => Some(PositionEncoding::Utf8),
+            "utf-16" | "utf16" => Some(PositionEncoding::Utf16),
+            "utf-32" | "utf32" => Some(PositionEncoding::Utf32),
+            _ => None,
+        }
+    }
+
+    /// Units of `s` in this encoding.
+    pub fn units(self, s: &str) -> usize {
+        if s.is_ascii() {
+            return s.len();
+        }
+        match self {
+            PositionEncoding::Utf8 => s.len(),
+            PositionEncoding::Utf16 => s.chars().map(char::len_utf16).sum(),
+            PositionEncoding::Utf32 => s.chars().count(),
+        }
+    }
+}
+
+/// A 0-based LSP position.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct Position {
+    pub line: usize,
+    pub character: usize,
+}
+
+/// Why bytes are not a text redline edits.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("the file looks binary (NUL byte at offset {offset})")]
+    Binary { offset: usize },
+    #[error("the file is not UTF-8 ({detail})")]
+    Encoding { detail: String },
+}
+
+impl DecodeError {
+    pub fn code(&self) -> crate::error::Code {
+        match self {
+            DecodeError::Binary { .. } => crate::error::Code::BinaryFile,
+            DecodeError::Encoding { .. } => crate::error::Code::UnsupportedEncoding,
+        }
+    }
+}
+
+/// A decoded text file.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// The file started with a UTF-8 BOM (not part of `text`).
+    pub bom: bool,
+    /// The text after the BOM, with its own line endings.
+    pub text: String,
+    /// Byte offset where each line starts (LSP lines: broken at CRLF, LF and lone CR).
+    line_starts: Vec<usize>,
+    /// The most frequent ending; LF on ties and when there is none.
+    pub eol: Eol,
+}
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+impl Document {
+    /// Decodes file bytes (§3.1): UTF-16/32 BOMs first, then NUL bytes, then UTF-8.
+    pub fn decode(bytes: Vec<u8>) -> Result<Document, DecodeError> {
+        if bytes.starts_with(b"\x00\x00\xFE\xFF") || bytes.starts_with(b"\xFF\xFE\x00\x00") {
+            return Err(DecodeError::Encoding {
+                detail: "UTF-32 byte order mark".into(),
+            });
+        }
+        if bytes.starts_with(b"\xFE\xFF") || bytes.starts_with(b"\xFF\xFE") {
+            return Err(DecodeError::Encoding {
+                detail: "UTF-16 byte order mark".into(),
+            });
+        }
+        let probe = &bytes[..bytes.len().min(BINARY_PROBE)];
+        if let Some(offset) = memchr::memchr(0, probe) {
+            return Err(DecodeError::Binary { offset });
+        }
+        let bom = bytes.starts_with(UTF8_BOM);
+        let mut bytes = bytes;
+        if bom {
+            bytes.drain(..UTF8_BOM.len());
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to() + if bom { UTF8_BOM.len() } else { 0 };
+            DecodeError::Encoding {
+                detail: format!("invalid UTF-8 at byte {at}"),
+            }
+        })?;
+        Ok(Document::from_text(text, bom))
+    }
+
+    /// A document from text already known to be valid (an editor buffer).
+    pub fn from_text(text: String, bom: bool) -> Document {
+        let (line_starts, eol) = scan_lines(&text);
+        Document {
+            bom,
+            text,
+            line_starts,
+            eol,
+        }
+    }
+
+    /// The bytes of this document as a file: BOM (if any) then the text.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.text.len() + 3);
+        if self.bom {
+            out.extend_from_slice(UTF8_BOM);
+        }
+        out.extend_from_slice(self.text.as_bytes());
+        out
+    }
+
+    /// Whether the text ends with a line break.
+    pub fn final_newline(&self) -> bool {
+        self.text.ends_with('\n') || self.text.ends_with('\r')
+    }
+
+    /// Number of lines (a final line break does not start a new one for counting prose lines).
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// The 0-based line containing byte offset `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.line_starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
+    }
+
+    /// Byte offset where 0-based `line` starts.
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+
+    /// The LSP position of byte offset `offset` (which must be a char boundary).
+    pub fn position(&self, offset: usize, enc: PositionEncoding) -> Position {
+        let line = self.line_of(offset);
+        let start = self.line_starts[line];
+        Position {
+            line,
+            character: enc.units(&self.text[start..offset]),
+        }
+    }
+
+    /// The byte offset of an LSP position, clamped to its line (LSP semantics).
+    pub fn offset(&self, pos: Position, enc: PositionEncoding) -> usize {
+        let Some(&start) = self.line_starts.get(pos.line) else {
+            return self.text.len();
+        };
+        let end = self.line_content_end(pos.line);
+        let mut units = 0;
+        for (i, c) in self.text[start..end].char_indices() {
+            if units >= pos.character {
+                return start + i;
+            }
+            units += match enc {
+                PositionEncoding::Utf8 => c.len_utf8(),
+                PositionEncoding::Utf16 => c.len_utf16(),
+                PositionEncoding::Utf32 => 1,
+            };
+        }
+        end
+    }
+
+    /// Byte offset where the content of `line` ends (before its line break).
+    pub fn line_content_end(&self, line: usize) -> usize {
+        let next = self
+            .line_starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(self.text.len());
+        let b = self.text.as_bytes();
+        let mut end = next;
+        if end > self.line_starts[line] && b[end - 1] == b'\n' {
+            end -= 1;
+        }
+        if end > self.line_starts[line] && b[end - 1] == b'\r' {
+            end -= 1;
+        }
+        end
+    }
+
+    /// `text` with every line break (CRLF, CR, LF) turned into this document's dominant ending.
+    pub fn adapt_eol(&self, text: &str) -> String {
+        let lf = crate::engine::normalize::lf(text);
+        match self.eol {
+            Eol::Lf => lf.into_owned(),
+            eol => lf.replace('\n', eol.as_str()),
+        }
+    }
+}
+
+/// Line starts and the dominant line ending, in one pass.
+fn scan_lines(text: &str) -> (Vec<usize>, Eol) {
+    let b = text.as_bytes();
+    let mut starts = vec![0];
+    let (mut lf, mut crlf, mut cr) = (0usize, 0usize, 0usize);
+    let mut i = 0;
+    while let Some(j) = memchr::memchr2(b'\n', b'\r', &b[i..]) {
+        let at = i + j;
+        if b[at] == b'\n' {
+            lf += 1;
+            i = at + 1;
+        } else if b.get(at + 1) == Some(&b'\n') {
+            crlf += 1;
+            i = at + 2;
+        } else {
+            cr += 1;
+            i = at + 1;
+        }
+        starts.push(i);
+    }
+    let eol = if crlf > lf && crlf > cr {
+        Eol::Crlf
+    } else if cr > lf && cr > crlf {
+        Eol::Cr
+    } else {
+        Eol::Lf
+    };
+    (starts, eol)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_utf16_before_nul() {
+        let e = Document::decode(b"\xFF\xFEa\x00b\x00".to_vec()).unwrap_err();
+        assert!(matches!(e, DecodeError::Encoding { .. }));
+        let e = Document::decode(b"ab\x00".to_vec()).unwrap_err();
+        assert_eq!(e, DecodeError::Binary { offset: 2 });
+        let e = Document::decode(b"caf\xE9\n".to_vec()).unwrap_err();
+        assert!(matches!(e, DecodeError::Encoding { .. }));
+    }
+
+    #[test]
+    fn keeps_bom_out_of_text_and_positions() {
+        let d = Document::decode(b"\xEF\xBB\xBFab\ncd".to_vec()).unwrap();
+        assert!(d.bom);
+        assert_eq!(d.text, "ab\ncd");
+        assert_eq!(
+            d.position(4, PositionEncoding::Utf16),
+            Position {
+                line: 1,
+                character: 1
+            }
+        );
+        assert_eq!(d.to_bytes(), b"\xEF\xBB\xBFab\ncd");
+    }
+
+    #[test]
+    fn dominant_eol_and_lines() {
+        let d = Document::from_text("a\r\nb\r\nc\nd\re".into(), false);
+        assert_eq!(d.eol, Eol::Crlf);
+        assert_eq!(d.line_count(), 5);
+        assert_eq!(d.line_start(3), 8);
+        assert_eq!(d.line_content_end(0), 1);
+        assert_eq!(
+            Document::from_text("a\nb\r\n".into(), false).eol,
+            Eol::Lf,
+            "tie is LF"
+        );
+        assert_eq!(Document::from_text("a\rb\r".into(), false).eol, Eol::Cr);
+        assert_eq!(
+            Document::from_text("a\r\nb".into(), false).adapt_eol("x\ny\rz"),
+            "x\r\ny\r\nz"
+        );
+    }
+
+    #[test]
+    fn positions_in_every_encoding() {
+        let d = Document::from_text("日本\n😀x".into(), false);
+        let off = "日本\n😀".len();
+        assert_eq!(
+            d.position(off, PositionEncoding::Utf16),
+            Position {
+                line: 1,
+                character: 2
+            }
+        );
+        assert_eq!(
+            d.position(off, PositionEncoding::Utf8),
+            Position {
+                line: 1,
+                character: 4
+            }
+        );
+        assert_eq!(
+            d.position(off, PositionEncoding::Utf32),
+            Position {
+                line: 1,
+                character: 1
+            }
+        );
+        assert_eq!(
+            d.offset(
+                Position {
+                    line: 1,
+                    character: 2
+                },
+                PositionEncoding::Utf16
+            ),
+            off
+        );
+        assert_eq!(
+            d.offset(
+                Position {
+                    line: 0,
+                    character: 99
+                },
+                PositionEncoding::Utf16
+            ),
+            6
+        );
+    }
+}

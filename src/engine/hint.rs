@@ -1,0 +1,334 @@
+//! Closest candidate regions for edits that were not found (SPEC §3.9).
+//!
+//! Hints must stay cheap next to matching, even with many failed edits on a large file. So
+//! candidate windows are found by voting, with keys that are rare in the file: a file line equal
+//! to a line of `oldText` (indentation aside) votes strongly for the window it would start, a
+//! shared identifier votes weakly. File lines are looked up by hash in one pass; identifiers are
+//! found by one Aho-Corasick scan. A key found in more than [`MAX_DF`] places says nothing about
+//! where an edit belongs and is dropped, which also bounds the votes. Only the few best windows
+//! per edit are then scored with a real similarity ratio.
+
+use crate::engine::normalize::Normalized;
+use aho_corasick::{AhoCorasick, MatchKind};
+use similar::{Algorithm, TextDiff};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::time::Duration;
+
+/// Candidates returned per edit.
+pub const MAX_CANDIDATES: usize = 3;
+/// Windows scored per edit.
+const SCORED: usize = 4;
+/// A key (line or identifier) found in more places than this is too common to vote.
+const MAX_DF: usize = 8;
+/// Edits without any vote that get the fallback line scan (one pass for all of them).
+const MAX_FALLBACK: usize = 32;
+/// Lines kept per edit by the fallback scan.
+const FALLBACK_LINES: usize = 4;
+/// Vote weights.
+const LINE_WEIGHT: u32 = 8;
+const TOKEN_WEIGHT: u32 = 1;
+
+/// A region of the file that resembles an edit's `oldText`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// Original byte span.
+    pub span: Range<usize>,
+    /// Similarity in [0, 1].
+    pub score: f64,
+}
+
+fn is_word(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+fn tokens(line: &str) -> impl Iterator<Item = &str> {
+    line.split(|c: char| !is_word(c))
+        .filter(|t| t.chars().count() >= 3)
+}
+
+/// Where a key occurs in the file: how often, and the first lines (at most `MAX_DF + 1`).
+#[derive(Default)]
+struct Places {
+    count: usize,
+    lines: Vec<usize>,
+}
+
+impl Places {
+    fn add(&mut self, line: usize) {
+        self.count += 1;
+        if self.lines.len() <= MAX_DF && self.lines.last() != Some(&line) {
+            self.lines.push(line);
+        }
+    }
+}
+
+/// Candidates for each of `olds` (the `oldText`s that were not found) in the file `file`.
+pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
+    let pats: Vec<Normalized> = olds.iter().map(|o| Normalized::new(o)).collect();
+    let pat_lines: Vec<Vec<&str>> = pats.iter().map(|p| p.text.split('\n').collect()).collect();
+    // Keys: whole trimmed lines and identifiers, each pointing at (edit, line in oldText).
+    let mut by_line: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    let mut by_token: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
+    for (e, lines) in pat_lines.iter().enumerate() {
+        for (i, l) in lines.iter().enumerate() {
+            let t = l.trim();
+            if t.chars().count() < 2 {
+                continue;
+            }
+            by_line.entry(t).or_default().push((e, i));
+            for tok in tokens(t) {
+                by_token.entry(tok).or_default().push((e, i));
+            }
+        }
+    }
+    let text = file.text.as_str();
+    let mut line_starts: Vec<usize> = vec![0];
+    line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+    // Pass 1: file lines by hash.
+    let mut line_places: HashMap<&str, Places> = HashMap::new();
+    for (ln, &start) in line_starts.iter().enumerate() {
+        let end = line_starts.get(ln + 1).map_or(text.len(), |&n| n - 1);
+        let t = text[start..end].trim();
+        if let Some((k, _)) = by_line.get_key_value(t) {
+            line_places.entry(k).or_default().add(ln);
+        }
+    }
+    // Pass 2: identifiers, whole words only, by one automaton scan.
+    let keys: Vec<&str> = by_token.keys().copied().collect();
+    let mut token_places: Vec<Places> = (0..keys.len()).map(|_| Places::default()).collect();
+    if !keys.is_empty()
+        && let Ok(ac) = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&keys)
+    {
+        let (mut ln, mut at) = (0usize, 0usize);
+        for m in ac.find_iter(text) {
+            let before = text[..m.start()].chars().next_back();
+            let after = text[m.end()..].chars().next();
+            if before.is_some_and(is_word) || after.is_some_and(is_word) {
+                continue;
+            }
+            ln += memchr::memchr_iter(b'\n', &text.as_bytes()[at..m.start()]).count();
+            at = m.start();
+            token_places[m.pattern().as_usize()].add(ln);
+        }
+    }
+    // Votes for window starts, from rare keys only.
+    let mut votes: Vec<HashMap<usize, u32>> = vec![HashMap::new(); olds.len()];
+    let mut vote = |places: &Places, hits: &[(usize, usize)], w: u32| {
+        if places.count > MAX_DF {
+            return;
+        }
+        for &fl in &places.lines {
+            for &(e, i) in hits {
+                if fl >= i {
+                    *votes[e].entry(fl - i).or_default() += w;
+                }
+            }
+        }
+    };
+    for (k, places) in &line_places {
+        vote(places, &by_line[k], LINE_WEIGHT);
+    }
+    for (k, places) in keys.iter().zip(&token_places) {
+        vote(places, &by_token[k], TOKEN_WEIGHT);
+    }
+    fallback(text, &line_starts, &pat_lines, &mut votes);
+    let line_count = line_starts.len();
+    let line_end = |l: usize| -> usize {
+        if l + 1 < line_count {
+            line_starts[l + 1] - 1
+        } else {
+            text.len()
+        }
+    };
+    votes
+        .iter()
+        .enumerate()
+        .map(|(e, v)| {
+            let mut best: Vec<(usize, u32)> = v.iter().map(|(&k, &c)| (k, c)).collect();
+            best.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            best.truncate(SCORED);
+            let n_lines = pat_lines[e].len();
+            let mut scored: Vec<Candidate> = best
+                .iter()
+                .filter_map(|&(first, _)| {
+                    if first >= line_count {
+                        return None;
+                    }
+                    let last = (first + n_lines - 1).min(line_count - 1);
+                    let nr = line_starts[first]..line_end(last);
+                    if nr.is_empty() {
+                        return None;
+                    }
+                    let span = file.orig_span(nr.clone(), true)?;
+                    Some(Candidate {
+                        span,
+                        score: similarity(&pats[e].text, &text[nr]),
+                    })
+                })
+                .collect();
+            scored.sort_by(|a, b| {
+                b.score
+                    .total_cmp(&a.score)
+                    .then(a.span.start.cmp(&b.span.start))
+            });
+            scored.dedup_by(|a, b| a.span == b.span);
+            scored.truncate(MAX_CANDIDATES);
+            scored
+        })
+        .collect()
+}
+
+/// Character bigrams of a line, hashed into 128 bits: a cheap resemblance test.
+fn bigrams(s: &str) -> u128 {
+    let mut set = 0u128;
+    let mut prev: Option<char> = None;
+    for c in s.chars() {
+        if let Some(p) = prev {
+            set |= 1u128 << ((p as u32).wrapping_mul(31).wrapping_add(c as u32) % 128);
+        }
+        prev = Some(c);
+    }
+    set
+}
+
+/// For edits that no rare key voted for (a typo in the only identifier of a one-line oldText,
+/// say), one pass over the file's lines compares each with the edit's longest line by length and
+/// character bigrams, and the closest lines vote. Bounded: at most [`MAX_FALLBACK`] edits, one
+/// pass for all of them.
+fn fallback(
+    text: &str,
+    line_starts: &[usize],
+    pat_lines: &[Vec<&str>],
+    votes: &mut [HashMap<usize, u32>],
+) {
+    struct Probe {
+        edit: usize,
+        index: usize,
+        len: usize,
+        set: u128,
+        best: Vec<(f32, usize)>,
+    }
+    let mut probes: Vec<Probe> = votes
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.is_empty())
+        .filter_map(|(e, _)| {
+            let (index, line) = pat_lines[e]
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, l)| l.trim().len())?;
+            let t = line.trim();
+            (t.chars().count() >= 3).then(|| Probe {
+                edit: e,
+                index,
+                len: t.len(),
+                set: bigrams(t),
+                best: Vec::new(),
+            })
+        })
+        .take(MAX_FALLBACK)
+        .collect();
+    if probes.is_empty() {
+        return;
+    }
+    for (ln, &start) in line_starts.iter().enumerate() {
+        let end = line_starts.get(ln + 1).map_or(text.len(), |&n| n - 1);
+        let t = text[start..end].trim();
+        if t.is_empty() {
+            continue;
+        }
+        let mut set = None;
+        for p in &mut probes {
+            if ln < p.index || t.len() * 2 < p.len || t.len() > p.len * 2 {
+                continue;
+            }
+            let set = *set.get_or_insert_with(|| bigrams(t));
+            let union = (set | p.set).count_ones();
+            let score = if union == 0 {
+                0.0
+            } else {
+                (set & p.set).count_ones() as f32 / union as f32
+            };
+            if score < 0.3 {
+                continue;
+            }
+            if p.best.len() < FALLBACK_LINES || score > p.best[p.best.len() - 1].0 {
+                p.best.push((score, ln));
+                p.best.sort_by(|a, b| b.0.total_cmp(&a.0));
+                p.best.truncate(FALLBACK_LINES);
+            }
+        }
+    }
+    for p in probes {
+        for (_, ln) in p.best {
+            *votes[p.edit].entry(ln - p.index).or_default() += TOKEN_WEIGHT;
+        }
+    }
+}
+
+/// Similarity ratio of two texts, by characters for short texts and by lines for long ones,
+/// rounded to two decimals.
+pub fn similarity(a: &str, b: &str) -> f64 {
+    let ratio = if a.len() + b.len() <= 8_000 {
+        TextDiff::configure()
+            .algorithm(Algorithm::Myers)
+            .timeout(Duration::from_millis(20))
+            .diff_chars(a, b)
+            .ratio()
+    } else {
+        TextDiff::configure()
+            .algorithm(Algorithm::Myers)
+            .timeout(Duration::from_millis(20))
+            .diff_lines(a, b)
+            .ratio()
+    };
+    (f64::from(ratio) * 100.0).round() / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_near_miss_window() {
+        let text = "fn main() {\n    let x = 1;\n    println!(\"{x}\");\n}\n\nfn other() {}\n";
+        let file = Normalized::new(text);
+        let c = candidates(&file, &["    let x = 2;\n    println!(\"{x}\");"]);
+        assert_eq!(c[0].len(), 3.min(c[0].len()));
+        let best = &c[0][0];
+        assert_eq!(
+            &text[best.span.clone()],
+            "    let x = 1;\n    println!(\"{x}\");"
+        );
+        assert!(best.score > 0.9 && best.score < 1.0, "{}", best.score);
+    }
+
+    #[test]
+    fn single_line_typo_found_by_tokens() {
+        let text = "alpha\nlet counter = compute_total(items);\nomega\n";
+        let file = Normalized::new(text);
+        let c = candidates(&file, &["let countr = compute_total(items);"]);
+        assert_eq!(
+            &text[c[0][0].span.clone()],
+            "let counter = compute_total(items);"
+        );
+    }
+
+    #[test]
+    fn typo_in_the_only_identifier_found_by_bigrams() {
+        let text = "fn main() {\n    let x = 1;\n    println!(\"{}\", x);\n}\n";
+        let file = Normalized::new(text);
+        let c = candidates(&file, &["    printn!(\"{}\", x);", "fn mian() {"]);
+        assert_eq!(&text[c[0][0].span.clone()], "    println!(\"{}\", x);");
+        assert_eq!(&text[c[1][0].span.clone()], "fn main() {");
+    }
+
+    #[test]
+    fn nothing_similar_gives_nothing() {
+        let file = Normalized::new("abc\n");
+        assert!(candidates(&file, &["zzzz qqqq"])[0].is_empty());
+    }
+}

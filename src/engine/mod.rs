@@ -1,0 +1,11 @@
+//! The engine: resolves a request against file contents into a plan, purely in memory.
+//!
+//! `document` decodes a file; `normalize` builds the normalized view N(·) with its map back;
+//! `matcher` finds each edit's occurrences; `hint` finds candidates for the edits that fail;
+//! `plan` puts it together per file; `diff` renders the plan's changes as unified diffs.
+pub mod diff;
+pub mod document;
+pub mod hint;
+pub mod matcher;
+pub mod normalize;
+pub mod plan;

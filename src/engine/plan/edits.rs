@@ -1,0 +1,211 @@
+//! Matching the edits of one file (§3.4–§3.10) and placing Codex chunks (§6) into edit plans.
+
+use super::{EditPlan, Failure, Outcome, Resolution, skipped};
+use crate::engine::document::Document;
+use crate::engine::hint;
+use crate::engine::matcher::{self, MatchKind, Miss, Needle};
+use crate::engine::normalize::{Normalized, lf};
+use crate::error::Code;
+use crate::request::{EditSpec, FileRequest};
+use std::ops::Range;
+
+/// 1-based line of a byte offset, for prose.
+fn line_no(doc: &Document, offset: usize) -> usize {
+    doc.line_of(offset) + 1
+}
+
+/// Matches the edits of one file (§3.4–§3.10).
+pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPlan> {
+    let file = Normalized::new(&doc.text);
+    let mut out: Vec<EditPlan> = skipped(specs);
+    let mut needles = Vec::new();
+    let mut needle_of = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        if lf(&spec.old_text) == lf(&spec.new_text) {
+            out[i].outcome = Outcome::Failed(
+                Failure::new(
+                    Code::NoOp,
+                    format!("edit {i} for {path}: oldText and newText are identical"),
+                )
+                .hint("drop this edit, or change newText"),
+            );
+            continue;
+        }
+        needles.push(Needle {
+            old_text: &spec.old_text,
+            replace_all: spec.replace_all,
+        });
+        needle_of.push(i);
+    }
+    let found = matcher::find_all(&doc.text, &file, &needles);
+    let mut not_found = Vec::new();
+    for (k, res) in found.into_iter().enumerate() {
+        let i = needle_of[k];
+        out[i].outcome = match res {
+            Ok(f) => Outcome::Resolved(Resolution {
+                kind: f.kind,
+                normalizations: f.normalizations,
+                spans: f.spans,
+                replacement: doc.adapt_eol(&specs[i].new_text),
+            }),
+            Err(Miss::Ambiguous { spans, count }) => {
+                let lines: Vec<String> = spans
+                    .iter()
+                    .map(|s| line_no(doc, s.start).to_string())
+                    .collect();
+                let mut f = Failure::new(
+                    Code::Ambiguous,
+                    format!(
+                        "edit {i} for {path}: oldText matches {count} places (lines {}{})",
+                        lines.join(", "),
+                        if count > spans.len() { ", …" } else { "" }
+                    ),
+                )
+                .hint(
+                    "add surrounding lines to oldText so that it matches once, or set replaceAll",
+                );
+                f.matches = spans;
+                f.occurrences = count;
+                Outcome::Failed(f)
+            }
+            Err(Miss::NotFound) => {
+                not_found.push(i);
+                Outcome::Failed(Failure::new(Code::NotFound, String::new()))
+            }
+        };
+    }
+    // Overlaps between resolved edits (touching is fine).
+    let mut spans: Vec<(Range<usize>, usize)> = out
+        .iter()
+        .filter_map(|e| e.resolution().map(|r| (e.index, r)))
+        .flat_map(|(i, r)| r.spans.iter().map(move |s| (s.clone(), i)))
+        .collect();
+    spans.sort_by_key(|(s, _)| (s.start, s.end));
+    let mut overlaps: Vec<(usize, usize, usize)> = Vec::new();
+    let mut reach: Option<(usize, usize)> = None; // (end, edit) of the furthest-reaching span
+    for (s, i) in &spans {
+        if let Some((end, j)) = reach
+            && s.start < end
+            && *i != j
+        {
+            overlaps.push((*i, j, s.start));
+        }
+        if reach.is_none_or(|(end, _)| s.end > end) {
+            reach = Some((s.end, *i));
+        }
+    }
+    for (i, j, at) in overlaps {
+        for (a, b) in [(i, j), (j, i)] {
+            if matches!(out[a].outcome, Outcome::Resolved(_)) {
+                let mut f = Failure::new(
+                    Code::Overlap,
+                    format!(
+                        "edit {a} for {path} overlaps edit {b} (line {})",
+                        line_no(doc, at)
+                    ),
+                )
+                .hint("merge the two edits into one, or make their oldText not share text");
+                f.other_edit = Some(b);
+                out[a].outcome = Outcome::Failed(f);
+            }
+        }
+    }
+    if !not_found.is_empty() {
+        let olds: Vec<&str> = not_found
+            .iter()
+            .map(|&i| specs[i].old_text.as_str())
+            .collect();
+        let cands = hint::candidates(&file, &olds);
+        let applied = already_applied(&file, not_found.iter().map(|&i| specs[i].new_text.as_str()));
+        for (k, &i) in not_found.iter().enumerate() {
+            let mut f = if applied[k] {
+                let mut f = Failure::new(
+                    Code::NotFound,
+                    format!("edit {i} for {path}: oldText not found; the edit looks already applied (newText is in the file)"),
+                )
+                .hint("drop this edit if the change is already there");
+                f.already_applied = true;
+                f
+            } else {
+                let near = cands[k]
+                    .first()
+                    .map(|c| {
+                        format!(
+                            "; closest match at line {} ({:.0}% similar)",
+                            line_no(doc, c.span.start),
+                            c.score * 100.0
+                        )
+                    })
+                    .unwrap_or_default();
+                Failure::new(
+                    Code::NotFound,
+                    format!("edit {i} for {path}: oldText not found{near}"),
+                )
+                .hint(format!(
+                    "re-read the file (`redline read {path}`) and copy oldText exactly"
+                ))
+            };
+            f.candidates = cands[k].clone();
+            out[i].outcome = Outcome::Failed(f);
+        }
+    }
+    out
+}
+
+/// For each text, whether N(text) occurs in `file` (one pass for all).
+fn already_applied<'a>(file: &Normalized, texts: impl Iterator<Item = &'a str>) -> Vec<bool> {
+    let pats: Vec<String> = texts.map(|t| Normalized::new(t).text).collect();
+    let mut hit = vec![false; pats.len()];
+    // A newText that is only whitespace says nothing about whether the edit happened.
+    let live: Vec<usize> = (0..pats.len())
+        .filter(|&i| !pats[i].trim().is_empty())
+        .collect();
+    if live.is_empty() {
+        return hit;
+    }
+    if let Ok(ac) = aho_corasick::AhoCorasick::new(live.iter().map(|&i| pats[i].as_bytes())) {
+        for m in ac.find_overlapping_iter(&file.text) {
+            hit[live[m.pattern().as_usize()]] = true;
+        }
+    }
+    hit
+}
+
+/// Locates Codex patch chunks (SPEC §6); each chunk is reported as one edit.
+pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize) -> Vec<EditPlan> {
+    crate::request::dialect::locate(doc, &fr.chunks)
+        .into_iter()
+        .zip(&fr.chunks)
+        .enumerate()
+        .map(|(k, (res, chunk))| {
+            let spec = EditSpec {
+                old_text: chunk.old_lines.join("\n"),
+                new_text: chunk.new_lines.join("\n"),
+                replace_all: false,
+                id: Some(format!("chunk@{}", chunk.line)),
+                pointer: None,
+            };
+            let outcome = match res {
+                Ok(l) => Outcome::Resolved(Resolution {
+                    kind: if l.exact {
+                        MatchKind::Exact
+                    } else {
+                        MatchKind::Normalized
+                    },
+                    normalizations: l.normalizations,
+                    spans: vec![l.span],
+                    replacement: doc.adapt_eol(&l.new_text),
+                }),
+                Err(mut f) => {
+                    f.message = format!("{}: {}", fr.path, f.message);
+                    Outcome::Failed(f)
+                }
+            };
+            EditPlan {
+                index: first_index + k,
+                spec,
+                outcome,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,566 @@
+//! Resolving a batch into a plan: every file read once, every edit located, nothing written.
+//!
+//! A [`Plan`] holds, for each file, the original document, every edit's outcome and (when all of
+//! them resolved) the new content. It is the single input of the response, the reviewer and the
+//! writer; a plan with any error is never committed.
+
+use crate::engine::document::Document;
+use crate::engine::hint::Candidate;
+use crate::error::{Code, WarningCode};
+
+mod edits;
+use crate::engine::matcher::MatchKind;
+use crate::engine::normalize::{Normalization, Normalized};
+use crate::request::{EditSpec, FileRequest, Request, RequestError};
+use crate::write::{Fingerprint, FsError, Root};
+use edits::locate_chunks;
+pub use edits::match_edits;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::PathBuf;
+
+/// What a file operation does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Edit,
+    Create,
+    Overwrite,
+    Delete,
+    Move,
+}
+
+impl Op {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Edit => "edit",
+            Op::Create => "create",
+            Op::Overwrite => "overwrite",
+            Op::Delete => "delete",
+            Op::Move => "move",
+        }
+    }
+}
+
+/// An error attached to one file or one edit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub code: Code,
+    pub message: String,
+    pub hint: Option<String>,
+    /// `not_found`: closest regions.
+    pub candidates: Vec<Candidate>,
+    /// `ambiguous`: where it matched (up to 20) and how often.
+    pub matches: Vec<Range<usize>>,
+    pub occurrences: usize,
+    /// `overlap`: the other edit.
+    pub other_edit: Option<usize>,
+    /// `not_found`: newText is already there.
+    pub already_applied: bool,
+}
+
+impl Failure {
+    pub fn new(code: Code, message: impl Into<String>) -> Failure {
+        Failure {
+            code,
+            message: message.into(),
+            hint: None,
+            candidates: Vec::new(),
+            matches: Vec::new(),
+            occurrences: 0,
+            other_edit: None,
+            already_applied: false,
+        }
+    }
+
+    pub(crate) fn hint(mut self, hint: impl Into<String>) -> Failure {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl From<FsError> for Failure {
+    fn from(e: FsError) -> Failure {
+        let mut f = Failure::new(e.code, e.message);
+        f.hint = e.hint;
+        f
+    }
+}
+
+/// Where a resolved edit lands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolution {
+    pub kind: MatchKind,
+    pub normalizations: Vec<Normalization>,
+    /// Original byte spans in the document text (one unless replaceAll), sorted.
+    pub spans: Vec<Range<usize>>,
+    /// newText with line breaks in the file's dominant ending.
+    pub replacement: String,
+}
+
+/// The outcome of one edit.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Resolved(Resolution),
+    Failed(Failure),
+    /// Its file failed before matching.
+    Skipped,
+}
+
+/// One edit of a file, as planned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EditPlan {
+    pub index: usize,
+    pub spec: EditSpec,
+    pub outcome: Outcome,
+}
+
+impl EditPlan {
+    pub fn resolution(&self) -> Option<&Resolution> {
+        match &self.outcome {
+            Outcome::Resolved(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// The file as it was when the plan was made.
+#[derive(Debug, Clone)]
+pub struct Original {
+    pub doc: Document,
+    /// Version of the bytes (`sha256:`) the plan was made against.
+    pub version: String,
+    /// Disk fingerprint, re-checked at commit; `None` when the text came from `documents[]`.
+    pub fingerprint: Option<Fingerprint>,
+    pub nlink: u64,
+    /// The path relative to the root where the content lives, when the request's path is a
+    /// symlink to it (diffs name the target, which is what git sees as the text file).
+    pub target_rel: Option<PathBuf>,
+}
+
+/// A warning about a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub code: WarningCode,
+    pub message: String,
+}
+
+/// Everything the batch does to one path.
+#[derive(Debug, Clone)]
+pub struct FilePlan {
+    /// The path as the request wrote it.
+    pub path: String,
+    /// The path relative to the root (for diffs and display), when it resolved.
+    pub rel: Option<PathBuf>,
+    pub op: Op,
+    pub move_to: Option<String>,
+    pub move_rel: Option<PathBuf>,
+    /// What the file was (absent for a create).
+    pub original: Option<Original>,
+    /// The existing file a move overwrites (its deletion is part of the diff; it is re-checked
+    /// at commit like any file that was read).
+    pub replaced: Option<Original>,
+    /// Whole new content for create/overwrite.
+    pub content: Option<String>,
+    pub edits: Vec<EditPlan>,
+    /// A file-level failure (path, read, decode, stale); its edits are skipped.
+    pub failure: Option<Failure>,
+    pub warnings: Vec<Warning>,
+}
+
+impl FilePlan {
+    /// Whether this file is free of errors (file-level and edit-level).
+    pub fn ok(&self) -> bool {
+        self.failure.is_none()
+            && self
+                .edits
+                .iter()
+                .all(|e| matches!(e.outcome, Outcome::Resolved(_)))
+    }
+
+    /// The new file bytes with the edits `accept` selects applied (resolved edits only), or
+    /// `None` when the file is deleted or failed at file level.
+    pub fn render(&self, accept: impl Fn(usize) -> bool) -> Option<Vec<u8>> {
+        if self.failure.is_some() || self.op == Op::Delete {
+            return None;
+        }
+        if let Some(content) = &self.content {
+            return Some(content.as_bytes().to_vec());
+        }
+        let orig = self.original.as_ref()?;
+        Some(self.edited(orig, &accept).0.into_bytes())
+    }
+
+    /// The new text of `orig` with the accepted resolved edits spliced in, a BOM kept as
+    /// U+FEFF (so the text's bytes are the file's), and where each replaced span went, in
+    /// those full-text coordinates.
+    pub fn edited(
+        &self,
+        orig: &Original,
+        accept: &dyn Fn(usize) -> bool,
+    ) -> (String, Vec<crate::engine::diff::Change>) {
+        let text = &orig.doc.text;
+        let mut new = String::with_capacity(text.len() + 3);
+        if orig.doc.bom {
+            new.push('\u{FEFF}');
+        }
+        let shift = new.len();
+        let mut changes = Vec::new();
+        let mut at = 0;
+        for (span, rep, edit) in self.pieces(accept) {
+            new.push_str(&text[at..span.start]);
+            let ns = new.len();
+            new.push_str(rep);
+            changes.push(crate::engine::diff::Change {
+                old: span.start + shift..span.end + shift,
+                new: ns..ns + rep.len(),
+                edit,
+            });
+            at = span.end;
+        }
+        new.push_str(&text[at..]);
+        (new, changes)
+    }
+
+    /// (original span, replacement, edit index) of the accepted resolved edits, sorted by span.
+    pub fn pieces(&self, accept: &dyn Fn(usize) -> bool) -> Vec<(Range<usize>, &str, usize)> {
+        let mut out: Vec<(Range<usize>, &str, usize)> = self
+            .edits
+            .iter()
+            .filter(|e| accept(e.index))
+            .filter_map(|e| e.resolution().map(|r| (e.index, r)))
+            .flat_map(|(i, r)| {
+                r.spans
+                    .iter()
+                    .map(move |s| (s.clone(), r.replacement.as_str(), i))
+            })
+            .collect();
+        out.sort_by_key(|(s, _, _)| (s.start, s.end));
+        out
+    }
+}
+
+/// A resolved batch.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub files: Vec<FilePlan>,
+}
+
+impl Plan {
+    pub fn ok(&self) -> bool {
+        self.files.iter().all(FilePlan::ok)
+    }
+}
+
+/// Options for resolving.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ResolveOptions {
+    /// `documents[]` may replace disk content (resolve and filter only).
+    pub allow_documents: bool,
+}
+
+/// Request-level checks that need no file: documents allowed, every N(oldText) non-empty.
+pub fn check_request(req: &Request, opts: ResolveOptions) -> Result<(), RequestError> {
+    if !req.documents.is_empty() && !opts.allow_documents {
+        return Err(
+            RequestError::new("`documents` is only accepted by `resolve` and `filter`")
+                .at("/documents")
+                .hint("drop `documents` and let redline read the files, or use `redline resolve`"),
+        );
+    }
+    for f in &req.files {
+        for e in &f.edits {
+            if Normalized::new(&e.old_text).text.is_empty() {
+                let ptr = e.pointer.as_deref().map(|p| format!("{p}/oldText"));
+                let mut err = RequestError::new(format!(
+                    "oldText of an edit for {} is only whitespace, which matches nothing after normalization",
+                    f.path
+                ))
+                .hint("give oldText some non-whitespace text from the file");
+                err.pointer = ptr;
+                return Err(err);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Resolves `req` against the files beneath `root`. Only request-level problems are errors;
+/// everything about a file or an edit is an outcome in the plan.
+pub fn resolve(req: &Request, root: &Root, opts: ResolveOptions) -> Result<Plan, RequestError> {
+    check_request(req, opts)?;
+    let mut docs: HashMap<PathBuf, &str> = HashMap::new();
+    for d in &req.documents {
+        if let Ok(rel) = root.relative(&d.path) {
+            docs.insert(rel, d.text.as_str());
+        }
+    }
+    let merged = merge_same_file(&req.files, root)?;
+    let files: Vec<FilePlan> = merged
+        .iter()
+        .map(|f| resolve_file(f, root, &docs))
+        .collect();
+    same_inode(&files)?;
+    Ok(Plan { files })
+}
+
+/// Two paths of the batch that reach one file (a symlink to it, or a hard link) cannot both be
+/// changed: the writes would race each other. Found from the files as read, so `--check` and
+/// `resolve` say what `apply` would.
+fn same_inode(files: &[FilePlan]) -> Result<(), RequestError> {
+    let mut seen: HashMap<(u64, u64), &str> = HashMap::new();
+    for f in files {
+        let Some(fp) = f.original.as_ref().and_then(|o| o.fingerprint.as_ref()) else {
+            continue;
+        };
+        if let Some(first) = seen.insert((fp.dev, fp.ino), &f.path) {
+            return Err(RequestError::new(format!(
+                "{first} and {} are the same file (a symlink or a hard link); the batch would change it twice",
+                f.path
+            ))
+            .hint("put everything for that file under one of its paths"));
+        }
+    }
+    Ok(())
+}
+
+/// Merges objects that name one file under different spellings (`a` and `/root/a`; the wire
+/// layer already merged lexically equal paths), and refuses two operations that would write
+/// one path (a move onto a path that is also edited, created or deleted).
+fn merge_same_file(files: &[FileRequest], root: &Root) -> Result<Vec<FileRequest>, RequestError> {
+    let mut out: Vec<FileRequest> = Vec::with_capacity(files.len());
+    let mut seen: HashMap<PathBuf, usize> = HashMap::new();
+    for f in files {
+        let Ok(rel) = root.relative(&f.path) else {
+            out.push(f.clone());
+            continue;
+        };
+        match seen.get(&rel) {
+            Some(&i) => {
+                let first = &mut out[i];
+                let plain = |x: &FileRequest| {
+                    x.content.is_none()
+                        && !x.delete
+                        && x.move_to.is_none()
+                        && x.expect_hash.is_none()
+                };
+                if !plain(f) || first.content.is_some() || first.delete {
+                    return Err(RequestError::new(format!(
+                        "{} and {} name the same file with conflicting operations",
+                        first.path, f.path
+                    ))
+                    .hint("put everything for one file in one object"));
+                }
+                first.edits.extend(f.edits.iter().cloned());
+                first.chunks.extend(f.chunks.iter().cloned());
+            }
+            None => {
+                seen.insert(rel, out.len());
+                out.push(f.clone());
+            }
+        }
+    }
+    for f in &out {
+        if let Some(to) = &f.move_to
+            && let Ok(dest) = root.relative(to)
+            && let Some(&i) = seen.get(&dest)
+        {
+            let mut err = RequestError::new(format!(
+                "{} is moved onto {}, which the batch also changes",
+                f.path, out[i].path
+            ))
+            .hint("move onto a path the batch does not otherwise touch");
+            err.pointer = f.pointer.as_ref().map(|p| format!("{p}/moveTo"));
+            return Err(err);
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn skipped(edits: &[EditSpec]) -> Vec<EditPlan> {
+    edits
+        .iter()
+        .enumerate()
+        .map(|(index, spec)| EditPlan {
+            index,
+            spec: spec.clone(),
+            outcome: Outcome::Skipped,
+        })
+        .collect()
+}
+
+fn resolve_file(fr: &FileRequest, root: &Root, docs: &HashMap<PathBuf, &str>) -> FilePlan {
+    let op = if fr.delete {
+        Op::Delete
+    } else if fr.content.is_some() {
+        Op::Create
+    } else if fr.move_to.is_some() {
+        Op::Move
+    } else {
+        Op::Edit
+    };
+    let mut plan = FilePlan {
+        path: fr.path.clone(),
+        rel: None,
+        op,
+        move_to: fr.move_to.clone(),
+        move_rel: None,
+        original: None,
+        replaced: None,
+        content: fr.content.clone(),
+        edits: skipped(&fr.edits),
+        failure: None,
+        warnings: Vec::new(),
+    };
+    if let Err(f) = fill(&mut plan, fr, root, docs) {
+        plan.failure = Some(f);
+    }
+    plan
+}
+
+fn fill(
+    plan: &mut FilePlan,
+    fr: &FileRequest,
+    root: &Root,
+    docs: &HashMap<PathBuf, &str>,
+) -> Result<(), Failure> {
+    let rel = root.relative(&fr.path)?;
+    plan.rel = Some(rel.clone());
+    if let Some(to) = &fr.move_to {
+        let dest = root.relative(to)?;
+        if dest == rel {
+            return Err(Failure::new(
+                Code::InvalidRequest,
+                format!("{} is moved onto itself", fr.path),
+            ));
+        }
+        if root.exists(to)? {
+            plan.warnings.push(Warning {
+                code: WarningCode::OverwroteExisting,
+                message: format!("{to} exists; the move overwrites it"),
+            });
+            // Undecodable content still counts as "there" (for the commit check), without a diff.
+            plan.replaced = Some(read(root, to, &dest, &HashMap::new()).or_else(
+                |f| match f.code {
+                    Code::BinaryFile | Code::UnsupportedEncoding => {
+                        let snap = root.read(to)?;
+                        Ok(Original {
+                            doc: Document::from_text(String::new(), false),
+                            version: snap.fingerprint.version.clone(),
+                            fingerprint: Some(snap.fingerprint),
+                            nlink: snap.nlink,
+                            target_rel: None,
+                        })
+                    }
+                    _ => Err(f),
+                },
+            )?);
+        }
+        plan.move_rel = Some(dest);
+    }
+    if let Some(content) = &fr.content {
+        match read(root, &fr.path, &rel, docs) {
+            Ok(orig) => {
+                plan.op = Op::Overwrite;
+                plan.warnings.push(Warning {
+                    code: WarningCode::OverwroteExisting,
+                    message: format!("{} exists; its content is replaced", fr.path),
+                });
+                check_hash(fr, &orig)?;
+                plan.original = Some(orig);
+            }
+            Err(f) if f.code == Code::FileNotFound && fr.expect_hash.is_none() => {
+                plan.op = Op::Create;
+            }
+            Err(f) => return Err(f),
+        }
+        plan.content = Some(content.clone());
+        return Ok(());
+    }
+    let orig = read(root, &fr.path, &rel, docs)?;
+    check_hash(fr, &orig)?;
+    if orig.nlink > 1 && !fr.delete {
+        plan.warnings.push(Warning {
+            code: WarningCode::HardLinkBroken,
+            message: format!(
+                "{} has {} hard links; the others keep the old content",
+                fr.path, orig.nlink
+            ),
+        });
+    }
+    if fr.delete {
+        plan.original = Some(orig);
+        return Ok(());
+    }
+    plan.edits = match_edits(&orig.doc, &fr.path, &fr.edits);
+    if !fr.chunks.is_empty() {
+        plan.edits
+            .extend(locate_chunks(&orig.doc, fr, plan.edits.len()));
+    }
+    plan.original = Some(orig);
+    Ok(())
+}
+
+fn check_hash(fr: &FileRequest, orig: &Original) -> Result<(), Failure> {
+    match &fr.expect_hash {
+        Some(want) if !want.eq_ignore_ascii_case(&orig.version) => Err(Failure::new(
+            Code::Stale,
+            format!(
+                "{} has version {}, not the expected {want}",
+                fr.path, orig.version
+            ),
+        )
+        .hint(format!(
+            "re-read the file (`redline read {}`) and redo the edits against it",
+            fr.path
+        ))),
+        _ => Ok(()),
+    }
+}
+
+fn read(
+    root: &Root,
+    path: &str,
+    rel: &PathBuf,
+    docs: &HashMap<PathBuf, &str>,
+) -> Result<Original, Failure> {
+    if let Some(text) = docs.get(rel) {
+        let (bom, body) = match text.strip_prefix('\u{FEFF}') {
+            Some(b) => (true, b),
+            None => (false, *text),
+        };
+        let doc = Document::from_text(body.to_string(), bom);
+        let version = crate::hash::version(&doc.to_bytes());
+        return Ok(Original {
+            doc,
+            version,
+            fingerprint: None,
+            nlink: 1,
+            target_rel: None,
+        });
+    }
+    let snap = root.read(path).map_err(|e| {
+        let mut f = Failure::from(e);
+        if f.code == Code::FileNotFound && f.hint.is_none() {
+            f.hint = Some(format!(
+                "check the path, or create the file with {{\"path\": \"{path}\", \"content\": …}}"
+            ));
+        }
+        f
+    })?;
+    let version = snap.fingerprint.version.clone();
+    let doc = Document::decode(snap.bytes).map_err(|e| {
+        Failure::new(e.code(), format!("{path}: {e}")).hint(match e.code() {
+            Code::BinaryFile => "redline edits text files only",
+            _ => "redline edits UTF-8 text only; convert the file to UTF-8 first",
+        })
+    })?;
+    let target_rel = snap.via_symlink.then_some(snap.target_rel);
+    Ok(Original {
+        doc,
+        version,
+        fingerprint: Some(snap.fingerprint),
+        nlink: snap.nlink,
+        target_rel,
+    })
+}

@@ -1,0 +1,126 @@
+//! The commands for editors and agent harnesses: `filter`, `serve`, `mcp`, `schema`, and the LSP
+//! form of `resolve`.
+
+use super::output;
+use crate::error::ExitStatus;
+use crate::report::response::RequestFailure;
+use crate::request::RequestError;
+use crate::request::dialect::InputKind;
+use crate::service::{Run, Settings};
+use std::io::{Read as _, Write as _};
+use std::path::{Path, PathBuf};
+
+/// The root as an absolute path, for `file://` URIs.
+fn absolute_root(settings: &Settings) -> PathBuf {
+    std::fs::canonicalize(&settings.root).unwrap_or_else(|_| settings.root.clone())
+}
+
+/// Prints the LSP form of a resolve run (SPEC §4).
+pub fn print_lsp(run: &Run, settings: &Settings) -> ExitStatus {
+    let out = crate::faces::lsp::output(run, &absolute_root(settings), settings.encoding);
+    output::json(&serde_json::to_value(out).unwrap_or_default());
+    run.exit
+}
+
+/// A request that did not parse, in the LSP form: no changes, one error (also on stderr).
+pub fn lsp_request_failure(e: &RequestError, settings: &Settings) -> ExitStatus {
+    output::diagnostic(&e.message, e.hint.as_deref());
+    let run = Run {
+        response: Err(RequestFailure::new(e)),
+        exit: ExitStatus::Usage,
+        plan: None,
+    };
+    print_lsp(&run, settings)
+}
+
+/// `redline filter`: stdin is the buffer, stdout the edited buffer. On any failure the input is
+/// echoed unchanged, the exit status is 1 and nothing goes to stderr (editors would paste it
+/// into the buffer); `--report FILE` says what happened.
+pub fn filter(
+    settings: &Settings,
+    input_kind: InputKind,
+    path: &str,
+    edits: &Path,
+    report: Option<&Path>,
+) -> ExitStatus {
+    let mut input = Vec::new();
+    if std::io::stdin().read_to_end(&mut input).is_err() {
+        return ExitStatus::Rejected;
+    }
+    let request = std::fs::read(edits)
+        .map_err(|e| RequestError::new(format!("cannot read {}: {e}", edits.display())))
+        .and_then(|b| {
+            String::from_utf8(b)
+                .map_err(|_| RequestError::new(format!("{} is not UTF-8", edits.display())))
+        })
+        .and_then(|text| {
+            crate::request::dialect::parse(&text, input_kind, crate::request::wire::parse_json)
+        });
+    let (result, report_json) = match request {
+        Ok(req) => {
+            let filtered = crate::faces::filter::filter(&req, path, &input, settings);
+            let json = filtered.report(settings);
+            (filtered.output.ok(), json)
+        }
+        Err(e) => (
+            None,
+            serde_json::to_value(RequestFailure::new(&e)).unwrap_or_default(),
+        ),
+    };
+    if let Some(file) = report {
+        let text = serde_json::to_string_pretty(&report_json).unwrap_or_default();
+        let _ = std::fs::write(file, text + "\n");
+    }
+    let (bytes, status) = match &result {
+        Some(out) => (out.as_slice(), ExitStatus::Success),
+        None => (input.as_slice(), ExitStatus::Rejected),
+    };
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(bytes).and_then(|_| o.flush());
+    status
+}
+
+/// `redline serve`: JSON-RPC until end of input or `shutdown`.
+pub fn serve(settings: &Settings) -> ExitStatus {
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::stdout().lock();
+    match crate::faces::serve::serve(stdin, stdout, settings) {
+        Ok(()) => ExitStatus::Success,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Success,
+        Err(e) => {
+            output::diagnostic(&format!("serve: {e}"), None);
+            ExitStatus::WriteFailed
+        }
+    }
+}
+
+/// `redline mcp`: MCP on stdin/stdout until the client closes stdin.
+pub fn mcp(settings: &Settings) -> ExitStatus {
+    match crate::faces::mcp::run(settings.clone()) {
+        Ok(()) => ExitStatus::Success,
+        Err(e) => {
+            output::diagnostic(&format!("mcp: {e}"), None);
+            ExitStatus::WriteFailed
+        }
+    }
+}
+
+/// `redline schema [request|response|tools]`; without a name, all three in one object.
+pub fn schema(which: Option<&str>) -> ExitStatus {
+    use crate::faces::schema::{Which, schema};
+    let value = match which {
+        None => crate::faces::schema::all(),
+        Some(name) => match Which::parse(name) {
+            Some(w) => schema(w),
+            None => {
+                output::diagnostic(
+                    &format!("unknown schema `{name}`"),
+                    Some("use request, response or tools"),
+                );
+                return ExitStatus::Usage;
+            }
+        },
+    };
+    output::json(&value);
+    ExitStatus::Success
+}

@@ -1,0 +1,466 @@
+//! Command-line parsing: arguments become a [`Settings`] and a command before any work starts.
+
+mod editor;
+mod output;
+mod read;
+
+use crate::engine::document::PositionEncoding;
+use crate::error::ExitStatus;
+use crate::report::Mode;
+use crate::request::dialect::InputKind;
+use crate::request::{Request, RequestError};
+use crate::service::{self, Settings};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{Read as _, Write as _};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "redline",
+    version,
+    about = "Review and apply batches of text edits proposed by coding agents"
+)]
+pub struct Cli {
+    /// Directory every path resolves beneath.
+    #[arg(long, global = true, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// Request dialect.
+    #[arg(long, global = true, value_enum, default_value_t = InputArg::Auto)]
+    input: InputArg,
+    /// When to use colour (NO_COLOR is honoured for auto).
+    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto)]
+    color: ColorArg,
+    /// Output format: apply takes json|diff|text (default json when stdout is not a terminal,
+    /// else text); resolve takes json|lsp; read takes text|json.
+    #[arg(long, global = true, value_name = "FORMAT")]
+    format: Option<String>,
+    /// Files larger than this many bytes are refused as `too_large` (suffixes K, M, G).
+    #[arg(long, global = true, value_name = "BYTES", value_parser = parse_size, default_value = "256M")]
+    max_file_size: u64,
+    /// How `character` in positions counts.
+    #[arg(long, global = true, value_name = "ENC", default_value = "utf-16")]
+    position_encoding: String,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum InputArg {
+    Auto,
+    Json,
+    Patch,
+    SearchReplace,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Resolve and write, headless.
+    Apply {
+        /// Request file; `-` or absent for stdin.
+        request: Option<String>,
+        /// Resolve and print, never write.
+        #[arg(long)]
+        dry_run: bool,
+        /// Only set the exit code: print nothing at all (implies --dry-run).
+        #[arg(long)]
+        check: bool,
+    },
+    /// Resolve the batch and open the terminal reviewer; write only what is accepted.
+    /// When stdout is not a terminal the reviewer runs on /dev/tty and the JSON result
+    /// (the response of the accepted edits, `applied`, `decisions`) goes to stdout.
+    Review {
+        /// Request file; `-` or absent for stdin.
+        request: Option<String>,
+        /// Start exact matches accepted (normalized ones always start undecided).
+        #[arg(long)]
+        accept_exact: bool,
+    },
+    /// The reviewer on a small sample workspace built into the binary (copied to a temp dir).
+    Demo {
+        /// Start exact matches accepted.
+        #[arg(long)]
+        accept_exact: bool,
+    },
+    /// Resolve only, for editors.
+    Resolve {
+        /// Request file; `-` or absent for stdin.
+        request: Option<String>,
+    },
+    /// Print a file with line numbers and its version.
+    Read {
+        path: String,
+        /// 1-based first line.
+        #[arg(long)]
+        offset: Option<usize>,
+        /// Number of lines.
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+    /// Finish or roll back an interrupted multi-file commit under --root.
+    Recover,
+    /// Editor pipe: apply a request's edits for one path to the buffer on stdin; the edited
+    /// buffer goes to stdout. On failure: exit 1, the input echoed unchanged, nothing on stderr.
+    Filter {
+        /// The buffer's path, as the request names it (relative to --root).
+        #[arg(long, value_name = "P")]
+        path: String,
+        /// File holding the request.
+        #[arg(long, value_name = "FILE")]
+        edits: PathBuf,
+        /// Write the JSON response (what matched, what failed) to this file.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+    },
+    /// Long-running JSON-RPC 2.0 server on stdin/stdout (one JSON object per line, or
+    /// Content-Length framing): resolve, apply, read, schema, shutdown.
+    Serve,
+    /// MCP server on stdio: tools read_file, preview_edits and apply_edits.
+    Mcp,
+    /// JSON Schema of the request, the response, or the MCP/LLM tool definitions.
+    Schema {
+        #[arg(value_parser = ["request", "response", "tools"])]
+        which: Option<String>,
+    },
+}
+
+/// Everything a command needs, decided before it runs.
+struct Context {
+    settings: Settings,
+    input: InputKind,
+    color: bool,
+    format: Option<String>,
+}
+
+pub fn main() -> ExitStatus {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_failure(&e),
+    };
+    let Some(encoding) = PositionEncoding::parse(&cli.position_encoding) else {
+        return usage(
+            &format!("unknown position encoding `{}`", cli.position_encoding),
+            "use utf-8, utf-16 or utf-32",
+        );
+    };
+    let ctx = Context {
+        settings: Settings {
+            root: cli.root.clone().unwrap_or_else(|| PathBuf::from(".")),
+            encoding,
+            limits: crate::write::Limits {
+                max_file_size: cli.max_file_size,
+                ..Default::default()
+            },
+        },
+        input: match cli.input {
+            InputArg::Auto => InputKind::Auto,
+            InputArg::Json => InputKind::Json,
+            InputArg::Patch => InputKind::Patch,
+            InputArg::SearchReplace => InputKind::SearchReplace,
+        },
+        color: output::use_color(cli.color),
+        format: cli.format.clone(),
+    };
+    // The reviewer always draws on a terminal (stdout or /dev/tty), so only --color and
+    // NO_COLOR decide its theme.
+    let review_mono = match cli.color {
+        ColorArg::Always => false,
+        ColorArg::Never => true,
+        ColorArg::Auto => std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+    };
+    match cli.command {
+        Command::Review {
+            request,
+            accept_exact,
+        } => review(&ctx, request.as_deref(), accept_exact, review_mono),
+        Command::Demo { accept_exact } => demo(&ctx, accept_exact, review_mono),
+        Command::Apply {
+            request,
+            dry_run,
+            check,
+        } => {
+            let mode = if check {
+                Mode::Check
+            } else if dry_run {
+                Mode::DryRun
+            } else {
+                Mode::Apply
+            };
+            apply(&ctx, request.as_deref(), mode)
+        }
+        Command::Resolve { request } => resolve(&ctx, request.as_deref()),
+        Command::Read {
+            path,
+            offset,
+            limit,
+        } => read::run(&ctx.settings, &path, offset, limit, ctx.format.as_deref()),
+        Command::Recover => recover(&ctx.settings),
+        Command::Filter {
+            path,
+            edits,
+            report,
+        } => editor::filter(&ctx.settings, ctx.input, &path, &edits, report.as_deref()),
+        Command::Serve => editor::serve(&ctx.settings),
+        Command::Mcp => editor::mcp(&ctx.settings),
+        Command::Schema { which } => editor::schema(which.as_deref()),
+    }
+}
+
+/// Help and version go to stdout as clap prints them; a usage error is exit 2 with clap's message
+/// reshaped into `error: …` then `hint: …` lines (its tips, possible values and usage line).
+fn clap_failure(e: &clap::Error) -> ExitStatus {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return if e.exit_code() == 0 {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Usage
+        };
+    }
+    let rendered = e.render().to_string();
+    let mut lines = rendered.lines();
+    let mut message = lines
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches("error: ")
+        .trim()
+        .to_string();
+    let mut hints = Vec::new();
+    let mut in_message = true;
+    for l in lines {
+        let t = l.trim();
+        if t.is_empty() {
+            in_message = false;
+        } else if let Some(values) = t.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+            hints.push(values.to_string());
+        } else if let Some(tip) = t.strip_prefix("tip: ") {
+            hints.push(tip.to_string());
+        } else if let Some(usage) = t.strip_prefix("Usage: ") {
+            hints.push(format!("usage: {usage}"));
+        } else if in_message {
+            message.push(' ');
+            message.push_str(t);
+        }
+    }
+    if hints.is_empty() {
+        hints.push("run `redline --help` for usage".into());
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "error: {message}");
+    for h in hints {
+        let _ = writeln!(err, "hint: {h}");
+    }
+    ExitStatus::Usage
+}
+
+/// Parses `123`, `64K`, `10M`, `1G` (powers of 1024).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let (num, mult) = match s.char_indices().last() {
+        Some((i, c)) if c.eq_ignore_ascii_case(&'k') => (&s[..i], 1u64 << 10),
+        Some((i, c)) if c.eq_ignore_ascii_case(&'m') => (&s[..i], 1 << 20),
+        Some((i, c)) if c.eq_ignore_ascii_case(&'g') => (&s[..i], 1 << 30),
+        _ => (s, 1),
+    };
+    num.trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("`{s}` is not a size (use bytes or a K, M, G suffix)"))
+}
+
+/// Prints a usage error and returns exit 2.
+fn usage(message: &str, hint: &str) -> ExitStatus {
+    output::diagnostic(message, Some(hint));
+    ExitStatus::Usage
+}
+
+/// Reads the request text from a path, or stdin for `-`/absent.
+fn request_text(path: Option<&str>) -> Result<String, RequestError> {
+    let mut bytes = Vec::new();
+    match path {
+        None | Some("-") => {
+            std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
+                RequestError::new(format!("cannot read the request from stdin: {e}"))
+            })?;
+        }
+        Some(p) => {
+            bytes = std::fs::read(p).map_err(|e| {
+                RequestError::new(format!("cannot read the request file {p}: {e}"))
+                    .hint("pass a readable file, or `-` for stdin")
+            })?;
+        }
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        RequestError::new(format!(
+            "the request is not UTF-8 (invalid byte at {})",
+            e.utf8_error().valid_up_to()
+        ))
+        .hint("send the request as UTF-8 JSON, a Codex patch or SEARCH/REPLACE blocks")
+    })
+}
+
+/// Reads and parses the request in the chosen dialect.
+fn load(ctx: &Context, path: Option<&str>) -> Result<Request, RequestError> {
+    let text = request_text(path)?;
+    crate::request::dialect::parse(&text, ctx.input, crate::request::wire::parse_json)
+}
+
+fn apply(ctx: &Context, path: Option<&str>, mode: Mode) -> ExitStatus {
+    let req = match load(ctx, path) {
+        Ok(r) => r,
+        // `--check` prints nothing, not even why the request is invalid: only the exit code.
+        Err(_) if mode == Mode::Check => return ExitStatus::Usage,
+        Err(e) => return output::request_failure(&e, true, ctx.format.as_deref()),
+    };
+    let run = service::run(&req, mode, &ctx.settings);
+    if mode == Mode::Check {
+        return run.exit;
+    }
+    let format = match ctx.format.as_deref() {
+        None => {
+            if output::stdout_is_terminal() {
+                "text"
+            } else {
+                "json"
+            }
+        }
+        Some(f @ ("json" | "diff" | "text")) => f,
+        Some(other) => {
+            return usage(
+                &format!("unknown format `{other}` for apply"),
+                "use --format json, diff or text",
+            );
+        }
+    };
+    output::run(&run, format, ctx.color);
+    run.exit
+}
+
+fn review(ctx: &Context, path: Option<&str>, accept_exact: bool, monochrome: bool) -> ExitStatus {
+    let req = match load(ctx, path) {
+        Ok(r) => r,
+        Err(e) => return output::request_failure(&e, true, Some("text")),
+    };
+    let opts = crate::faces::review::ReviewOptions {
+        settings: ctx.settings.clone(),
+        accept_exact,
+        monochrome,
+        title: "review".into(),
+    };
+    run_review(&req, &opts)
+}
+
+/// Runs the reviewer; prints the JSON result when stdout is not a terminal.
+fn run_review(req: &Request, opts: &crate::faces::review::ReviewOptions) -> ExitStatus {
+    match crate::faces::review::run(req, opts) {
+        Ok(outcome) => {
+            if !output::stdout_is_terminal() {
+                output::line(
+                    &serde_json::to_string_pretty(&outcome.result)
+                        .unwrap_or_else(|_| "null".into()),
+                );
+            }
+            outcome.exit
+        }
+        Err(crate::faces::review::ReviewError::Request(e)) => {
+            output::request_failure(&e, true, Some("text"))
+        }
+        Err(e) => {
+            output::diagnostic(
+                &e.to_string(),
+                Some("the reviewer needs a terminal; use `redline apply` to apply headless"),
+            );
+            e.exit()
+        }
+    }
+}
+
+fn demo(ctx: &Context, accept_exact: bool, monochrome: bool) -> ExitStatus {
+    let dir = match tempfile::Builder::new().prefix("redline-demo-").tempdir() {
+        Ok(d) => d.keep(),
+        Err(e) => {
+            output::diagnostic(&format!("cannot create the demo workspace: {e}"), None);
+            return ExitStatus::WriteFailed;
+        }
+    };
+    if let Err(e) = crate::faces::demo::write(&dir) {
+        output::diagnostic(
+            &format!("cannot write the demo workspace in {}: {e}", dir.display()),
+            None,
+        );
+        return ExitStatus::WriteFailed;
+    }
+    let req = match crate::faces::demo::request() {
+        Ok(r) => r,
+        Err(e) => return output::request_failure(&e, true, Some("text")),
+    };
+    let mut settings = ctx.settings.clone();
+    settings.root = dir.clone();
+    let opts = crate::faces::review::ReviewOptions {
+        settings,
+        accept_exact,
+        monochrome,
+        title: "demo".into(),
+    };
+    let exit = run_review(&req, &opts);
+    eprintln!(
+        "demo workspace: {} (the batch is {}/batch.json)",
+        dir.display(),
+        dir.display()
+    );
+    exit
+}
+
+fn resolve(ctx: &Context, path: Option<&str>) -> ExitStatus {
+    let format = ctx.format.as_deref().unwrap_or("json");
+    if !matches!(format, "json" | "lsp") {
+        return usage(
+            &format!("unknown format `{format}` for resolve"),
+            "use --format json or lsp",
+        );
+    }
+    let req = match load(ctx, path) {
+        Ok(r) => r,
+        Err(e) if format == "lsp" => return editor::lsp_request_failure(&e, &ctx.settings),
+        Err(e) => return output::request_failure(&e, true, Some("json")),
+    };
+    let run = service::run(&req, Mode::Resolve, &ctx.settings);
+    if format == "lsp" {
+        return editor::print_lsp(&run, &ctx.settings);
+    }
+    output::line(&run.to_pretty());
+    run.exit
+}
+
+fn recover(settings: &Settings) -> ExitStatus {
+    let root = match service::open_root(settings) {
+        Ok(r) => r,
+        Err(e) => return output::request_failure(&e, true, Some("text")),
+    };
+    let result = root.lock().and_then(|lock| root.recover(&lock));
+    match result {
+        Ok(report) => {
+            let what =
+                service::describe_recovery(&report).unwrap_or_else(|| "nothing to recover".into());
+            output::line(&format!("recover: {what}"));
+            ExitStatus::Success
+        }
+        Err(e) => {
+            output::diagnostic(&format!("{}: {}", e.path, e.message), e.hint.as_deref());
+            e.code.exit_status()
+        }
+    }
+}

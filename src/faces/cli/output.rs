@@ -1,0 +1,265 @@
+//! Everything the binary prints: data on stdout, `error:`/`hint:` diagnostics on stderr.
+//!
+//! A closed stdout (a pipe into `head`) ends output quietly.
+
+use super::ColorArg;
+use crate::error::ExitStatus;
+use crate::report::response::{FileStatus, RequestFailure, Response};
+use crate::request::RequestError;
+use crate::service::Run;
+use std::io::{IsTerminal, Write};
+
+pub fn stdout_is_terminal() -> bool {
+    std::io::stdout().is_terminal()
+}
+
+/// Whether to colour stdout: `always`, `never`, or a terminal without NO_COLOR.
+pub fn use_color(arg: ColorArg) -> bool {
+    match arg {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            stdout_is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
+}
+
+/// Writes to stdout, ignoring a closed pipe.
+pub fn out(text: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
+}
+
+pub fn line(text: &str) {
+    out(&format!("{text}\n"));
+}
+
+/// Pretty JSON and a newline on stdout.
+pub fn json(value: &serde_json::Value) {
+    let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
+    out(&format!("{text}\n"));
+}
+
+/// `error: …` and `hint: …` on stderr.
+pub fn diagnostic(message: &str, hint: Option<&str>) {
+    let mut e = std::io::stderr().lock();
+    let _ = writeln!(e, "error: {message}");
+    if let Some(h) = hint {
+        let _ = writeln!(e, "hint: {h}");
+    }
+}
+
+/// Reports a request that failed as a whole; exit 2.
+pub fn request_failure(err: &RequestError, print: bool, format: Option<&str>) -> ExitStatus {
+    let mut message = err.message.clone();
+    if let Some(p) = &err.pointer {
+        message.push_str(&format!(" (at {p})"));
+    }
+    if let Some(l) = err.line {
+        message.push_str(&format!(" (line {l})"));
+    }
+    diagnostic(&message, err.hint.as_deref());
+    let text_format =
+        matches!(format, Some("text" | "diff")) || (format.is_none() && stdout_is_terminal());
+    if print && !text_format {
+        line(&serde_json::to_string_pretty(&RequestFailure::new(err)).unwrap_or_default());
+    }
+    ExitStatus::Usage
+}
+
+/// Prints a run in `json`, `diff` or `text`.
+pub fn run(run: &Run, format: &str, color: bool) {
+    let resp = match &run.response {
+        Ok(r) => r,
+        Err(f) => {
+            let mut message = f.error.message.clone();
+            if let Some(p) = &f.error.pointer {
+                message.push_str(&format!(" (at {p})"));
+            }
+            if let Some(l) = f.error.line {
+                message.push_str(&format!(" (line {l})"));
+            }
+            diagnostic(&message, f.error.hint.as_deref());
+            if format == "json" {
+                line(&run.to_pretty());
+            }
+            return;
+        }
+    };
+    match format {
+        "json" => line(&run.to_pretty()),
+        "diff" => {
+            if resp.ok {
+                let all = crate::engine::diff::join(resp.files.iter().map(|f| f.diff.as_str()));
+                out(&paint_diff(&all, color));
+            }
+        }
+        _ => out(&text(resp, color)),
+    }
+    if format != "json" {
+        for f in &resp.files {
+            if let Some(e) = &f.error {
+                diagnostic(&e.message, e.hint.as_deref());
+            }
+            for ed in &f.edits {
+                if let Some(e) = &ed.error {
+                    diagnostic(&e.message, e.hint.as_deref());
+                }
+            }
+        }
+        if let Some(rb) = &resp.rolled_back {
+            diagnostic(&format!("the write failed; rolled back: {rb}"), None);
+        }
+    }
+}
+
+const RED: &str = "\x1b[31m";
+const GREEN: &str = "\x1b[32m";
+const CYAN: &str = "\x1b[36m";
+const BOLD: &str = "\x1b[1m";
+const DIM: &str = "\x1b[2m";
+const YELLOW: &str = "\x1b[33m";
+const RESET: &str = "\x1b[0m";
+
+/// Colours a unified diff line by line.
+pub fn paint_diff(diff: &str, color: bool) -> String {
+    if !color {
+        return diff.to_string();
+    }
+    let mut out = String::with_capacity(diff.len() + diff.len() / 4);
+    for l in diff.split_inclusive('\n') {
+        let c = if l.starts_with("+++") || l.starts_with("---") || l.starts_with("diff --git") {
+            BOLD
+        } else if l.starts_with("@@") {
+            CYAN
+        } else if l.starts_with('+') {
+            GREEN
+        } else if l.starts_with('-') {
+            RED
+        } else if l.starts_with('\\') {
+            DIM
+        } else {
+            ""
+        };
+        if c.is_empty() {
+            out.push_str(l);
+        } else {
+            let body = l.strip_suffix('\n').unwrap_or(l);
+            out.push_str(&format!("{c}{body}{RESET}"));
+            if l.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// The readable summary: one line per file, its edits, then the diff.
+fn text(resp: &Response, color: bool) -> String {
+    let paint = |c: &str, s: &str| {
+        if color {
+            format!("{c}{s}{RESET}")
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = String::new();
+    for f in &resp.files {
+        let status = match f.status {
+            FileStatus::Applied => paint(GREEN, "applied"),
+            FileStatus::Planned => paint(CYAN, "planned"),
+            FileStatus::Unchanged => "unchanged".to_string(),
+            FileStatus::Failed => paint(RED, "failed"),
+            FileStatus::Skipped => paint(YELLOW, "skipped"),
+        };
+        let op = serde_json::to_value(f.op)
+            .ok()
+            .and_then(|v| v.as_str().map(String::from))
+            .unwrap_or_default();
+        let target = f
+            .move_to
+            .as_ref()
+            .map(|m| format!(" -> {m}"))
+            .unwrap_or_default();
+        let resolved = f
+            .edits
+            .iter()
+            .filter(|e| e.error.is_none() && e.match_kind.is_some())
+            .count();
+        let normalized: Vec<String> = f
+            .edits
+            .iter()
+            .filter_map(|e| {
+                e.normalizations
+                    .as_ref()
+                    .filter(|n| !n.is_empty())
+                    .map(|n| {
+                        let names: Vec<String> = n
+                            .iter()
+                            .filter_map(|x| {
+                                serde_json::to_value(x)
+                                    .ok()
+                                    .and_then(|v| v.as_str().map(String::from))
+                            })
+                            .collect();
+                        format!("edit {}: {}", e.index, names.join("+"))
+                    })
+            })
+            .collect();
+        let mut line = format!("{} {}{}  {}", paint(BOLD, &op), f.path, target, status);
+        if !f.edits.is_empty() {
+            line.push_str(&format!("  {resolved}/{} edits resolved", f.edits.len()));
+        }
+        if !normalized.is_empty() {
+            line.push_str(&format!("  (normalized: {})", normalized.join(", ")));
+        }
+        out.push_str(&line);
+        out.push('\n');
+        for w in &f.warnings {
+            out.push_str(&format!("  {} {}\n", paint(YELLOW, "warning:"), w.message));
+        }
+        for e in &f.edits {
+            if let Some(err) = &e.error {
+                out.push_str(&format!(
+                    "  {} edit {}: {} — {}\n",
+                    paint(RED, "✗"),
+                    e.index,
+                    err.code,
+                    err.message
+                ));
+                for c in &err.candidates {
+                    let score = c
+                        .score
+                        .map(|s| format!(" ({:.0}% similar)", s * 100.0))
+                        .unwrap_or_default();
+                    out.push_str(&format!(
+                        "      candidate at line {}{}\n",
+                        c.range.start.line + 1,
+                        score
+                    ));
+                }
+            }
+        }
+    }
+    // Diffs only for what was (or would be) written: a failed batch shows its errors alone.
+    for f in resp.files.iter().filter(|_| resp.ok) {
+        if !f.diff.is_empty() {
+            out.push('\n');
+            out.push_str(&paint_diff(&f.diff, color));
+        }
+    }
+    let summary = if resp.ok {
+        if resp.written {
+            "all edits applied"
+        } else {
+            "all edits resolved; nothing written (dry run)"
+        }
+    } else {
+        "nothing was written"
+    };
+    out.push_str(&format!(
+        "\n{}\n",
+        paint(if resp.ok { GREEN } else { RED }, summary)
+    ));
+    out
+}

@@ -1,0 +1,56 @@
+//! `redline read`: a file with line numbers and its version, for agents that later send
+//! `expectHash`.
+
+use super::output;
+use crate::error::ExitStatus;
+use crate::faces::schema::ReadParams;
+use crate::service::Settings;
+
+pub fn run(
+    settings: &Settings,
+    path: &str,
+    offset: Option<usize>,
+    limit: Option<usize>,
+    format: Option<&str>,
+) -> ExitStatus {
+    let format = format.unwrap_or("text");
+    if !matches!(format, "text" | "json") {
+        output::diagnostic(
+            &format!("unknown format `{format}` for read"),
+            Some("use --format text or json"),
+        );
+        return ExitStatus::Usage;
+    }
+    if offset == Some(0) {
+        output::diagnostic(
+            "--offset is 1-based",
+            Some("use --offset 1 for the first line"),
+        );
+        return ExitStatus::Usage;
+    }
+    let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let params = ReadParams {
+        path: path.to_string(),
+        offset: offset.map(clamp),
+        limit: limit.map(clamp),
+    };
+    match crate::faces::read::read(&params, settings) {
+        Ok(lines) if format == "json" => {
+            output::line(&serde_json::to_string_pretty(&lines).unwrap_or_default());
+            ExitStatus::Success
+        }
+        Ok(lines) => {
+            output::out(&lines.numbered());
+            ExitStatus::Success
+        }
+        Err(e) => {
+            output::diagnostic(
+                &e.message,
+                e.hint
+                    .as_deref()
+                    .or(Some("check the path (it is relative to --root)")),
+            );
+            e.code.exit_status()
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! `redline mcp`: an MCP server over stdio (rmcp, the official Rust SDK) with the tools
+//! `read_file`, `preview_edits` and `apply_edits`.
+//!
+//! The tools are the definitions of [`crate::faces::schema::tools`] (inlined schemas, annotations) and
+//! run the same code as `serve`: `preview_edits` never writes, `apply_edits` holds the root's
+//! writer lock like the CLI. A batch that fails (an edit not found, an invalid request) is a tool
+//! result with `isError: true` whose content is the response JSON of SPEC §4, so the model can
+//! fix every edit in one retry; only an unknown tool is a protocol error.
+//!
+//! Lifecycles: the service is started with rmcp's `serve_directly`, which does not insist on an
+//! `initialize` first. So a 2025-11-25 client's handshake is answered (by the handler's
+//! `initialize`), a stateless 2026-07-28 request carrying `_meta` is validated and answered, and
+//! a bare `tools/list` or `tools/call` from a client that skips both is answered too.
+
+use crate::faces::schema::{self, ReadParams};
+use crate::report::Mode;
+use crate::service::Settings;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::Value;
+
+/// The MCP server: the settings every tool call runs with, and the tool list.
+#[derive(Debug, Clone)]
+pub struct Server {
+    settings: Settings,
+    tools: Vec<Tool>,
+}
+
+impl Server {
+    pub fn new(settings: Settings) -> Server {
+        // Invariant: schema::tools() holds name, description, inputSchema (an object) and
+        // annotations with MCP's names, which is what rmcp's Tool deserializes (a unit test
+        // checks it), so nothing is dropped here.
+        let tools = schema::tools()
+            .into_iter()
+            .filter_map(|t| serde_json::from_value(t).ok())
+            .collect();
+        Server { settings, tools }
+    }
+
+    /// Runs one tool call (blocking: it reads, locks and writes files).
+    pub fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
+        match name {
+            schema::READ_FILE => Ok(read_file(arguments, &self.settings)),
+            schema::PREVIEW_EDITS => Ok(edits(&arguments, Mode::DryRun, &self.settings)),
+            schema::APPLY_EDITS => Ok(edits(&arguments, Mode::Apply, &self.settings)),
+            other => Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool `{other}`; redline has read_file, preview_edits and apply_edits"
+                ),
+                None,
+            )),
+        }
+    }
+}
+
+fn read_file(arguments: Value, settings: &Settings) -> CallToolResult {
+    let params: ReadParams = match serde_json::from_value(arguments) {
+        Ok(p) => p,
+        Err(e) => {
+            return CallToolResult::error(vec![ContentBlock::text(format!(
+                "read_file takes {{path, offset?, limit?}}: {e}"
+            ))]);
+        }
+    };
+    match crate::faces::serve::read(&params, settings) {
+        Ok(lines) => {
+            let mut r = CallToolResult::success(vec![ContentBlock::text(lines.numbered())]);
+            r.structured_content = serde_json::to_value(&lines).ok();
+            r
+        }
+        Err(e) => {
+            let value = serde_json::json!({"version": crate::report::response::VERSION, "ok": false, "error": e});
+            CallToolResult::structured_error(value)
+        }
+    }
+}
+
+fn edits(arguments: &Value, mode: Mode, settings: &Settings) -> CallToolResult {
+    let run = match crate::faces::serve::run(arguments, mode, settings) {
+        Ok(run) => run,
+        Err((_, message)) => return CallToolResult::error(vec![ContentBlock::text(message)]),
+    };
+    let ok = matches!(&run.response, Ok(r) if r.ok);
+    let value = run.to_json();
+    if ok {
+        CallToolResult::structured(value)
+    } else {
+        CallToolResult::structured_error(value)
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("redline", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Edit files by exact text replacement: read_file, then preview_edits or apply_edits with \
+                 {\"files\": [{\"path\", \"edits\": [{\"oldText\", \"newText\"}]}]}. Each oldText must match \
+                 one place; a batch is all or nothing.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let server = self.clone();
+        let name = request.name.to_string();
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let result = tokio::task::spawn_blocking(move || server.call(&name, arguments))
+            .await
+            .map_err(|e| ErrorData::internal_error(format!("the tool call panicked: {e}"), None))?;
+        result.map(CallToolResponse::from)
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(unroutable(&request.method))
+    }
+}
+
+/// Methods whose params rmcp could not read as the MCP shape (so they reach
+/// [`ServerHandler::on_custom_request`]): the method exists, its params do not fit.
+const KNOWN_METHODS: &[&str] = &["initialize", "ping", "tools/list", "tools/call"];
+
+/// The JSON-RPC error for a request rmcp could not route: `-32602` when a known method's params
+/// do not fit (a `tools/call` whose `arguments` is not an object), else `-32601`.
+fn unroutable(method: &str) -> ErrorData {
+    if KNOWN_METHODS.contains(&method) {
+        ErrorData::invalid_params(
+            format!(
+                "`{method}` params do not fit its MCP shape (tools/call takes {{\"name\": …, \"arguments\": {{…}}}}, arguments an object)"
+            ),
+            None,
+        )
+    } else {
+        ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("method not found: {method}"),
+            None,
+        )
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes stdin.
+pub fn run(settings: Settings) -> std::io::Result<()> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let running =
+            rmcp::service::serve_directly(Server::new(settings), rmcp::transport::stdio(), None);
+        running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(std::io::Error::other)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_definition_converts() {
+        let server = Server::new(Settings::default());
+        assert_eq!(server.tools.len(), schema::tools().len());
+        let back: Vec<Value> = server
+            .tools
+            .iter()
+            .map(|t| serde_json::to_value(t).unwrap())
+            .collect();
+        assert_eq!(back, schema::tools());
+    }
+
+    #[test]
+    fn failed_batches_are_tool_errors_with_the_response() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        let server = Server::new(Settings {
+            root: dir.path().to_path_buf(),
+            ..Settings::default()
+        });
+        let args = serde_json::json!({"files": [{"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]}]});
+        let r = server.call(schema::APPLY_EDITS, args).unwrap();
+        assert_eq!(r.is_error, Some(true));
+        assert_eq!(
+            r.structured_content.as_ref().unwrap()["errors"][0]["code"],
+            "not_found"
+        );
+        let args = serde_json::json!({"path": "a.txt", "oldText": "one", "newText": "1"});
+        let r = server.call(schema::PREVIEW_EDITS, args).unwrap();
+        assert_eq!(r.is_error, Some(false));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "one\n"
+        );
+        assert!(server.call("nope", Value::Null).is_err());
+    }
+}

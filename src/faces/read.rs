@@ -1,0 +1,104 @@
+//! Reading a window of a file's lines with its version, for agents that later send
+//! `expectHash` (`redline read`, the `read` method of `serve`, the MCP `read_file` tool).
+
+use crate::engine::document::Document;
+use crate::error::Code;
+use crate::faces::schema::ReadParams;
+use crate::service::{self, Settings};
+use serde::Serialize;
+/// A window of a file's lines and the file's version, as `read` returns it (the shape of
+/// `redline read --format json`, plus `ok`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileLines {
+    pub ok: bool,
+    pub path: String,
+    /// `sha256:` of the whole file, for `expectHash`.
+    pub version: String,
+    pub total_lines: usize,
+    /// 1-based number of the first line asked for.
+    pub offset: usize,
+    pub lines: Vec<Line>,
+    pub eol: crate::engine::document::Eol,
+    pub bom: bool,
+}
+
+/// One line, without its line ending.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Line {
+    /// 1-based.
+    pub line: usize,
+    pub text: String,
+}
+
+impl FileLines {
+    /// The lines numbered like `cat -n`, then a footer with the version (as `redline read`).
+    pub fn numbered(&self) -> String {
+        let mut out = String::new();
+        for l in &self.lines {
+            out.push_str(&format!("{:>6}\t{}\n", l.line, l.text));
+        }
+        let shown = match (self.lines.first(), self.lines.last()) {
+            (Some(a), Some(b)) => format!("lines {}-{} of {}", a.line, b.line, self.total_lines),
+            _ => format!("no lines shown of {}", self.total_lines),
+        };
+        out.push_str(&format!(
+            "[{} · {shown} · version {}]\n",
+            self.path, self.version
+        ));
+        out
+    }
+}
+
+/// Why a file could not be read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReadError {
+    pub code: Code,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// Reads lines `offset..offset+limit` (1-based) of a file beneath the root.
+pub fn read(p: &ReadParams, settings: &Settings) -> Result<FileLines, ReadError> {
+    let root = service::open_root(settings).map_err(|e| ReadError {
+        code: Code::InvalidRequest,
+        message: e.message,
+        hint: e.hint,
+    })?;
+    let snap = root.read(&p.path).map_err(|e| ReadError {
+        code: e.code,
+        message: e.to_string(),
+        hint: e.hint,
+    })?;
+    let version = snap.fingerprint.version.clone();
+    let doc = Document::decode(snap.bytes).map_err(|e| ReadError {
+        code: e.code(),
+        message: format!("{}: {e}", p.path),
+        hint: Some("redline reads and edits UTF-8 text files only".into()),
+    })?;
+    let total = if doc.text.is_empty() {
+        0
+    } else {
+        doc.line_count() - usize::from(doc.final_newline())
+    };
+    let offset = p.offset.unwrap_or(1).max(1) as usize;
+    let limit = p.limit.map_or(usize::MAX, |l| l as usize);
+    let lines = (offset - 1..total)
+        .take(limit)
+        .map(|l| Line {
+            line: l + 1,
+            text: doc.text[doc.line_start(l)..doc.line_content_end(l)].to_string(),
+        })
+        .collect();
+    Ok(FileLines {
+        ok: true,
+        path: p.path.clone(),
+        version,
+        total_lines: total,
+        offset,
+        lines,
+        eol: doc.eol,
+        bom: doc.bom,
+    })
+}

@@ -1,0 +1,322 @@
+//! Writing what the reviewer accepted, through the one writing module, and the JSON result.
+//!
+//! The reviewer cannot hold the root's writer lock while a human decides (SPEC §7), so apply
+//! re-reads every file it would touch, refuses the batch if any changed since the plan was made
+//! (naming every such file, not only the first), and then commits under the lock, where the
+//! writer checks each fingerprint again. Nothing is written unless all of it can be.
+
+use super::model::{Applied, FileResult, Model, State, UnitKind};
+use crate::engine::document::PositionEncoding;
+use crate::engine::plan::{FilePlan, Op, Plan};
+use crate::error::{Code, ExitStatus};
+use crate::report::response::Response;
+use crate::report::{self, Mode, WriteOutcome};
+use crate::service;
+use crate::write::{Change, Expect, Root};
+use serde::Serialize;
+
+/// The plan cut down to the accepted units: rejected, undecided, failed and stale ones are gone;
+/// a move whose rename was not accepted becomes an in-place edit. Returns each kept file's index
+/// in the model.
+pub fn accepted_plan(m: &Model) -> (Plan, Vec<usize>) {
+    let mut files = Vec::new();
+    let mut index = Vec::new();
+    for (fi, f) in m.plan.files.iter().enumerate() {
+        if f.failure.is_some() || m.stale[fi] {
+            continue;
+        }
+        let info = &m.files[fi];
+        let accepted = |kind: UnitKind| {
+            info.units
+                .iter()
+                .position(|u| u.kind == kind)
+                .is_some_and(|u| m.state(fi, u) == State::Accepted)
+        };
+        let mut fp: FilePlan = f.clone();
+        match f.op {
+            Op::Create | Op::Overwrite if f.edits.is_empty() && !accepted(UnitKind::Content) => {
+                continue;
+            }
+            Op::Delete if !accepted(UnitKind::Delete) => continue,
+            Op::Move if !accepted(UnitKind::Move) => {
+                fp.op = Op::Edit;
+                fp.move_to = None;
+                fp.move_rel = None;
+                fp.warnings
+                    .retain(|w| w.code != crate::error::WarningCode::OverwroteExisting);
+            }
+            _ => {}
+        }
+        fp.edits.retain(|e| accepted(UnitKind::Edit(e.index)));
+        files.push(fp);
+        index.push(fi);
+    }
+    (Plan { files }, index)
+}
+
+/// The JSON result of a review: the SPEC §4 response of the accepted edits (what was written,
+/// or would have been), then whether they were applied, then every unit's decision.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReviewResult {
+    #[serde(flatten)]
+    pub response: Response,
+    /// The reviewer applied its decisions (`Enter` on the summary, and the write succeeded or
+    /// there was nothing to write).
+    pub applied: bool,
+    pub decisions: Vec<DecisionEntry>,
+}
+
+/// One unit's decision.
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionEntry {
+    pub path: String,
+    pub op: &'static str,
+    /// The edit's index in its file (absent for a create, delete or rename).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// `accepted`, `rejected`, `undecided`, `failed` or `stale`.
+    pub decision: &'static str,
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    pub match_kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub normalizations: Option<Vec<&'static str>>,
+    /// Why a failed unit could not be placed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<DecisionError>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionError {
+    pub code: Code,
+    pub message: String,
+}
+
+/// Every unit's decision, for the JSON result: in request order (files as in the plan; in each,
+/// the create, delete or rename first, then the edits by index), not the screen's order, which
+/// puts failed edits first and the rest by position.
+pub fn decisions(m: &Model) -> Vec<DecisionEntry> {
+    let mut out = Vec::new();
+    for (fi, info) in m.files.iter().enumerate() {
+        let f = &m.plan.files[fi];
+        let mut units: Vec<_> = info.units.iter().enumerate().collect();
+        units.sort_by_key(|(_, unit)| unit.edit().map_or((0, 0), |i| (1, i)));
+        for (u, unit) in units {
+            let state = m.state(fi, u);
+            let mut d = DecisionEntry {
+                path: f.path.clone(),
+                op: f.op.as_str(),
+                index: None,
+                id: None,
+                decision: state.word(),
+                match_kind: None,
+                normalizations: None,
+                error: None,
+            };
+            let mut failure = f.failure.as_ref();
+            if let UnitKind::Edit(i) = unit.kind {
+                let e = &f.edits[i];
+                d.index = Some(i);
+                d.id = e.spec.id.clone();
+                if let Some(r) = e.resolution() {
+                    d.match_kind = Some(r.kind.as_str());
+                    d.normalizations = Some(r.normalizations.iter().map(|n| n.as_str()).collect());
+                }
+                if let crate::engine::plan::Outcome::Failed(fl) = &e.outcome {
+                    failure = Some(fl);
+                }
+            }
+            if state == State::Failed {
+                d.error = failure.map(|fl| DecisionError {
+                    code: fl.code,
+                    message: fl.message.clone(),
+                });
+            }
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// The result for the plan of accepted edits and what the writer did with it.
+pub fn result(
+    m: &Model,
+    plan: &Plan,
+    wrote: &WriteOutcome,
+    enc: PositionEncoding,
+    applied: bool,
+) -> ReviewResult {
+    ReviewResult {
+        response: report::response(plan, Mode::Apply, enc, wrote),
+        applied,
+        decisions: decisions(m),
+    }
+}
+
+/// The result when the reviewer ends: the apply's, or (quit without applying) nothing written.
+pub fn quit_result(m: &Model, enc: PositionEncoding) -> ReviewResult {
+    if let Some(ap) = &m.applied {
+        return ap.json.clone();
+    }
+    let (plan, _) = accepted_plan(m);
+    result(m, &plan, &WriteOutcome::default(), enc, false)
+}
+
+/// Files of `changes` that are no longer as the plan found them.
+fn stale_paths(root: &Root, changes: &[Change]) -> Vec<String> {
+    let mut out = Vec::new();
+    for ch in changes {
+        let (path, expect) = match ch {
+            Change::Write { path, expect, .. } | Change::Delete { path, expect } => (path, expect),
+        };
+        let changed = match expect {
+            Expect::Any => false,
+            Expect::Absent => root.exists(path).unwrap_or(true),
+            Expect::Unchanged(fp) => match root.read(path) {
+                Ok(snap) => snap.fingerprint.version != fp.version,
+                Err(_) => true,
+            },
+        };
+        if changed && !out.contains(path) {
+            out.push(path.clone());
+        }
+    }
+    out
+}
+
+/// Writes the accepted edits. Returns the outcome and the model indexes of stale files.
+pub fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usize>) {
+    let (plan, index) = accepted_plan(m);
+    let changes = service::changes(&plan, &|_, _| true);
+    let accepted_in = |fi: usize| {
+        (0..m.files[fi].units.len())
+            .filter(|&u| m.state(fi, u) == State::Accepted)
+            .count()
+    };
+    let touches =
+        |f: &FilePlan, c: &Change| c.path() == f.path || f.move_to.as_deref() == Some(c.path());
+    let model_index_of = |path: &str| -> Option<usize> {
+        plan.files
+            .iter()
+            .position(|f| f.path == path || f.move_to.as_deref() == Some(path))
+            .map(|k| index[k])
+    };
+    let mut results = vec![FileResult::Untouched; m.files.len()];
+    if changes.is_empty() {
+        let json = result(m, &plan, &WriteOutcome::default(), enc, true);
+        let applied = Applied {
+            files: results,
+            written: false,
+            exit: ExitStatus::Success,
+            summary: "Nothing to write: no edit was accepted.".into(),
+            json,
+        };
+        return (applied, Vec::new());
+    }
+    let stale = stale_paths(root, &changes);
+    let (wrote, exit) = if stale.is_empty() {
+        match root.lock() {
+            Ok(lock) => match root.recover(&lock) {
+                Ok(_) => service::commit(root, &lock, &changes),
+                Err(e) => refused(&e.path, e.code, e.message),
+            },
+            Err(e) => refused(&e.path, e.code, e.message),
+        }
+    } else {
+        let first = stale[0].clone();
+        refused(
+            &first,
+            Code::Stale,
+            "the file changed on disk since the batch was resolved".into(),
+        )
+    };
+    let mut stale_files: Vec<usize> = stale.iter().filter_map(|p| model_index_of(p)).collect();
+    if let Some((path, fl)) = &wrote.failure
+        && fl.code == Code::Stale
+    {
+        stale_files.extend(model_index_of(path));
+    }
+    stale_files.sort_unstable();
+    stale_files.dedup();
+    for (k, f) in plan.files.iter().enumerate() {
+        let fi = index[k];
+        let changed = changes.iter().any(|c| touches(f, c));
+        results[fi] = if stale_files.contains(&fi) {
+            FileResult::Stale
+        } else if let Some((path, fl)) = wrote
+            .failure
+            .as_ref()
+            .filter(|(p, _)| *p == f.path || f.move_to.as_ref() == Some(p))
+        {
+            FileResult::Error(format!("{}: {}", path, fl.message))
+        } else if !changed {
+            FileResult::Untouched
+        } else if wrote.written {
+            FileResult::Written(accepted_in(fi))
+        } else {
+            FileResult::NotWritten
+        };
+    }
+    let written_n = results
+        .iter()
+        .filter(|r| matches!(r, FileResult::Written(_)))
+        .count();
+    let summary = if wrote.written {
+        let edits: usize = results
+            .iter()
+            .map(|r| {
+                if let FileResult::Written(n) = r {
+                    *n
+                } else {
+                    0
+                }
+            })
+            .sum();
+        format!(
+            "Wrote {edits} accepted edit{} to {written_n} file{}.",
+            plural(edits),
+            plural(written_n)
+        )
+    } else if !stale_files.is_empty() {
+        let names: Vec<String> = stale_files
+            .iter()
+            .map(|&f| m.files[f].display.clone())
+            .collect();
+        format!(
+            "Nothing was written: {} changed on disk since the review began.",
+            names.join(", ")
+        )
+    } else {
+        let why = wrote
+            .failure
+            .as_ref()
+            .map(|(_, f)| f.message.clone())
+            .unwrap_or_default();
+        format!("Nothing was written: {why}")
+    };
+    let json = result(m, &plan, &wrote, enc, wrote.written);
+    (
+        Applied {
+            files: results,
+            written: wrote.written,
+            exit,
+            summary,
+            json,
+        },
+        stale_files,
+    )
+}
+
+fn refused(path: &str, code: Code, message: String) -> (WriteOutcome, ExitStatus) {
+    let f = crate::engine::plan::Failure::new(code, format!("{path}: {message}"));
+    let wrote = WriteOutcome {
+        failure: Some((path.to_string(), f)),
+        ..WriteOutcome::default()
+    };
+    (wrote, code.exit_status())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

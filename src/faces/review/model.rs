@@ -1,0 +1,600 @@
+//! The reviewer's state as plain data: the batch, one decision per edit, the cursor and what is
+//! on screen. Only [`super::update`] changes it; the view only reads it.
+//!
+//! The unit of decision is a [`Unit`]: one edit of a file, or the whole operation of a file that
+//! has no edits (create, overwrite, delete) or the rename of a moved file. Hunks and files are
+//! groupings of units; their states are derived, never stored.
+
+use super::rows::FileRows;
+use crate::engine::matcher::MatchKind;
+use crate::engine::normalize::Normalization;
+use crate::engine::plan::{Failure, FilePlan, Op, Outcome, Plan};
+use crate::error::ExitStatus;
+use crate::report::display_path;
+
+/// What the reviewer decided about a unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Undecided,
+    Accepted,
+    Rejected,
+}
+
+/// What a unit shows: its decision, or why it cannot be decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Undecided,
+    Accepted,
+    Rejected,
+    /// The engine could not place it; it can never be accepted.
+    Failed,
+    /// Its file changed on disk since the batch was resolved; it can no longer be written.
+    Stale,
+}
+
+impl State {
+    /// The glyph the gutter shows; decisions never depend on colour alone.
+    pub fn glyph(self) -> &'static str {
+        match self {
+            State::Undecided => "·",
+            State::Accepted => "✓",
+            State::Rejected => "✗",
+            State::Failed => "!",
+            State::Stale => "⚠",
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            State::Undecided => "undecided",
+            State::Accepted => "accepted",
+            State::Rejected => "rejected",
+            State::Failed => "failed",
+            State::Stale => "stale",
+        }
+    }
+}
+
+/// What a unit does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitKind {
+    /// Edit `index` of the file's plan.
+    Edit(usize),
+    /// The whole new content of a created or overwritten file.
+    Content,
+    /// The deletion of the file.
+    Delete,
+    /// The rename of a moved file (its edits are units of their own).
+    Move,
+}
+
+/// One decidable thing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unit {
+    pub kind: UnitKind,
+    /// `Some` for a resolved edit.
+    pub match_kind: Option<MatchKind>,
+    pub normalizations: Vec<Normalization>,
+    /// The engine's failure, for an edit that failed or was skipped with its file.
+    pub failed: bool,
+    /// 1-based first old line it touches, when known (for prose).
+    pub line: Option<usize>,
+}
+
+impl Unit {
+    /// Normalized matches, failures: what `f`/`F` visit and `≈`/`!` mark.
+    pub fn normalized(&self) -> bool {
+        self.match_kind == Some(MatchKind::Normalized)
+    }
+
+    /// How the gutter and prose name it: `#3` (the edit's index in the request), `file`, `del`,
+    /// `mv`.
+    pub fn label(&self) -> String {
+        match self.kind {
+            UnitKind::Edit(i) => format!("#{i}"),
+            UnitKind::Content => "file".into(),
+            UnitKind::Delete => "del".into(),
+            UnitKind::Move => "mv".into(),
+        }
+    }
+
+    /// The edit index in the file's plan, for edit units.
+    pub fn edit(&self) -> Option<usize> {
+        match self.kind {
+            UnitKind::Edit(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+/// What the reviewer knows about one file of the batch.
+#[derive(Debug, Clone)]
+pub struct FileInfo {
+    /// Path as shown (relative to the root; `a → b` for a move).
+    pub display: String,
+    /// Units in display order: failed ones and the rename first, then by position in the file.
+    pub units: Vec<Unit>,
+}
+
+/// The derived state of a file (or any group of units).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Tally {
+    pub undecided: usize,
+    pub accepted: usize,
+    pub rejected: usize,
+    pub failed: usize,
+    pub stale: usize,
+    /// Normalized matches, and how many of those are still undecided / accepted.
+    pub normalized: usize,
+    pub normalized_undecided: usize,
+    pub normalized_accepted: usize,
+}
+
+impl Tally {
+    pub fn add(&mut self, state: State, unit: &Unit) {
+        match state {
+            State::Undecided => self.undecided += 1,
+            State::Accepted => self.accepted += 1,
+            State::Rejected => self.rejected += 1,
+            State::Failed => self.failed += 1,
+            State::Stale => self.stale += 1,
+        }
+        if unit.normalized() {
+            self.normalized += 1;
+            match state {
+                State::Undecided => self.normalized_undecided += 1,
+                State::Accepted => self.normalized_accepted += 1,
+                _ => {}
+            }
+        }
+    }
+
+    /// Units that take a decision (not failed, not stale).
+    pub fn decidable(&self) -> usize {
+        self.undecided + self.accepted + self.rejected
+    }
+
+    pub fn decided(&self) -> usize {
+        self.accepted + self.rejected
+    }
+
+    pub fn total(&self) -> usize {
+        self.decidable() + self.failed + self.stale
+    }
+
+    /// Tri-state glyph: `·` anything undecided, `✓` all accepted, `✗` all rejected, `±` mixed;
+    /// `!` when nothing can be decided because everything failed, `⚠` when the file is stale.
+    pub fn glyph(&self) -> &'static str {
+        if self.stale > 0 {
+            "⚠"
+        } else if self.decidable() == 0 {
+            if self.failed > 0 { "!" } else { " " }
+        } else if self.undecided > 0 {
+            "·"
+        } else if self.rejected == 0 {
+            "✓"
+        } else if self.accepted == 0 {
+            "✗"
+        } else {
+            "±"
+        }
+    }
+}
+
+/// One step of decision history: every unit the action changed, before and after.
+pub type Step = Vec<((usize, usize), Decision, Decision)>;
+
+/// An overlay over the main screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlay {
+    None,
+    Help,
+    /// The apply summary (`A`); `Enter` writes.
+    Summary,
+    /// After applying: what was written and what was refused.
+    Results,
+    /// `q` with decisions and nothing applied: `y` quits.
+    ConfirmQuit,
+}
+
+/// A search over the diff lines of every file.
+#[derive(Debug, Clone, Default)]
+pub struct Search {
+    /// Text being typed after `/`; `None` when the prompt is closed.
+    pub prompt: Option<String>,
+    /// The last confirmed query.
+    pub query: String,
+    /// (file, row) of every line that contains the query.
+    pub hits: Vec<(usize, usize)>,
+}
+
+impl Search {
+    /// Smart case: case-insensitive unless the query has an uppercase letter.
+    pub fn matches(query: &str, text: &str) -> Vec<std::ops::Range<usize>> {
+        if query.is_empty() {
+            return Vec::new();
+        }
+        if query.chars().any(char::is_uppercase) {
+            return text
+                .match_indices(query)
+                .map(|(i, m)| i..i + m.len())
+                .collect();
+        }
+        // Lowercasing can change byte lengths; only ASCII case-folds are mapped back exactly.
+        if text.is_ascii() && query.is_ascii() {
+            let t = text.to_ascii_lowercase();
+            return t
+                .match_indices(&query.to_ascii_lowercase())
+                .map(|(i, m)| i..i + m.len())
+                .collect();
+        }
+        let q: Vec<char> = query.chars().flat_map(char::to_lowercase).collect();
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < chars.len() {
+            let mut k = 0;
+            let mut j = i;
+            while j < chars.len() && k < q.len() {
+                let lc: Vec<char> = chars[j].1.to_lowercase().collect();
+                if q.get(k..k + lc.len()) != Some(&lc[..]) {
+                    break;
+                }
+                k += lc.len();
+                j += 1;
+            }
+            if k == q.len() {
+                let end = chars.get(j).map(|c| c.0).unwrap_or(text.len());
+                out.push(chars[i].0..end);
+                i = j.max(i + 1);
+            } else {
+                i += 1;
+            }
+        }
+        out
+    }
+}
+
+/// Where the cursor is: a row of a file's display rows (a source anchor, not a screen row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cursor {
+    pub file: usize,
+    pub row: usize,
+}
+
+/// What happened when the accepted edits were written (or refused).
+#[derive(Debug, Clone)]
+pub struct Applied {
+    /// Per file: what happened to it.
+    pub files: Vec<FileResult>,
+    pub written: bool,
+    pub exit: ExitStatus,
+    /// One line for the results screen.
+    pub summary: String,
+    /// The JSON result for a harness (the SPEC §4 response plus the decisions).
+    pub json: super::apply::ReviewResult,
+}
+
+/// What happened to one file at apply time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileResult {
+    /// Written with this many accepted units.
+    Written(usize),
+    /// Nothing accepted (or nothing changes).
+    Untouched,
+    /// Changed on disk since the batch was resolved; left as it is.
+    Stale,
+    /// Could not be written (the batch was rolled back); the message says why.
+    Error(String),
+    /// Fine, but the batch was refused because of another file.
+    NotWritten,
+}
+
+/// Options the reviewer starts with.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Exact matches start accepted (`--accept-exact`).
+    pub accept_exact: bool,
+    /// Monochrome theme (NO_COLOR, `--color never`).
+    pub monochrome: bool,
+}
+
+/// The whole reviewer state.
+#[derive(Debug)]
+pub struct Model {
+    pub plan: Plan,
+    pub files: Vec<FileInfo>,
+    /// One decision per unit: `decisions[file][unit]`.
+    pub decisions: Vec<Vec<Decision>>,
+    /// Files found changed on disk at apply time.
+    pub stale: Vec<bool>,
+    pub undo: Vec<Step>,
+    pub redo: Vec<Step>,
+    pub cursor: Cursor,
+    /// First visible row of the current file's diff (in the current layout's rows).
+    pub scroll: usize,
+    /// Terminal size (columns, rows), updated on resize.
+    pub size: (u16, u16),
+    pub split: bool,
+    pub drawer: bool,
+    pub overlay: Overlay,
+    pub help_scroll: usize,
+    pub search: Search,
+    /// One line of feedback in the footer, cleared by the next key.
+    pub status: Option<String>,
+    /// Display rows per file, built the first time the file is shown.
+    pub rows: Vec<Option<FileRows>>,
+    pub monochrome: bool,
+    pub applied: Option<Applied>,
+    /// Set when the reviewer should exit with this status.
+    pub exit: Option<ExitStatus>,
+    /// Title shown in the header (`review` or `demo`).
+    pub title: String,
+}
+
+impl Model {
+    /// A reviewer over `plan`: every unit undecided (exact ones accepted with `accept_exact`),
+    /// the cursor on the first unit.
+    pub fn new(plan: Plan, opts: Options) -> Model {
+        let files: Vec<FileInfo> = plan.files.iter().map(file_info).collect();
+        let decisions = files
+            .iter()
+            .map(|f| {
+                f.units
+                    .iter()
+                    .map(|u| {
+                        if opts.accept_exact && u.match_kind == Some(MatchKind::Exact) {
+                            Decision::Accepted
+                        } else {
+                            Decision::Undecided
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let n = files.len();
+        let mut m = Model {
+            plan,
+            files,
+            decisions,
+            stale: vec![false; n],
+            undo: Vec::new(),
+            redo: Vec::new(),
+            cursor: Cursor::default(),
+            scroll: 0,
+            size: (120, 32),
+            split: false,
+            drawer: false,
+            overlay: Overlay::None,
+            help_scroll: 0,
+            search: Search::default(),
+            status: None,
+            rows: (0..n).map(|_| None).collect(),
+            monochrome: opts.monochrome,
+            applied: None,
+            exit: None,
+            title: "review".into(),
+        };
+        if n > 0 {
+            m.ensure_rows(0);
+            m.cursor.row = m.first_row_of(0, 0).unwrap_or(0);
+        }
+        m
+    }
+
+    /// Builds the display rows of `file` if they are not built yet.
+    pub fn ensure_rows(&mut self, file: usize) {
+        if self.rows.get(file).is_some_and(Option::is_none) {
+            let rows = super::rows::build(&self.plan.files[file], &self.files[file]);
+            self.rows[file] = Some(rows);
+        }
+    }
+
+    /// The rows of `file`; empty until [`Model::ensure_rows`] ran for it.
+    pub fn rows_of(&self, file: usize) -> &[super::rows::Row] {
+        self.rows
+            .get(file)
+            .and_then(Option::as_ref)
+            .map(|r| r.rows.as_slice())
+            .unwrap_or(&[])
+    }
+
+    pub fn file_rows(&self, file: usize) -> Option<&FileRows> {
+        self.rows.get(file).and_then(Option::as_ref)
+    }
+
+    /// The first display row of a unit.
+    pub fn first_row_of(&self, file: usize, unit: usize) -> Option<usize> {
+        self.file_rows(file)
+            .and_then(|r| r.first_row.get(unit).copied().flatten())
+    }
+
+    pub fn state(&self, file: usize, unit: usize) -> State {
+        let u = &self.files[file].units[unit];
+        if u.failed {
+            State::Failed
+        } else if self.stale[file] {
+            State::Stale
+        } else {
+            match self.decisions[file][unit] {
+                Decision::Undecided => State::Undecided,
+                Decision::Accepted => State::Accepted,
+                Decision::Rejected => State::Rejected,
+            }
+        }
+    }
+
+    pub fn file_tally(&self, file: usize) -> Tally {
+        let mut t = Tally::default();
+        for (u, unit) in self.files[file].units.iter().enumerate() {
+            t.add(self.state(file, u), unit);
+        }
+        t
+    }
+
+    pub fn tally(&self) -> Tally {
+        let mut t = Tally::default();
+        for f in 0..self.files.len() {
+            for (u, unit) in self.files[f].units.iter().enumerate() {
+                t.add(self.state(f, u), unit);
+            }
+        }
+        t
+    }
+
+    /// The unit under the cursor.
+    pub fn current_unit(&self) -> Option<usize> {
+        self.rows_of(self.cursor.file)
+            .get(self.cursor.row)
+            .and_then(|r| r.unit)
+    }
+
+    /// Whether any decision was made (what the quit confirmation protects).
+    pub fn has_decisions(&self) -> bool {
+        !self.undo.is_empty()
+            || self
+                .decisions
+                .iter()
+                .flatten()
+                .any(|d| *d != Decision::Undecided)
+    }
+
+    /// Whether a unit would be written by apply now.
+    pub fn accepted(&self, file: usize, unit: usize) -> bool {
+        self.state(file, unit) == State::Accepted
+    }
+}
+
+/// Units of a file in display order, from the plan alone (no diff needed).
+fn file_info(f: &FilePlan) -> FileInfo {
+    let from = display_path(f.rel.as_ref(), &f.path);
+    let display = match (&f.move_to, f.op) {
+        (Some(to), Op::Move) => format!("{from} → {}", display_path(f.move_rel.as_ref(), to)),
+        _ => from,
+    };
+    let doc = f.original.as_ref().map(|o| &o.doc);
+    let line_of = |off: usize| doc.map(|d| d.line_of(off) + 1);
+    let file_failed = f.failure.is_some();
+    let mut failed = Vec::new();
+    let mut placed: Vec<(usize, Unit)> = Vec::new();
+    match f.op {
+        Op::Create | Op::Overwrite if f.edits.is_empty() => placed.push((
+            0,
+            Unit {
+                kind: UnitKind::Content,
+                match_kind: None,
+                normalizations: Vec::new(),
+                failed: file_failed,
+                line: Some(1),
+            },
+        )),
+        Op::Delete => placed.push((
+            0,
+            Unit {
+                kind: UnitKind::Delete,
+                match_kind: None,
+                normalizations: Vec::new(),
+                failed: file_failed,
+                line: Some(1),
+            },
+        )),
+        Op::Move => failed.push(Unit {
+            kind: UnitKind::Move,
+            match_kind: None,
+            normalizations: Vec::new(),
+            failed: file_failed,
+            line: None,
+        }),
+        _ => {}
+    }
+    for e in &f.edits {
+        match &e.outcome {
+            Outcome::Resolved(r) if !file_failed => {
+                let start = r.spans.first().map(|s| s.start).unwrap_or(0);
+                placed.push((
+                    start,
+                    Unit {
+                        kind: UnitKind::Edit(e.index),
+                        match_kind: Some(r.kind),
+                        normalizations: r.normalizations.clone(),
+                        failed: false,
+                        line: line_of(start),
+                    },
+                ));
+            }
+            _ => failed.push(Unit {
+                kind: UnitKind::Edit(e.index),
+                match_kind: None,
+                normalizations: Vec::new(),
+                failed: true,
+                line: failure_line(e.outcome_failure(), doc),
+            }),
+        }
+    }
+    placed.sort_by_key(|(start, u)| (*start, u.edit()));
+    failed.extend(placed.into_iter().map(|(_, u)| u));
+    FileInfo {
+        display,
+        units: failed,
+    }
+}
+
+fn failure_line(
+    f: Option<&Failure>,
+    doc: Option<&crate::engine::document::Document>,
+) -> Option<usize> {
+    let (f, doc) = (f?, doc?);
+    let at = f
+        .candidates
+        .first()
+        .map(|c| c.span.start)
+        .or(f.matches.first().map(|m| m.start))?;
+    Some(doc.line_of(at) + 1)
+}
+
+/// The failure of an edit, if it has one.
+trait OutcomeFailure {
+    fn outcome_failure(&self) -> Option<&Failure>;
+}
+
+impl OutcomeFailure for crate::engine::plan::EditPlan {
+    fn outcome_failure(&self) -> Option<&Failure> {
+        match &self.outcome {
+            Outcome::Failed(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tally_glyphs() {
+        let u = Unit {
+            kind: UnitKind::Content,
+            match_kind: None,
+            normalizations: vec![],
+            failed: false,
+            line: None,
+        };
+        let mut t = Tally::default();
+        t.add(State::Accepted, &u);
+        assert_eq!(t.glyph(), "✓");
+        t.add(State::Rejected, &u);
+        assert_eq!(t.glyph(), "±");
+        t.add(State::Undecided, &u);
+        assert_eq!(t.glyph(), "·");
+        let mut f = Tally::default();
+        f.add(State::Failed, &u);
+        assert_eq!(f.glyph(), "!");
+    }
+
+    #[test]
+    fn smart_case_search() {
+        assert_eq!(Search::matches("foo", "a Foo foo"), vec![2..5, 6..9]);
+        assert_eq!(Search::matches("Foo", "a Foo foo"), vec![2..5]);
+        assert_eq!(Search::matches("é", "É é"), vec![0..2, 3..5]);
+    }
+}

@@ -1,0 +1,459 @@
+//! A file's display rows, built once when the file is first shown and never while drawing.
+//!
+//! Rows come from the engine's own diff ([`crate::engine::diff::hunks`] over the known changes), so each
+//! changed line already knows its edit. Word emphasis is computed here, per pair of deleted and
+//! inserted lines, within fixed bounds so that a huge block never costs more than line colouring.
+//! The split layout (old left, new right) is an index over the same rows: one model, two
+//! renderings, one cursor.
+
+use super::model::{FileInfo, UnitKind};
+use crate::engine::diff::{self, Tag};
+use crate::engine::plan::{FilePlan, Op, Outcome};
+use crate::error::Code;
+use crate::report;
+use similar::{Algorithm, DiffTag, capture_diff_slices};
+use std::ops::Range;
+
+/// Lines longer than this (bytes) get no word emphasis.
+const EMPH_MAX_LINE: usize = 4096;
+/// Change blocks with more lines than this on a side get no word emphasis.
+const EMPH_MAX_BLOCK: usize = 256;
+/// Token pairs over this count get no word emphasis.
+const EMPH_MAX_TOKENS: usize = 2000;
+
+/// What a row shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowKind {
+    /// A diff line; `emph` are byte ranges of `text` that changed within the line.
+    Line {
+        tag: Tag,
+        old_no: Option<usize>,
+        new_no: Option<usize>,
+        text: String,
+        emph: Vec<Range<usize>>,
+    },
+    /// `\ No newline at end of file` after the line above, on its side.
+    NoNewline { tag: Tag },
+    /// Unchanged lines between hunks.
+    Gap { lines: usize },
+    /// A unit that has no diff lines (a failed edit, a rename, an empty file), or a file failure.
+    Note { text: String },
+}
+
+/// One display row; `unit` is the unit it belongs to (index into the file's units).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub kind: RowKind,
+    pub unit: Option<usize>,
+}
+
+impl Row {
+    /// The text search looks at.
+    pub fn text(&self) -> &str {
+        match &self.kind {
+            RowKind::Line { text, .. } | RowKind::Note { text } => text,
+            _ => "",
+        }
+    }
+}
+
+/// One row of the split layout: the unified rows shown left (old) and right (new). A row that
+/// spans both columns (context, gaps, notes) has the same index on both sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitRow {
+    pub left: Option<usize>,
+    pub right: Option<usize>,
+}
+
+/// Every display row of a file and the indexes over them.
+#[derive(Debug, Clone, Default)]
+pub struct FileRows {
+    pub rows: Vec<Row>,
+    /// First row of each unit (indexed like the file's units).
+    pub first_row: Vec<Option<usize>>,
+    pub split: Vec<SplitRow>,
+    /// For each row, its split row.
+    pub split_of: Vec<usize>,
+    /// Digits of the largest line number (gutter width).
+    pub number_width: usize,
+}
+
+/// Builds the rows of one file.
+pub fn build(file: &FilePlan, info: &FileInfo) -> FileRows {
+    let mut rows: Vec<Row> = Vec::new();
+    let unit_of_edit = |edit: usize| -> Option<usize> {
+        info.units.iter().position(|u| match u.kind {
+            UnitKind::Edit(i) => i == edit,
+            UnitKind::Content | UnitKind::Delete => true,
+            UnitKind::Move => false,
+        })
+    };
+    if let Some(f) = &file.failure {
+        let hint = f
+            .hint
+            .as_deref()
+            .map(|h| format!(" — {h}"))
+            .unwrap_or_default();
+        rows.push(Row {
+            kind: RowKind::Note {
+                text: format!("file not editable: {}{hint}", f.message),
+            },
+            unit: None,
+        });
+    }
+    for (u, unit) in info.units.iter().enumerate() {
+        let text = match unit.kind {
+            UnitKind::Move => format!("renamed to {}", file.move_to.as_deref().unwrap_or("?")),
+            UnitKind::Edit(i) if unit.failed => match file.edits.get(i).map(|e| &e.outcome) {
+                Some(Outcome::Failed(f)) => failure_note(f, file.original.as_ref().map(|o| &o.doc)),
+                _ => "skipped: the file cannot be edited".to_string(),
+            },
+            _ if unit.failed => "skipped: the file cannot be edited".to_string(),
+            _ => continue,
+        };
+        rows.push(Row {
+            kind: RowKind::Note { text },
+            unit: Some(u),
+        });
+    }
+    let diffable = file.failure.is_none() && (file.op != Op::Move || !file.edits.is_empty());
+    if diffable {
+        let (old, new, changes) = report::texts(file, &|_| true);
+        let hunks = diff::hunks(&old, &new, &changes);
+        if hunks.is_empty() {
+            let what = match file.op {
+                Op::Create => Some("creates an empty file"),
+                Op::Delete => Some("deletes an empty file"),
+                Op::Overwrite => Some("overwrites the file with identical content"),
+                _ => None,
+            };
+            if let Some(what) = what {
+                rows.push(Row {
+                    kind: RowKind::Note { text: what.into() },
+                    unit: unit_of_edit(0),
+                });
+            }
+        }
+        let mut prev_end = 1usize;
+        for h in &hunks {
+            let gap = h.old_start.saturating_sub(prev_end);
+            if gap > 0 && file.op != Op::Create {
+                rows.push(Row {
+                    kind: RowKind::Gap { lines: gap },
+                    unit: None,
+                });
+            }
+            prev_end = h.old_start + h.old_len;
+            for l in &h.lines {
+                let unit = l
+                    .edit
+                    .and_then(unit_of_edit)
+                    .filter(|_| l.tag != Tag::Context);
+                rows.push(Row {
+                    kind: RowKind::Line {
+                        tag: l.tag,
+                        old_no: l.old_no,
+                        new_no: l.new_no,
+                        text: l.text.clone(),
+                        emph: Vec::new(),
+                    },
+                    unit,
+                });
+                if l.no_newline {
+                    rows.push(Row {
+                        kind: RowKind::NoNewline { tag: l.tag },
+                        unit,
+                    });
+                }
+            }
+        }
+    }
+    let mut first_row = vec![None; info.units.len()];
+    for (i, r) in rows.iter().enumerate() {
+        if let Some(u) = r.unit
+            && first_row[u].is_none()
+        {
+            first_row[u] = Some(i);
+        }
+    }
+    // Every unit must be reachable: one with no changed line (an edit whose change the line diff
+    // shows as context, which cannot happen for resolved edits today) gets a note.
+    for (u, first) in first_row.iter_mut().enumerate() {
+        if first.is_none() {
+            *first = Some(rows.len());
+            rows.push(Row {
+                kind: RowKind::Note {
+                    text: "no visible line change".into(),
+                },
+                unit: Some(u),
+            });
+        }
+    }
+    emphasize(&mut rows);
+    let (split, split_of) = split_layout(&rows);
+    let max_no = rows
+        .iter()
+        .filter_map(|r| match r.kind {
+            RowKind::Line { old_no, new_no, .. } => old_no.max(new_no),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(1);
+    FileRows {
+        rows,
+        first_row,
+        split,
+        split_of,
+        number_width: max_no.to_string().len().max(2),
+    }
+}
+
+/// One line about a failed edit; the why drawer has the rest.
+fn failure_note(
+    f: &crate::engine::plan::Failure,
+    doc: Option<&crate::engine::document::Document>,
+) -> String {
+    let line = |off: usize| doc.map(|d| d.line_of(off) + 1).unwrap_or(0);
+    let what = match f.code {
+        Code::NotFound if f.already_applied => {
+            "not found: it looks already applied (newText is in the file)".to_string()
+        }
+        Code::NotFound => match f.candidates.first() {
+            Some(c) => format!(
+                "not found · closest: line {} ({:.0}% similar)",
+                line(c.span.start),
+                c.score * 100.0
+            ),
+            None => "not found · nothing similar in the file".to_string(),
+        },
+        Code::Ambiguous => {
+            let lines: Vec<String> = f
+                .matches
+                .iter()
+                .take(6)
+                .map(|m| line(m.start).to_string())
+                .collect();
+            let more = if f.matches.len() > 6 || f.occurrences > f.matches.len() {
+                ", …"
+            } else {
+                ""
+            };
+            format!(
+                "ambiguous · matches {} places: lines {}{more}",
+                f.occurrences.max(f.matches.len()),
+                lines.join(", ")
+            )
+        }
+        Code::Overlap => format!(
+            "overlaps edit #{}",
+            f.other_edit.map(|o| o.to_string()).unwrap_or_default()
+        ),
+        Code::NoOp => "no-op: oldText equals newText".to_string(),
+        code => format!("{code}: {}", f.message),
+    };
+    format!("✗ {what}   (i: why)")
+}
+
+/// Runs of changed rows: maximal sequences of Delete/Insert lines (and their no-newline rows).
+fn blocks(rows: &[Row]) -> Vec<Range<usize>> {
+    let changed = |r: &Row| match &r.kind {
+        RowKind::Line { tag, .. } | RowKind::NoNewline { tag } => *tag != Tag::Context,
+        _ => false,
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < rows.len() {
+        if changed(&rows[i]) {
+            let s = i;
+            while i < rows.len() && changed(&rows[i]) {
+                i += 1;
+            }
+            out.push(s..i);
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+fn side_rows(rows: &[Row], block: Range<usize>, want: Tag) -> Vec<usize> {
+    block
+        .filter(|&i| match &rows[i].kind {
+            RowKind::Line { tag, .. } | RowKind::NoNewline { tag } => *tag == want,
+            _ => false,
+        })
+        .collect()
+}
+
+/// Word emphasis for paired deleted/inserted lines, in order, within the bounds.
+fn emphasize(rows: &mut [Row]) {
+    for b in blocks(rows) {
+        let lines = |want: Tag, rows: &[Row]| -> Vec<usize> {
+            side_rows(rows, b.clone(), want)
+                .into_iter()
+                .filter(|&i| matches!(rows[i].kind, RowKind::Line { .. }))
+                .collect()
+        };
+        let (dels, ins) = (lines(Tag::Delete, rows), lines(Tag::Insert, rows));
+        if dels.len() > EMPH_MAX_BLOCK || ins.len() > EMPH_MAX_BLOCK {
+            continue;
+        }
+        for (&d, &n) in dels.iter().zip(ins.iter()) {
+            let (a, b) = (rows[d].text().to_string(), rows[n].text().to_string());
+            if let Some((ea, eb)) = word_emphasis(&a, &b) {
+                if let RowKind::Line { emph, .. } = &mut rows[d].kind {
+                    *emph = ea;
+                }
+                if let RowKind::Line { emph, .. } = &mut rows[n].kind {
+                    *emph = eb;
+                }
+            }
+        }
+    }
+}
+
+/// Words (letters, digits, `_`), whitespace runs and single other characters, as byte ranges.
+fn tokens(s: &str) -> Vec<Range<usize>> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum K {
+        Word,
+        Space,
+        Other,
+    }
+    let kind = |c: char| {
+        if c.is_alphanumeric() || c == '_' {
+            K::Word
+        } else if c.is_whitespace() {
+            K::Space
+        } else {
+            K::Other
+        }
+    };
+    let mut out: Vec<Range<usize>> = Vec::new();
+    let mut last: Option<K> = None;
+    for (i, c) in s.char_indices() {
+        let k = kind(c);
+        match out.last_mut() {
+            Some(r) if last == Some(k) && k != K::Other => r.end = i + c.len_utf8(),
+            _ => out.push(i..i + c.len_utf8()),
+        }
+        last = Some(k);
+    }
+    out
+}
+
+/// Byte ranges of a line to emphasize.
+pub type Emphasis = Vec<Range<usize>>;
+
+/// Changed byte ranges of `a` and `b`, or `None` when the lines are too different (or too big)
+/// for emphasis to help: then the whole line's colour says it.
+pub fn word_emphasis(a: &str, b: &str) -> Option<(Emphasis, Emphasis)> {
+    if a.len() > EMPH_MAX_LINE || b.len() > EMPH_MAX_LINE || a == b {
+        return None;
+    }
+    let (ta, tb) = (tokens(a), tokens(b));
+    if ta.len() + tb.len() > EMPH_MAX_TOKENS {
+        return None;
+    }
+    let sa: Vec<&str> = ta.iter().map(|r| &a[r.clone()]).collect();
+    let sb: Vec<&str> = tb.iter().map(|r| &b[r.clone()]).collect();
+    let ops = capture_diff_slices(Algorithm::Myers, &sa, &sb);
+    let mut same = 0usize;
+    let (mut ea, mut eb): (Vec<Range<usize>>, Vec<Range<usize>>) = (Vec::new(), Vec::new());
+    let push = |v: &mut Vec<Range<usize>>, r: Range<usize>| match v.last_mut() {
+        Some(l) if l.end == r.start => l.end = r.end,
+        _ => v.push(r),
+    };
+    for op in ops {
+        let (tag, ro, rn) = op.as_tag_tuple();
+        match tag {
+            DiffTag::Equal => same += ro.clone().map(|i| sa[i].trim().len()).sum::<usize>(),
+            _ => {
+                if !ro.is_empty() {
+                    push(&mut ea, ta[ro.start].start..ta[ro.end - 1].end);
+                }
+                if !rn.is_empty() {
+                    push(&mut eb, tb[rn.start].start..tb[rn.end - 1].end);
+                }
+            }
+        }
+    }
+    let longer = a.trim().len().max(b.trim().len()).max(1);
+    // Below half shared, emphasis would light up most of both lines: say "rewritten" instead.
+    if same * 2 < longer {
+        return None;
+    }
+    Some((ea, eb))
+}
+
+/// The split layout: context and full-width rows on both sides; within a change block, old rows
+/// left and new rows right, paired in order.
+fn split_layout(rows: &[Row]) -> (Vec<SplitRow>, Vec<usize>) {
+    let mut split = Vec::with_capacity(rows.len());
+    let mut split_of = vec![0; rows.len()];
+    let blocks = blocks(rows);
+    let mut bi = 0;
+    let mut i = 0;
+    while i < rows.len() {
+        if let Some(b) = blocks.get(bi).filter(|b| b.start == i) {
+            let (l, r) = (
+                side_rows(rows, b.clone(), Tag::Delete),
+                side_rows(rows, b.clone(), Tag::Insert),
+            );
+            for k in 0..l.len().max(r.len()) {
+                let s = SplitRow {
+                    left: l.get(k).copied(),
+                    right: r.get(k).copied(),
+                };
+                for x in [s.left, s.right].into_iter().flatten() {
+                    split_of[x] = split.len();
+                }
+                split.push(s);
+            }
+            i = b.end;
+            bi += 1;
+        } else {
+            split_of[i] = split.len();
+            split.push(SplitRow {
+                left: Some(i),
+                right: Some(i),
+            });
+            i += 1;
+        }
+    }
+    (split, split_of)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emphasis_marks_changed_words_only() {
+        let (a, _) = word_emphasis(
+            "let width = area.width as usize;",
+            "let width = usize::from(area.width);",
+        )
+        .unwrap();
+        assert_eq!(a, vec![22..31]);
+        let (a, b) = word_emphasis(
+            "    format!(\"Hello, {}!\", name)",
+            "    format!(\"Hello, {name}!\")",
+        )
+        .unwrap();
+        assert!(!a.is_empty() && !b.is_empty(), "{a:?} {b:?}");
+        assert!(b.iter().all(|r| r.start >= "let width = ".len()), "{b:?}");
+        assert!(
+            word_emphasis("abc", "xyz").is_none(),
+            "completely different lines are not emphasized"
+        );
+        assert!(word_emphasis(&"x ".repeat(3000), "y").is_none());
+    }
+
+    #[test]
+    fn tokens_split_words_spaces_and_punctuation() {
+        let s = "a_b  (c)";
+        let t: Vec<&str> = tokens(s).into_iter().map(|r| &s[r]).collect();
+        assert_eq!(t, vec!["a_b", "  ", "(", "c", ")"]);
+    }
+}

@@ -1,0 +1,606 @@
+//! Reviewer tests: key sequences through `update`, and screens rendered into a `TestBackend`
+//! and snapshotted (text grids; styles are checked by cell where they carry meaning).
+
+use super::keys::Action;
+use super::model::{Decision, Model, Options, Overlay, State};
+use super::update::{Effect, on_key, update};
+use super::view;
+use crate::engine::plan::{self, Plan, ResolveOptions};
+use crate::write::{Limits, Root};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// The demo batch resolved in a fresh temp dir.
+pub(crate) fn demo_plan() -> (tempfile::TempDir, Plan) {
+    let dir = tempfile::tempdir().unwrap();
+    crate::faces::demo::write(dir.path()).unwrap();
+    let root = Root::open(dir.path(), Limits::default()).unwrap();
+    let plan = plan::resolve(
+        &crate::faces::demo::request().unwrap(),
+        &root,
+        ResolveOptions::default(),
+    )
+    .unwrap();
+    (dir, plan)
+}
+
+fn demo(opts: Options) -> (tempfile::TempDir, Model) {
+    let (dir, plan) = demo_plan();
+    let mut m = Model::new(plan, opts);
+    m.size = (120, 32);
+    (dir, m)
+}
+
+/// Parses `"jj]y<esc><enter><space><c-r>"` into key events.
+fn parse_keys(s: &str) -> Vec<KeyEvent> {
+    let mut out = Vec::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '<' {
+            let name: String = chars.by_ref().take_while(|&c| c != '>').collect();
+            let ev = match name.as_str() {
+                "esc" => KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE),
+                "enter" => KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),
+                "space" => KeyEvent::new(KeyCode::Char(' '), KeyModifiers::NONE),
+                "bs" => KeyEvent::new(KeyCode::Backspace, KeyModifiers::NONE),
+                "lt" => KeyEvent::new(KeyCode::Char('<'), KeyModifiers::NONE),
+                n if n.starts_with("c-") => KeyEvent::new(
+                    KeyCode::Char(n.chars().nth(2).unwrap()),
+                    KeyModifiers::CONTROL,
+                ),
+                n => panic!("unknown key <{n}>"),
+            };
+            out.push(ev);
+        } else {
+            let m = if c.is_ascii_uppercase() {
+                KeyModifiers::SHIFT
+            } else {
+                KeyModifiers::NONE
+            };
+            out.push(KeyEvent::new(KeyCode::Char(c), m));
+        }
+    }
+    out
+}
+
+/// Feeds keys; returns the effects asked for.
+fn press(m: &mut Model, keys: &str) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for ev in parse_keys(keys) {
+        if let Some(a) = on_key(m, &ev) {
+            effects.extend(update(m, a));
+        }
+    }
+    effects
+}
+
+fn render(m: &Model, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| view::draw(m, f)).unwrap();
+    t
+}
+
+fn states(m: &Model, file: usize) -> Vec<State> {
+    (0..m.files[file].units.len())
+        .map(|u| m.state(file, u))
+        .collect()
+}
+
+#[test]
+fn every_edit_starts_undecided_unless_accept_exact() {
+    let (_d, m) = demo(Options::default());
+    assert_eq!(m.tally().accepted, 0);
+    assert!(m.tally().undecided > 0);
+    let (_d, m) = demo(Options {
+        accept_exact: true,
+        ..Options::default()
+    });
+    let t = m.tally();
+    assert!(t.accepted >= 5);
+    assert_eq!(
+        t.normalized_accepted, 0,
+        "normalized matches never start accepted"
+    );
+}
+
+#[test]
+fn accept_advances_to_the_next_undecided_and_undo_redo() {
+    let (_d, mut m) = demo(Options::default());
+    let first = m.current_unit().unwrap();
+    assert_eq!(m.state(0, first), State::Undecided);
+    press(&mut m, "y");
+    assert_eq!(m.state(0, first), State::Accepted);
+    assert_ne!(m.current_unit(), Some(first), "y advances");
+    press(&mut m, "d");
+    assert_eq!(m.tally().rejected, 1);
+    press(&mut m, "u");
+    assert_eq!(m.tally().rejected, 0);
+    press(&mut m, "u");
+    assert_eq!(m.tally().accepted, 0);
+    press(&mut m, "<c-r><c-r>");
+    assert_eq!((m.tally().accepted, m.tally().rejected), (1, 1));
+}
+
+#[test]
+fn toggle_clear_and_whole_file() {
+    let (_d, mut m) = demo(Options::default());
+    let u = m.current_unit().unwrap();
+    press(&mut m, " ");
+    assert_eq!(m.decisions[0][u], Decision::Accepted);
+    press(&mut m, " ");
+    assert_eq!(m.decisions[0][u], Decision::Rejected);
+    press(&mut m, "x");
+    assert_eq!(m.decisions[0][u], Decision::Undecided);
+    press(&mut m, "Y");
+    assert!(
+        states(&m, 0).iter().all(|s| *s == State::Accepted),
+        "{:?}",
+        states(&m, 0)
+    );
+    press(&mut m, "u");
+    assert!(
+        states(&m, 0).iter().all(|s| *s == State::Undecided),
+        "one undo step for the file"
+    );
+}
+
+#[test]
+fn failed_edits_cannot_be_accepted() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "}");
+    assert_eq!(m.cursor.file, 1, "math.rs");
+    let u = m.current_unit().unwrap();
+    assert_eq!(
+        m.state(1, u),
+        State::Failed,
+        "failed edits come first in a file"
+    );
+    press(&mut m, "y");
+    assert_eq!(m.state(1, u), State::Failed);
+    assert!(
+        m.status
+            .as_deref()
+            .unwrap_or("")
+            .contains("cannot be accepted")
+    );
+    press(&mut m, "Y");
+    let s = states(&m, 1);
+    assert_eq!(s.iter().filter(|s| **s == State::Failed).count(), 2);
+    assert!(
+        s.iter()
+            .filter(|s| **s != State::Failed)
+            .all(|s| *s == State::Accepted)
+    );
+}
+
+#[test]
+fn navigation_between_edits_files_undecided_and_flagged() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "]");
+    assert_eq!((m.cursor.file, m.current_unit()), (0, Some(1)));
+    press(&mut m, "[");
+    assert_eq!((m.cursor.file, m.current_unit()), (0, Some(0)));
+    press(&mut m, "f");
+    let u = m.current_unit().unwrap();
+    assert!(
+        m.files[m.cursor.file].units[u].normalized(),
+        "f goes to the normalized edit"
+    );
+    press(&mut m, "f");
+    let u = m.current_unit().unwrap();
+    assert_eq!(
+        m.state(m.cursor.file, u),
+        State::Failed,
+        "then to the failures"
+    );
+    press(&mut m, "{{{{}");
+    assert_eq!(m.cursor.file, 1);
+    // J from the last file wraps to the first undecided.
+    press(&mut m, "G");
+    let last = m.files.len() - 1;
+    while m.cursor.file != last {
+        press(&mut m, "}");
+    }
+    press(&mut m, "J");
+    assert_eq!((m.cursor.file, m.current_unit()), (0, Some(0)));
+    press(&mut m, "K");
+    assert_eq!(m.cursor.file, last);
+}
+
+#[test]
+fn quit_asks_only_when_decisions_exist() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "q");
+    assert_eq!(m.exit, Some(crate::error::ExitStatus::ReviewQuit));
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "yq");
+    assert_eq!(m.overlay, Overlay::ConfirmQuit);
+    assert_eq!(m.exit, None);
+    press(&mut m, "n");
+    assert_eq!(m.overlay, Overlay::None);
+    press(&mut m, "qy");
+    assert_eq!(m.exit, Some(crate::error::ExitStatus::ReviewQuit));
+}
+
+#[test]
+fn summary_then_enter_asks_to_apply() {
+    let (_d, mut m) = demo(Options::default());
+    assert!(press(&mut m, "yA").is_empty());
+    assert_eq!(m.overlay, Overlay::Summary);
+    assert_eq!(press(&mut m, "<enter>"), vec![Effect::Apply]);
+    press(&mut m, "<esc>");
+    assert_eq!(m.overlay, Overlay::None);
+}
+
+#[test]
+fn search_finds_lines_across_files_and_n_moves() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "/timeout<enter>");
+    assert_eq!(m.files[m.cursor.file].display, "settings.ini");
+    assert!(m.search.hits.len() >= 2);
+    let at = m.cursor;
+    press(&mut m, "n");
+    assert_ne!(m.cursor, at);
+    press(&mut m, "N");
+    assert_eq!(m.cursor, at);
+    press(&mut m, "<esc>");
+    assert!(m.search.query.is_empty());
+}
+
+#[test]
+fn split_keeps_the_cursor_on_its_row() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "]]");
+    let row = m.cursor.row;
+    press(&mut m, "s");
+    assert!(m.split);
+    assert_eq!(m.cursor.row, row);
+    press(&mut m, "s");
+    assert_eq!(m.cursor.row, row);
+}
+
+#[test]
+fn resize_keeps_the_cursor_in_view() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "G");
+    update(&mut m, Action::Resize(60, 12));
+    let h = view::diff_height(&m);
+    let d = super::update::display_index(&m);
+    assert!(
+        d >= m.scroll && d < m.scroll + h,
+        "row {d} outside {}..{}",
+        m.scroll,
+        m.scroll + h
+    );
+}
+
+#[test]
+fn wheel_scrolls_and_keeps_cursor_visible() {
+    let (_d, mut m) = demo(Options::default());
+    m.size = (80, 14);
+    press(&mut m, "}");
+    update(&mut m, Action::Wheel(3));
+    let h = view::diff_height(&m);
+    let d = super::update::display_index(&m);
+    assert!(d >= m.scroll && d < m.scroll + h);
+}
+
+// ---- screens ----
+
+#[test]
+fn snapshot_main() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "y");
+    insta::assert_snapshot!("main", render(&m, 120, 32).backend());
+}
+
+#[test]
+fn snapshot_main_failed_and_ambiguous() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "}");
+    insta::assert_snapshot!("main_math", render(&m, 120, 32).backend());
+}
+
+#[test]
+fn snapshot_why_normalized() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "fi");
+    insta::assert_snapshot!("why_normalized", render(&m, 120, 32).backend());
+}
+
+#[test]
+fn snapshot_why_failed() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "}i");
+    insta::assert_snapshot!("why_failed", render(&m, 120, 32).backend());
+}
+
+#[test]
+fn snapshot_split() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "s");
+    insta::assert_snapshot!("split", render(&m, 120, 32).backend());
+}
+
+#[test]
+fn snapshot_crlf_tabs_and_no_newline() {
+    let (_d, mut m) = demo(Options::default());
+    let mut shots = String::new();
+    for name in ["settings.ini", "Makefile", "VERSION"] {
+        let f = m.files.iter().position(|f| f.display == name).unwrap();
+        while m.cursor.file != f {
+            press(&mut m, "}");
+        }
+        let t = render(&m, 100, 14);
+        shots.push_str(&format!("{}\n", t.backend()));
+    }
+    insta::assert_snapshot!("crlf_tabs_no_newline", shots);
+}
+
+#[test]
+fn snapshot_summary() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "yyd}YA");
+    insta::assert_snapshot!("apply_summary", render(&m, 120, 32).backend());
+}
+
+#[test]
+fn snapshot_help() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "?");
+    insta::assert_snapshot!("help", render(&m, 120, 60).backend());
+}
+
+#[test]
+fn snapshot_too_small() {
+    let (_d, m) = demo(Options::default());
+    insta::assert_snapshot!("too_small", render(&m, 40, 10).backend());
+}
+
+#[test]
+fn snapshot_narrow() {
+    let (_d, mut m) = demo(Options::default());
+    m.size = (60, 16);
+    insta::assert_snapshot!("narrow", render(&m, 60, 16).backend());
+}
+
+#[test]
+fn monochrome_shows_decisions_by_glyph_and_cursor_by_reverse() {
+    use ratatui::style::Modifier;
+    let (_d, mut m) = demo(Options {
+        monochrome: true,
+        ..Options::default()
+    });
+    press(&mut m, "y");
+    let t = render(&m, 120, 32);
+    let buf = t.backend().buffer();
+    let mut colored = 0;
+    let mut reversed = 0;
+    for cell in buf.content() {
+        if cell.fg != ratatui::style::Color::Reset || cell.bg != ratatui::style::Color::Reset {
+            colored += 1;
+        }
+        if cell.modifier.contains(Modifier::REVERSED) {
+            reversed += 1;
+        }
+    }
+    assert_eq!(colored, 0, "NO_COLOR: no colour at all");
+    assert!(reversed > 0, "the cursor row is reversed");
+    assert!(
+        t.backend().to_string().contains('✓'),
+        "the accepted edit shows its glyph"
+    );
+}
+
+#[test]
+fn word_emphasis_styles_only_changed_words() {
+    let (_d, m) = demo(Options::default());
+    let t = render(&m, 120, 32);
+    let buf = t.backend().buffer();
+    // Find the inserted line of the first edit and check `{name}` is emphasized, `format!` not.
+    let area = buf.area;
+    let mut found = false;
+    for y in 0..area.height {
+        let row: String = (0..area.width)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect();
+        if let Some(col) = row.find("format!(\"Hello, {name}!\")") {
+            let x0 = row[..col].chars().count() as u16;
+            let fmt = &buf[(x0, y)];
+            let name_x = x0 + "format!(\"Hello, {".len() as u16;
+            let name = &buf[(name_x, y)];
+            assert_ne!(fmt.style(), name.style(), "changed word styled apart");
+            found = true;
+        }
+    }
+    assert!(found);
+}
+
+// ---- apply ----
+
+fn root(dir: &tempfile::TempDir) -> Root {
+    Root::open(dir.path(), Limits::default()).unwrap()
+}
+
+fn apply_now(m: &mut Model, dir: &tempfile::TempDir) {
+    press(m, "A");
+    let effects = press(m, "<enter>");
+    assert_eq!(effects, vec![Effect::Apply]);
+    let (applied, stale) = super::apply::apply(
+        m,
+        &root(dir),
+        crate::engine::document::PositionEncoding::Utf16,
+    );
+    super::update::applied(m, applied, &stale);
+}
+
+#[test]
+fn apply_writes_only_accepted_edits() {
+    let (dir, mut m) = demo(Options::default());
+    let before_readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
+    press(&mut m, "yd"); // greet.rs: accept #0, reject #1
+    apply_now(&mut m, &dir);
+    let ap = m.applied.as_ref().unwrap();
+    assert!(ap.written);
+    assert_eq!(ap.exit, crate::error::ExitStatus::Success);
+    let greet = std::fs::read_to_string(dir.path().join("src/greet.rs")).unwrap();
+    assert!(greet.contains("format!(\"Hello, {name}!\")"));
+    assert!(
+        greet.contains("format!(\"Goodbye, {}.\", name)"),
+        "rejected edit not written"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("README.md")).unwrap(),
+        before_readme,
+        "undecided not written"
+    );
+    assert!(
+        !dir.path().join("CHANGELOG.md").exists(),
+        "undecided create not written"
+    );
+    let json = serde_json::to_value(&ap.json).unwrap();
+    assert_eq!(json["applied"], true);
+    assert_eq!(json["written"], true);
+    let decisions = json["decisions"].as_array().unwrap();
+    let d0 = decisions
+        .iter()
+        .find(|d| d["path"] == "src/greet.rs" && d["index"] == 0)
+        .unwrap();
+    assert_eq!(d0["decision"], "accepted");
+    assert_eq!(d0["id"], "inline-args");
+    let d1 = decisions
+        .iter()
+        .find(|d| d["path"] == "src/greet.rs" && d["index"] == 1)
+        .unwrap();
+    assert_eq!(d1["decision"], "rejected");
+    let failed = decisions
+        .iter()
+        .find(|d| d["decision"] == "failed")
+        .unwrap();
+    assert_eq!(failed["error"]["code"], "not_found");
+    let greet_result = json["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "src/greet.rs")
+        .unwrap();
+    assert_eq!(greet_result["status"], "applied");
+    assert_eq!(greet_result["edits"].as_array().unwrap().len(), 1);
+    press(&mut m, "q");
+    assert_eq!(m.exit, Some(crate::error::ExitStatus::Success));
+}
+
+#[test]
+fn a_file_changed_on_disk_is_refused_and_nothing_is_written() {
+    let (dir, mut m) = demo(Options::default());
+    press(&mut m, "Y}Y");
+    let greet_path = dir.path().join("src/greet.rs");
+    let math_before = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
+    std::fs::write(&greet_path, "// changed behind the reviewer's back\n").unwrap();
+    apply_now(&mut m, &dir);
+    let ap = m.applied.clone().unwrap();
+    assert!(!ap.written);
+    assert_eq!(ap.exit, crate::error::ExitStatus::Rejected);
+    assert_eq!(
+        std::fs::read_to_string(&greet_path).unwrap(),
+        "// changed behind the reviewer's back\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("README.md")).unwrap(),
+        math_before
+    );
+    assert_eq!(ap.files[0], super::model::FileResult::Stale);
+    assert!(m.stale[0]);
+    assert_eq!(m.state(0, 0), State::Stale);
+    assert_eq!(serde_json::to_value(&ap.json).unwrap()["written"], false);
+    insta::assert_snapshot!("results_stale", render(&m, 120, 32).backend());
+    // Back to the review: the stale file is left out, the rest can be written.
+    press(&mut m, "<esc>");
+    assert_eq!(m.overlay, Overlay::None);
+    apply_now(&mut m, &dir);
+    assert!(m.applied.as_ref().unwrap().written);
+    assert_eq!(
+        std::fs::read_to_string(&greet_path).unwrap(),
+        "// changed behind the reviewer's back\n"
+    );
+    assert_ne!(
+        std::fs::read_to_string(dir.path().join("README.md")).unwrap(),
+        math_before
+    );
+}
+
+#[test]
+fn quit_result_writes_nothing_and_lists_decisions() {
+    let (dir, mut m) = demo(Options::default());
+    press(&mut m, "yqy");
+    assert_eq!(m.exit, Some(crate::error::ExitStatus::ReviewQuit));
+    let v = serde_json::to_value(super::apply::quit_result(
+        &m,
+        crate::engine::document::PositionEncoding::Utf16,
+    ))
+    .unwrap();
+    assert_eq!(v["applied"], false);
+    assert_eq!(v["written"], false);
+    assert!(
+        v["decisions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["decision"] == "accepted")
+    );
+    let greet = std::fs::read_to_string(dir.path().join("src/greet.rs")).unwrap();
+    assert!(greet.contains("format!(\"Hello, {}!\", name)"));
+}
+
+#[test]
+fn decisions_are_in_request_order() {
+    // The screen lists the failed edit first, then the others by position; the JSON result
+    // lists them by index.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+    let req: crate::request::Request = crate::request::wire::parse_json(
+        r#"{"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}, {"oldText": "zzz", "newText": "x"}, {"oldText": "one", "newText": "1"}]}"#,
+    )
+    .unwrap();
+    let plan = plan::resolve(&req, &root(&dir), ResolveOptions::default()).unwrap();
+    let m = Model::new(plan, Options::default());
+    let v = serde_json::to_value(super::apply::quit_result(
+        &m,
+        crate::engine::document::PositionEncoding::Utf16,
+    ))
+    .unwrap();
+    let order: Vec<(i64, &str)> = v["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["index"].as_i64().unwrap(),
+                d["decision"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(order, [(0, "undecided"), (1, "failed"), (2, "undecided")]);
+}
+
+#[test]
+fn nothing_accepted_says_so_without_mentioning_stale_files() {
+    let (dir, mut m) = demo(Options::default());
+    apply_now(&mut m, &dir);
+    let ap = m.applied.as_ref().unwrap();
+    assert!(!ap.written);
+    assert_eq!(ap.exit, crate::error::ExitStatus::Success);
+    let screen = format!("{:?}", render(&m, 120, 32).backend());
+    assert!(screen.contains("Nothing to write"), "{screen}");
+    assert!(screen.contains("Esc returns to the review."), "{screen}");
+    assert!(!screen.contains("stale"), "{screen}");
+}
+
+#[test]
+fn snapshot_results() {
+    let (dir, mut m) = demo(Options::default());
+    press(&mut m, "Yd");
+    apply_now(&mut m, &dir);
+    insta::assert_snapshot!("results", render(&m, 120, 32).backend());
+}

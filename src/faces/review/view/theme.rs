@@ -1,0 +1,144 @@
+//! Colours and their monochrome stand-ins. Meaning never rests on colour alone: decisions have
+//! glyphs, changed lines have `+`/`-`, emphasis is underlined in monochrome.
+
+use crate::engine::diff::Tag;
+use crate::faces::review::model::State;
+use ratatui::style::{Color, Modifier, Style};
+
+/// The palette in use.
+#[derive(Debug, Clone, Copy)]
+pub struct Theme {
+    pub mono: bool,
+}
+
+impl Theme {
+    fn pick(self, color: Style, mono: Style) -> Style {
+        if self.mono { mono } else { color }
+    }
+
+    pub fn dim(self) -> Style {
+        Style::new().add_modifier(Modifier::DIM)
+    }
+
+    pub fn bold(self) -> Style {
+        Style::new().add_modifier(Modifier::BOLD)
+    }
+
+    /// Header and footer bars.
+    pub fn bar(self) -> Style {
+        self.pick(
+            Style::new().bg(Color::Indexed(236)).fg(Color::Gray),
+            Style::new(),
+        )
+    }
+
+    pub fn key(self) -> Style {
+        self.pick(
+            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            Style::new().add_modifier(Modifier::BOLD),
+        )
+    }
+
+    pub fn line(self, tag: Tag) -> Style {
+        match tag {
+            Tag::Context => Style::new(),
+            Tag::Delete => self.pick(Style::new().fg(Color::Red), Style::new()),
+            Tag::Insert => self.pick(Style::new().fg(Color::Green), Style::new()),
+        }
+    }
+
+    /// Changed words within a changed line.
+    pub fn emph(self, tag: Tag) -> Style {
+        match tag {
+            Tag::Context => Style::new(),
+            Tag::Delete => self.pick(
+                Style::new()
+                    .bg(Color::Indexed(52))
+                    .fg(Color::LightRed)
+                    .add_modifier(Modifier::BOLD),
+                Style::new().add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
+            ),
+            Tag::Insert => self.pick(
+                Style::new()
+                    .bg(Color::Indexed(22))
+                    .fg(Color::LightGreen)
+                    .add_modifier(Modifier::BOLD),
+                Style::new().add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
+            ),
+        }
+    }
+
+    pub fn state(self, s: State) -> Style {
+        let c = match s {
+            State::Undecided => return self.dim(),
+            State::Accepted => Color::Green,
+            State::Rejected => Color::Red,
+            State::Failed => Color::Yellow,
+            State::Stale => Color::Magenta,
+        };
+        self.pick(
+            Style::new().fg(c).add_modifier(Modifier::BOLD),
+            Style::new().add_modifier(Modifier::BOLD),
+        )
+    }
+
+    /// Normalized-match and failure flags.
+    pub fn flag(self) -> Style {
+        self.pick(
+            Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+            Style::new().add_modifier(Modifier::BOLD),
+        )
+    }
+
+    /// The row under the cursor.
+    pub fn cursor(self) -> Style {
+        self.pick(
+            Style::new().bg(Color::Indexed(237)),
+            Style::new().add_modifier(Modifier::REVERSED),
+        )
+    }
+
+    /// Marker of the rows of the edit under the cursor.
+    pub fn current(self) -> Style {
+        self.pick(
+            Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+            Style::new().add_modifier(Modifier::BOLD),
+        )
+    }
+
+    pub fn search_hit(self) -> Style {
+        self.pick(
+            Style::new().bg(Color::Yellow).fg(Color::Black),
+            Style::new().add_modifier(Modifier::UNDERLINED | Modifier::ITALIC),
+        )
+    }
+
+    pub fn border(self) -> Style {
+        self.pick(Style::new().fg(Color::DarkGray), Style::new())
+    }
+
+    pub fn focus_border(self) -> Style {
+        self.pick(Style::new().fg(Color::Cyan), Style::new())
+    }
+
+    pub fn warn(self) -> Style {
+        self.pick(
+            Style::new().fg(Color::Yellow),
+            Style::new().add_modifier(Modifier::BOLD),
+        )
+    }
+
+    pub fn error(self) -> Style {
+        self.pick(
+            Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+            Style::new().add_modifier(Modifier::BOLD),
+        )
+    }
+
+    pub fn good(self) -> Style {
+        self.pick(
+            Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
+            Style::new().add_modifier(Modifier::BOLD),
+        )
+    }
+}

@@ -1,0 +1,381 @@
+//! `redline serve`: JSON-RPC 2.0 over stdin/stdout for editors and scripts that keep one process.
+//!
+//! Framing: one JSON value per line, or LSP-style `Content-Length:` headers (Emacs `jsonrpc.el`,
+//! Neovim `vim.lsp.rpc`, `vscode-jsonrpc`); each message is answered in the framing it came in.
+//! Requests run one at a time, in order; `apply` takes the root's writer lock per request, like
+//! the CLI. Domain failures (an edit not found, an invalid batch) are results with `ok: false`;
+//! only messages the server cannot route are JSON-RPC errors. Notifications get no reply.
+//!
+//! Methods: `resolve` and `apply` (params: the request of SPEC §2 as an object or array, or the
+//! text of any dialect as a string; result: the response of §4), `read` (`{path, offset?,
+//! limit?}`), `schema` (`{which: request|response|tools}`; without it all three), `shutdown` (replies `null`, then the
+//! server stops) and the `exit` notification.
+
+use crate::error::ExitStatus;
+use crate::faces::schema::{self, ReadParams, Which};
+use crate::report::Mode;
+use crate::report::response::RequestFailure;
+use crate::request::RequestError;
+use crate::service::{self, Run, Settings};
+use serde_json::{Value, json};
+use std::io::{self, BufRead, Write};
+
+/// JSON-RPC 2.0 error codes.
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const INVALID_PARAMS: i64 = -32602;
+
+/// Largest message accepted (a `Content-Length` above it is a parse error).
+const MAX_MESSAGE: usize = 256 * 1024 * 1024;
+
+/// How a message was framed; the reply uses the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// One JSON value per line.
+    Line,
+    /// `Content-Length: N` headers, a blank line, then N bytes.
+    Header,
+}
+
+/// A message as read: its framing and body, or why the frame was unreadable.
+type Frame = (Framing, Result<Vec<u8>, String>);
+
+/// Reads the next message; `None` at end of input. Blank lines between messages are skipped.
+pub fn read_message(r: &mut impl BufRead) -> io::Result<Option<Frame>> {
+    loop {
+        let mut line = Vec::new();
+        if r.read_until(b'\n', &mut line)? == 0 {
+            return Ok(None);
+        }
+        let text = trim_eol(&line);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let Some(len) = header_value(text, "content-length") else {
+            return Ok(Some((Framing::Line, Ok(text.to_vec()))));
+        };
+        // Further headers (Content-Type) until the blank line.
+        loop {
+            let mut h = Vec::new();
+            if r.read_until(b'\n', &mut h)? == 0 {
+                return Ok(Some((
+                    Framing::Header,
+                    Err("end of input inside the headers".into()),
+                )));
+            }
+            if trim_eol(&h).is_empty() {
+                break;
+            }
+        }
+        let len = match std::str::from_utf8(len)
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+        {
+            Some(n) if n <= MAX_MESSAGE => n,
+            _ => return Ok(Some((Framing::Header, Err("bad Content-Length".into())))),
+        };
+        let mut body = vec![0; len];
+        return match r.read_exact(&mut body) {
+            Ok(()) => Ok(Some((Framing::Header, Ok(body)))),
+            // A frame cut short by the end of input: nothing left to answer.
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(e) => Err(e),
+        };
+    }
+}
+
+fn trim_eol(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The value of header `name` (ASCII case-insensitive) if `line` is that header.
+fn header_value<'a>(line: &'a [u8], name: &str) -> Option<&'a [u8]> {
+    let colon = line.iter().position(|&b| b == b':')?;
+    line[..colon]
+        .trim_ascii()
+        .eq_ignore_ascii_case(name.as_bytes())
+        .then(|| &line[colon + 1..])
+}
+
+/// Writes one message in `framing` and flushes.
+pub fn write_message(w: &mut impl Write, framing: Framing, msg: &Value) -> io::Result<()> {
+    // Invariant: a serde_json::Value always serializes.
+    let body = serde_json::to_string(msg).unwrap_or_default();
+    match framing {
+        Framing::Line => writeln!(w, "{body}")?,
+        Framing::Header => write!(w, "Content-Length: {}\r\n\r\n{body}", body.len())?,
+    }
+    w.flush()
+}
+
+/// Serves requests from `input` until end of input, `shutdown` or `exit`.
+pub fn serve(
+    mut input: impl BufRead,
+    mut output: impl Write,
+    settings: &Settings,
+) -> io::Result<()> {
+    while let Some((framing, body)) = read_message(&mut input)? {
+        let (reply, stop) = match body {
+            Ok(body) => handle(&body, settings),
+            Err(why) => (Some(error(Value::Null, PARSE_ERROR, &why, None)), false),
+        };
+        if let Some(reply) = reply {
+            write_message(&mut output, framing, &reply)?;
+        }
+        if stop {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Handles one message body: the reply (none for notifications) and whether to stop serving.
+pub fn handle(body: &[u8], settings: &Settings) -> (Option<Value>, bool) {
+    let msg: Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(e) => {
+            return (
+                Some(error(
+                    Value::Null,
+                    PARSE_ERROR,
+                    &format!("not JSON: {e}"),
+                    None,
+                )),
+                false,
+            );
+        }
+    };
+    match msg {
+        Value::Array(batch) if batch.is_empty() => (
+            Some(error(Value::Null, INVALID_REQUEST, "empty batch", None)),
+            false,
+        ),
+        Value::Array(batch) => {
+            let mut replies = Vec::new();
+            let mut stop = false;
+            for m in &batch {
+                let (r, s) = call(m, settings);
+                replies.extend(r);
+                stop |= s;
+            }
+            ((!replies.is_empty()).then_some(Value::Array(replies)), stop)
+        }
+        m => call(&m, settings),
+    }
+}
+
+/// A JSON-RPC error response.
+fn error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
+    let mut e = json!({"code": code, "message": message});
+    if let Some(d) = data {
+        e["data"] = d;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "error": e})
+}
+
+/// Handles one request or notification object.
+fn call(msg: &Value, settings: &Settings) -> (Option<Value>, bool) {
+    let id = msg.get("id").cloned();
+    let valid_id = matches!(
+        id,
+        None | Some(Value::String(_) | Value::Number(_) | Value::Null)
+    );
+    let method = msg.get("method").and_then(Value::as_str);
+    let (Some(method), true, true) = (method, valid_id, msg.get("jsonrpc") == Some(&json!("2.0")))
+    else {
+        let id = if valid_id {
+            id.unwrap_or(Value::Null)
+        } else {
+            Value::Null
+        };
+        let why = "expected {\"jsonrpc\": \"2.0\", \"method\": …, \"params\"?: …, \"id\"?: …}";
+        return (Some(error(id, INVALID_REQUEST, why, None)), false);
+    };
+    let params = msg.get("params");
+    let stop = matches!(method, "shutdown" | "exit");
+    let outcome = dispatch(method, params, settings);
+    let Some(id) = id else {
+        return (None, stop); // a notification: no reply, even for errors
+    };
+    let reply = match outcome {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err((code, message)) => error(id, code, &message, None),
+    };
+    (Some(reply), stop)
+}
+
+fn dispatch(
+    method: &str,
+    params: Option<&Value>,
+    settings: &Settings,
+) -> Result<Value, (i64, String)> {
+    match method {
+        "resolve" => Ok(run(need(params)?, Mode::Resolve, settings)?.to_json()),
+        "apply" => Ok(run(need(params)?, Mode::Apply, settings)?.to_json()),
+        "read" => {
+            let p: ReadParams = serde_json::from_value(need(params)?.clone()).map_err(|e| {
+                (
+                    INVALID_PARAMS,
+                    format!("read takes {{path, offset?, limit?}}: {e}"),
+                )
+            })?;
+            Ok(match read(&p, settings) {
+                Ok(lines) => serde_json::to_value(lines).unwrap_or(Value::Null),
+                Err(e) => {
+                    json!({"version": crate::report::response::VERSION, "ok": false, "error": e})
+                }
+            })
+        }
+        "schema" => {
+            // Without `which` (no params, `{}`): all three, like `redline schema`.
+            let which = match params.map(|p| (p, p.get("which"))) {
+                None => return Ok(schema::all()),
+                Some((Value::Object(o), None | Some(Value::Null)))
+                    if o.keys().all(|k| k == "which") =>
+                {
+                    return Ok(schema::all());
+                }
+                Some((_, which)) => which.and_then(Value::as_str).and_then(Which::parse),
+            };
+            let which = which.ok_or((
+                INVALID_PARAMS,
+                "schema takes {\"which\": \"request\" | \"response\" | \"tools\"} (or no params for all three)"
+                    .to_string(),
+            ))?;
+            Ok(schema::schema(which))
+        }
+        "shutdown" | "exit" => Ok(Value::Null),
+        other => Err((
+            METHOD_NOT_FOUND,
+            format!(
+                "unknown method `{other}`; redline serves resolve, apply, read, schema, shutdown"
+            ),
+        )),
+    }
+}
+
+fn need(params: Option<&Value>) -> Result<&Value, (i64, String)> {
+    params.ok_or((INVALID_PARAMS, "this method needs params".to_string()))
+}
+
+/// Parses `params` as a request and runs it in `mode`. An object or array is a JSON request in
+/// any accepted shape; a string is request text in any dialect (JSON, Codex patch,
+/// SEARCH/REPLACE). A request that does not parse is a run with the request failure (`ok:
+/// false`), as the CLI prints it; only params of another JSON type are invalid params.
+pub fn run(params: &Value, mode: Mode, settings: &Settings) -> Result<Run, (i64, String)> {
+    let req = match params {
+        Value::Object(_) | Value::Array(_) => crate::request::wire::from_value(params),
+        Value::String(text) => crate::request::dialect::parse(
+            text,
+            crate::request::dialect::InputKind::Auto,
+            crate::request::wire::parse_json,
+        ),
+        _ => {
+            return Err((
+                INVALID_PARAMS,
+                "params must be a request object (SPEC §2), an array, or request text".into(),
+            ));
+        }
+    };
+    Ok(match req {
+        Ok(req) => service::run(&req, mode, settings),
+        Err(e) => failed(&e),
+    })
+}
+
+fn failed(e: &RequestError) -> Run {
+    Run {
+        response: Err(RequestFailure::new(e)),
+        exit: ExitStatus::Usage,
+        plan: None,
+    }
+}
+
+pub use crate::faces::read::{FileLines, Line, ReadError, read};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_both_framings_and_skips_blank_lines() {
+        let input =
+            b"\n{\"a\":1}\r\nContent-Length: 7\r\nContent-Type: x\r\n\r\n{\"b\":2}{\"c\":3}\n"
+                .to_vec();
+        let mut r = io::Cursor::new(input);
+        assert_eq!(
+            read_message(&mut r).unwrap(),
+            Some((Framing::Line, Ok(b"{\"a\":1}".to_vec())))
+        );
+        assert_eq!(
+            read_message(&mut r).unwrap(),
+            Some((Framing::Header, Ok(b"{\"b\":2}".to_vec())))
+        );
+        assert_eq!(
+            read_message(&mut r).unwrap(),
+            Some((Framing::Line, Ok(b"{\"c\":3}".to_vec())))
+        );
+        assert_eq!(read_message(&mut r).unwrap(), None);
+    }
+
+    #[test]
+    fn protocol_errors() {
+        let s = Settings::default();
+        let reply = |m: &str| handle(m.as_bytes(), &s).0.unwrap();
+        assert_eq!(reply("{oops")["error"]["code"], PARSE_ERROR);
+        assert_eq!(
+            reply("{\"jsonrpc\":\"2.0\",\"id\":1}")["error"]["code"],
+            INVALID_REQUEST
+        );
+        assert_eq!(
+            reply("{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"x\"}")["id"],
+            Value::Null
+        );
+        assert_eq!(
+            reply("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"nope\"}")["error"]["code"],
+            METHOD_NOT_FOUND
+        );
+        assert_eq!(
+            reply("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resolve\",\"params\":5}")["error"]["code"],
+            INVALID_PARAMS
+        );
+        assert_eq!(
+            reply(
+                "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"schema\",\"params\":{\"which\":\"x\"}}"
+            )["error"]["code"],
+            INVALID_PARAMS
+        );
+        for params in ["", ",\"params\":{}", ",\"params\":{\"which\":null}"] {
+            let all = reply(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"schema\"{params}}}"
+            ));
+            assert_eq!(all["result"], schema::all(), "{params}");
+        }
+        assert_eq!(
+            reply(
+                "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"schema\",\"params\":{\"whih\":\"tools\"}}"
+            )["error"]["code"],
+            INVALID_PARAMS
+        );
+        assert_eq!(
+            handle(b"{\"jsonrpc\":\"2.0\",\"method\":\"nope\"}", &s),
+            (None, false)
+        );
+        assert_eq!(
+            handle(b"{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}", &s),
+            (None, true)
+        );
+    }
+
+    #[test]
+    fn invalid_requests_are_results() {
+        let s = Settings::default();
+        let m = r#"{"jsonrpc":"2.0","id":7,"method":"resolve","params":{"files":[{"path":"a","bogus":1}]}}"#;
+        let reply = handle(m.as_bytes(), &s).0.unwrap();
+        assert_eq!(reply["id"], 7);
+        assert_eq!(reply["result"]["ok"], false);
+        assert_eq!(reply["result"]["error"]["code"], "invalid_request");
+    }
+}

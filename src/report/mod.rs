@@ -1,0 +1,329 @@
+//! Turning a plan (and what the writer did with it) into the response of SPEC §4.
+
+pub mod response;
+
+use crate::engine::diff;
+use crate::engine::document::{Document, PositionEncoding};
+use crate::engine::plan::{Failure, FilePlan, Op, Outcome, Plan};
+use crate::report::response as wire;
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// How the batch was run, for statuses and flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Resolve and write.
+    Apply,
+    /// Resolve and print, never write (`--dry-run`, request `dryRun`).
+    DryRun,
+    /// Only the exit code (`--check`).
+    Check,
+    /// Resolve for an editor (`resolve`).
+    Resolve,
+}
+
+impl Mode {
+    pub fn writes(self) -> bool {
+        self == Mode::Apply
+    }
+}
+
+/// What the writer did.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOutcome {
+    pub written: bool,
+    /// A commit failure: (path, failure), and what was rolled back.
+    pub failure: Option<(String, Failure)>,
+    pub rolled_back: Option<String>,
+    /// Warnings the writer added, per request path.
+    pub warnings: Vec<(String, wire::Warning)>,
+    /// Committed, but durability is unknown (an fsync after the commit point failed).
+    pub durability_unknown: bool,
+    /// What recovery found and did before this batch, in prose.
+    pub recovered: Option<String>,
+}
+
+/// A file path as diffs show it: relative to the root, `/`-separated.
+pub fn display_path(rel: Option<&std::path::PathBuf>, fallback: &str) -> String {
+    match rel {
+        Some(r) => r.to_string_lossy().replace('\\', "/"),
+        None => fallback.to_string(),
+    }
+}
+
+fn range(doc: &Document, span: &Range<usize>, enc: PositionEncoding) -> wire::Range {
+    wire::Range {
+        start: doc.position(span.start, enc),
+        end: doc.position(span.end, enc),
+    }
+}
+
+/// The error detail of a failure; positions need the document.
+pub fn detail(f: &Failure, doc: Option<&Document>, enc: PositionEncoding) -> wire::ErrorDetail {
+    let mut candidates = Vec::new();
+    if let Some(doc) = doc {
+        for c in &f.candidates {
+            candidates.push(wire::Candidate {
+                range: range(doc, &c.span, enc),
+                score: Some(c.score),
+                text: doc.text[c.span.clone()].to_string(),
+            });
+        }
+        for m in &f.matches {
+            candidates.push(wire::Candidate {
+                range: range(doc, m, enc),
+                score: None,
+                text: doc.text[m.clone()].to_string(),
+            });
+        }
+    }
+    wire::ErrorDetail {
+        code: f.code,
+        message: f.message.clone(),
+        hint: f.hint.clone(),
+        candidates,
+        occurrences: (f.occurrences > 0).then_some(f.occurrences),
+        other_edit: f.other_edit,
+        already_applied: f.already_applied,
+    }
+}
+
+/// The old and new full texts (a BOM included as U+FEFF, so their bytes are the file bytes)
+/// and the changes between them, with the edits `accept` selects.
+pub fn texts<'a>(
+    file: &'a FilePlan,
+    accept: &dyn Fn(usize) -> bool,
+) -> (Cow<'a, str>, String, Vec<diff::Change>) {
+    let full = |d: &'a Document| -> Cow<'a, str> {
+        if d.bom {
+            Cow::Owned(format!("\u{FEFF}{}", d.text))
+        } else {
+            Cow::Borrowed(d.text.as_str())
+        }
+    };
+    let old: Cow<'a, str> = match &file.original {
+        Some(o) if file.op != Op::Create => full(&o.doc),
+        _ => Cow::Borrowed(""),
+    };
+    if file.op == Op::Delete {
+        let n = old.len();
+        return (
+            old,
+            String::new(),
+            vec![diff::Change {
+                old: 0..n,
+                new: 0..0,
+                edit: 0,
+            }],
+        );
+    }
+    if let Some(content) = &file.content {
+        let (o, n) = (old.len(), content.len());
+        return (
+            old,
+            content.clone(),
+            vec![diff::Change {
+                old: 0..o,
+                new: 0..n,
+                edit: 0,
+            }],
+        );
+    }
+    let Some(orig) = &file.original else {
+        return (old, String::new(), Vec::new());
+    };
+    let (new, changes) = file.edited(orig, accept);
+    (old, new, changes)
+}
+
+/// The unified diff of a file with the accepted edits.
+pub fn file_diff(file: &FilePlan, accept: &dyn Fn(usize) -> bool) -> String {
+    let (old, new, changes) = texts(file, accept);
+    diff_of(file, &old, &new, &changes)
+}
+
+fn diff_of(file: &FilePlan, old: &str, new: &str, changes: &[diff::Change]) -> String {
+    if old == new && !matches!(file.op, Op::Move | Op::Delete | Op::Create) {
+        return String::new();
+    }
+    let hunks = diff::hunks(old, new, changes);
+    // Through a symlink, git sees the link as a link: the text file is its target.
+    let through = file
+        .original
+        .as_ref()
+        .and_then(|o| o.target_rel.as_ref())
+        .filter(|_| file.op != Op::Delete);
+    let from = display_path(through.or(file.rel.as_ref()), &file.path);
+    let to = file
+        .move_to
+        .as_ref()
+        .map(|m| display_path(file.move_rel.as_ref(), m))
+        .unwrap_or_else(|| from.clone());
+    match file.op {
+        Op::Create => diff::unified(None, Some(&to), &hunks),
+        Op::Delete => diff::unified(Some(&from), None, &hunks),
+        Op::Move => {
+            // A move onto an existing file: git needs that file deleted first.
+            let gone = file.replaced.as_ref().map(|r| {
+                let text = if r.doc.bom {
+                    format!("\u{FEFF}{}", r.doc.text)
+                } else {
+                    r.doc.text.clone()
+                };
+                diff::unified(Some(&to), None, &diff::whole(&text, ""))
+            });
+            diff::join(
+                gone.iter().map(String::as_str).chain([diff::unified(
+                    Some(&from),
+                    Some(&to),
+                    &hunks,
+                )
+                .as_str()]),
+            )
+        }
+        _ => diff::unified(Some(&from), Some(&to), &hunks),
+    }
+}
+
+/// Builds the response.
+pub fn response(
+    plan: &Plan,
+    mode: Mode,
+    enc: PositionEncoding,
+    wrote: &WriteOutcome,
+) -> wire::Response {
+    let batch_ok = plan.ok() && wrote.failure.is_none();
+    let mut errors = Vec::new();
+    let mut files = Vec::new();
+    for f in &plan.files {
+        let doc = f.original.as_ref().map(|o| &o.doc);
+        let mut edits = Vec::new();
+        for e in &f.edits {
+            let mut r = wire::EditResult {
+                index: e.index,
+                id: e.spec.id.clone(),
+                status: wire::EditStatus::Skipped,
+                match_kind: None,
+                normalizations: None,
+                occurrences: None,
+                range: None,
+                ranges: None,
+                error: None,
+            };
+            match &e.outcome {
+                Outcome::Resolved(res) => {
+                    r.status = wire::EditStatus::Resolved;
+                    r.match_kind = Some(res.kind);
+                    r.normalizations = Some(res.normalizations.clone());
+                    r.occurrences = Some(res.spans.len());
+                    if let Some(doc) = doc {
+                        r.range = res.spans.first().map(|s| range(doc, s, enc));
+                        if e.spec.replace_all {
+                            r.ranges = Some(res.spans.iter().map(|s| range(doc, s, enc)).collect());
+                        }
+                    }
+                }
+                Outcome::Failed(fail) => {
+                    r.status = wire::EditStatus::Failed;
+                    errors.push(wire::ErrorEntry {
+                        code: fail.code,
+                        path: f.path.clone(),
+                        edit: Some(e.index),
+                        message: fail.message.clone(),
+                    });
+                    r.error = Some(detail(fail, doc, enc));
+                }
+                Outcome::Skipped => {}
+            }
+            edits.push(r);
+        }
+        let write_fail = wrote
+            .failure
+            .as_ref()
+            .filter(|(p, _)| *p == f.path || Some(p) == f.move_to.as_ref())
+            .map(|(_, fl)| fl);
+        let failure = f.failure.as_ref().or(write_fail);
+        if let Some(fail) = failure {
+            errors.push(wire::ErrorEntry {
+                code: fail.code,
+                path: f.path.clone(),
+                edit: None,
+                message: fail.message.clone(),
+            });
+        }
+        // Old and new texts once: the diff, the new hash and "unchanged" all come from them.
+        let rendered = (f.ok() && f.failure.is_none()).then(|| texts(f, &|_| true));
+        let changed = match &rendered {
+            // An overwrite with the content the file already has writes nothing either.
+            Some((old, new, _)) => {
+                matches!(f.op, Op::Create | Op::Delete | Op::Move) || old.as_ref() != new.as_str()
+            }
+            None => true,
+        };
+        let status = if !f.ok() || failure.is_some() {
+            wire::FileStatus::Failed
+        } else if !batch_ok {
+            wire::FileStatus::Skipped
+        } else if !changed {
+            wire::FileStatus::Unchanged
+        } else if wrote.written {
+            wire::FileStatus::Applied
+        } else {
+            wire::FileStatus::Planned
+        };
+        let mut warnings: Vec<wire::Warning> = f
+            .warnings
+            .iter()
+            .map(|w| wire::Warning {
+                code: w.code,
+                message: w.message.clone(),
+            })
+            .collect();
+        for (p, w) in &wrote.warnings {
+            if *p == f.path && !warnings.iter().any(|x| x.code == w.code) {
+                warnings.push(w.clone());
+            }
+        }
+        files.push(wire::FileResult {
+            path: f.path.clone(),
+            move_to: f.move_to.clone(),
+            op: f.op,
+            status,
+            hash_before: f
+                .original
+                .as_ref()
+                .filter(|_| f.op != Op::Create)
+                .map(|o| o.version.clone()),
+            hash_after: rendered
+                .as_ref()
+                .filter(|_| f.op != Op::Delete)
+                .map(|(_, new, _)| crate::hash::version(new.as_bytes())),
+            eol: doc.map(|d| d.eol).or_else(|| {
+                f.content
+                    .as_ref()
+                    .map(|c| Document::from_text(c.clone(), false).eol)
+            }),
+            bom: doc
+                .map(|d| d.bom)
+                .or(f.content.as_ref().map(|c| c.starts_with('\u{FEFF}'))),
+            diff: rendered
+                .as_ref()
+                .map(|(old, new, ch)| diff_of(f, old, new, ch))
+                .unwrap_or_default(),
+            edits,
+            warnings,
+            error: failure.map(|fl| detail(fl, doc, enc)),
+        });
+    }
+    wire::Response {
+        version: wire::VERSION,
+        ok: batch_ok,
+        dry_run: !mode.writes(),
+        written: wrote.written,
+        files,
+        errors,
+        rolled_back: wrote.rolled_back.clone(),
+        durability_unknown: wrote.durability_unknown,
+        recovered: wrote.recovered.clone(),
+    }
+}

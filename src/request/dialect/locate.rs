@@ -1,0 +1,804 @@
+//! Locating Codex patch chunks in a document (SPEC §6), redline's answer to Codex's
+//! `seek_sequence`.
+//!
+//! Rules, per chunk, with a cursor that starts at the first line and moves forward:
+//!
+//! 1. **Anchors.** Each `@@ anchor` is the first line at or after the cursor (then after the
+//!    previous anchor) that equals it under N(·), leading whitespace ignored (models write
+//!    `@@ def f` for an indented `def f`, which Codex accepts too).
+//! 2. **Old lines** are compared line by line under N(·) (SPEC §3.3), from the cursor (after the
+//!    innermost anchor, if any). Every window that matches is counted: one is the match, more than
+//!    one is `ambiguous` (Codex takes the first, silently). With an anchor, the windows starting
+//!    inside the anchor's block count first (the lines below it that are more indented than it,
+//!    when there are any), so `@@ def f` picks `f`'s copy of a line that other functions below it
+//!    also have; when none start there, the rest of the file counts. `*** End of File` chunks
+//!    only try the window that ends at the last line. As in Codex, trailing empty context lines
+//!    are dropped and the search retried when nothing matches.
+//! 3. **Pure insertions** (no old lines) go right after the innermost anchor; without one, at the
+//!    end of the file (before a final blank line, as in Codex).
+//! 4. **Splice.** Only the lines the chunk changes are replaced: leading and trailing context lines
+//!    stay outside the span, and context lines between changes are copied from the file, so
+//!    context keeps the file's own bytes (trailing whitespace, smart quotes) even when the patch
+//!    wrote them differently. `new_text` has LF line breaks (the engine adapts them to the file);
+//!    a file without a final newline keeps that state.
+//! 5. The cursor moves past the whole matched window, so chunks must come in file order.
+
+use std::collections::{BTreeSet, HashMap};
+use std::ops::Range;
+
+use similar::{Algorithm, DiffTag, capture_diff_slices};
+
+use crate::engine::document::Document;
+use crate::engine::hint;
+use crate::engine::normalize::{Normalization, Normalized, table_of};
+use crate::engine::plan::Failure;
+use crate::error::Code;
+use crate::request::PatchChunk;
+
+/// How many matches an `ambiguous` error lists (SPEC §3.9).
+const MAX_MATCHES: usize = 20;
+
+const REREAD: &str = "re-read the file and copy the chunk's context and `-` lines exactly";
+
+/// Where a chunk goes and what replaces it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// Byte range in `Document::text` that is replaced (empty for a pure insertion).
+    pub span: Range<usize>,
+    /// The replacement, with `\n` line breaks; the engine adapts them to the file's ending.
+    pub new_text: String,
+    /// Every old line equals its file line as written (line endings aside).
+    pub exact: bool,
+    /// What N(·) had to fold for the old lines to match, in reporting order (SPEC §3a).
+    pub normalizations: Vec<Normalization>,
+}
+
+/// A chunk that could not be placed: `not_found`, `ambiguous` or `no_op`, as the engine reports
+/// any edit (messages name the chunk by its line in the patch).
+fn failure(code: Code, message: String, hint: &str) -> Failure {
+    Failure::new(code, message).hint(hint)
+}
+
+/// Locates every chunk of one file, in order; one result per chunk. A failed chunk leaves the
+/// cursor where it was, so later chunks are still tried and reported.
+pub fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, Failure>> {
+    let normalized = Normalized::new(&doc.text);
+    let lines = Lines::new(doc, &normalized);
+    let mut cursor = 0;
+    chunks
+        .iter()
+        .map(|chunk| {
+            let (located, next) = lines.chunk(chunk, cursor)?;
+            cursor = next;
+            Ok(located)
+        })
+        .collect()
+}
+
+/// N(·) of one patch line.
+fn n_line(line: &str) -> String {
+    Normalized::new(line).text
+}
+
+/// The lines of a document, with N(·) of each.
+struct Lines<'a> {
+    doc: &'a Document,
+    normalized: &'a Normalized,
+    /// N(·) of each line; N maps every line break to one `\n` and never joins lines.
+    n: Vec<&'a str>,
+    /// Where each N(line) occurs, ascending, so that a search only visits the places where the
+    /// pattern's rarest line is (counting every match must not scan the file per chunk).
+    index: HashMap<&'a str, Vec<usize>>,
+}
+
+enum Found {
+    One(usize),
+    Many(Vec<usize>),
+    None,
+}
+
+impl<'a> Lines<'a> {
+    fn new(doc: &'a Document, normalized: &'a Normalized) -> Lines<'a> {
+        let mut n: Vec<&str> = if normalized.text.is_empty() {
+            Vec::new()
+        } else {
+            normalized.text.split('\n').collect()
+        };
+        if doc.final_newline() {
+            // The empty piece after the last line break is not a line.
+            n.pop();
+        }
+        let mut index: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, line) in n.iter().enumerate() {
+            index.entry(line).or_default().push(i);
+        }
+        Lines {
+            doc,
+            normalized,
+            n,
+            index,
+        }
+    }
+
+    fn count(&self) -> usize {
+        self.n.len()
+    }
+
+    /// The file's own text of line `i`, without its line break.
+    fn raw(&self, i: usize) -> &'a str {
+        &self.doc.text[self.doc.line_start(i)..self.doc.line_content_end(i)]
+    }
+
+    /// Byte range of lines `first..first + len` (at least one line), without the last break.
+    fn window(&self, first: usize, len: usize) -> Range<usize> {
+        let last = (first + len.max(1)).min(self.count()).saturating_sub(1);
+        self.doc.line_start(first)..self.doc.line_content_end(last)
+    }
+
+    fn matches_at(&self, pattern: &[String], at: usize) -> bool {
+        pattern.iter().zip(&self.n[at..]).all(|(p, l)| p == l)
+    }
+
+    /// Every start in `starts` where `pattern` matches.
+    fn all_matches(&self, pattern: &[String], starts: Range<usize>) -> Vec<usize> {
+        let Some(last) = self.count().checked_sub(pattern.len()) else {
+            return Vec::new();
+        };
+        let starts = starts.start..starts.end.min(last + 1);
+        let places = |line: &String| self.index.get(line.as_str()).map_or(&[][..], Vec::as_slice);
+        let Some((offset, rarest)) = pattern
+            .iter()
+            .map(places)
+            .enumerate()
+            .min_by_key(|(_, p)| p.len())
+        else {
+            return Vec::new();
+        };
+        rarest
+            .iter()
+            .filter_map(|&p| p.checked_sub(offset))
+            .filter(|at| starts.contains(at) && self.matches_at(pattern, *at))
+            .collect()
+    }
+
+    /// The end of the block under the anchor at line `a`: the first non-blank line after it that
+    /// is not more indented. The rest of the file when the next non-blank line is not indented
+    /// more than the anchor (no block to speak of).
+    fn block_end(&self, a: usize) -> usize {
+        let indent = |s: &str| s.len() - s.trim_start().len();
+        let base = indent(self.n[a]);
+        let mut j = a + 1;
+        while j < self.count() && self.n[j].is_empty() {
+            j += 1;
+        }
+        if j == self.count() || indent(self.n[j]) <= base {
+            return self.count();
+        }
+        while j < self.count() && (self.n[j].is_empty() || indent(self.n[j]) > base) {
+            j += 1;
+        }
+        j
+    }
+
+    fn search(&self, pattern: &[String], from: usize, anchor: Option<usize>, eof: bool) -> Found {
+        if eof {
+            return match self.count().checked_sub(pattern.len()) {
+                Some(at) if at >= from && self.matches_at(pattern, at) => Found::One(at),
+                _ => Found::None,
+            };
+        }
+        let all = self.all_matches(pattern, from..self.count());
+        if let Some(a) = anchor {
+            let end = self.block_end(a);
+            let inside: Vec<usize> = all.iter().copied().filter(|&at| at < end).collect();
+            if !inside.is_empty() {
+                return found(inside);
+            }
+        }
+        found(all)
+    }
+
+    /// Places one chunk; returns it and the cursor for the next chunk.
+    fn chunk(&self, chunk: &PatchChunk, cursor: usize) -> Result<(Located, usize), Failure> {
+        let at = chunk.line;
+        if chunk.old_lines == chunk.new_lines {
+            return Err(failure(
+                Code::NoOp,
+                format!("the chunk at patch line {at} changes nothing"),
+                "drop this chunk, or give it `-` and `+` lines",
+            ));
+        }
+        let mut from = cursor;
+        let mut anchor = None;
+        for text in &chunk.anchors {
+            let want = n_line(text);
+            let want = want.trim_start();
+            let Some(i) = (from..self.count()).find(|&i| self.n[i].trim_start() == want) else {
+                return Err(failure(
+                    Code::NotFound,
+                    format!(
+                        "the anchor `@@ {text}` of the chunk at patch line {at} was not found{}",
+                        after(from)
+                    ),
+                    "anchors must be lines of the file, in file order, after the previous chunk",
+                ));
+            };
+            anchor = Some(i);
+            from = i + 1;
+        }
+
+        if chunk.old_lines.is_empty() {
+            let line = match anchor {
+                Some(_) => from,
+                None if self.count() > 0 && self.n[self.count() - 1].is_empty() => self.count() - 1,
+                None => self.count(),
+            };
+            let located = self.splice(line, &[], &chunk.new_lines);
+            return Ok((located, if anchor.is_some() { from } else { cursor }));
+        }
+
+        let mut old: &[String] = &chunk.old_lines;
+        let mut new: &[String] = &chunk.new_lines;
+        loop {
+            let pattern: Vec<String> = old.iter().map(|l| n_line(l)).collect();
+            match self.search(&pattern, from, anchor, chunk.end_of_file) {
+                Found::One(start) => {
+                    let located = self.splice(start, old, new);
+                    return Ok((located, start + old.len()));
+                }
+                Found::Many(starts) => return Err(self.ambiguous(at, &starts, old.len())),
+                Found::None => {}
+            }
+            // Codex: a chunk ending in empty context lines may have meant the end of the file.
+            match old.split_last() {
+                Some((last, rest)) if !rest.is_empty() && last.trim().is_empty() => {
+                    old = rest;
+                    if new.last().is_some_and(|l| l.trim().is_empty()) {
+                        new = &new[..new.len() - 1];
+                    }
+                }
+                _ => break,
+            }
+        }
+        Err(self.not_found(chunk, from))
+    }
+
+    fn ambiguous(&self, at: usize, starts: &[usize], len: usize) -> Failure {
+        let shown: Vec<String> = starts
+            .iter()
+            .take(MAX_MATCHES)
+            .map(|s| (s + 1).to_string())
+            .collect();
+        let more = if starts.len() > MAX_MATCHES {
+            ", …"
+        } else {
+            ""
+        };
+        let mut e = failure(
+            Code::Ambiguous,
+            format!(
+                "the lines of the chunk at patch line {at} match {} places (starting at lines {}{more})",
+                starts.len(),
+                shown.join(", ")
+            ),
+            "add context lines or an `@@ anchor` line so that the chunk matches once",
+        );
+        e.matches = starts
+            .iter()
+            .take(MAX_MATCHES)
+            .map(|&s| self.window(s, len))
+            .collect();
+        e.occurrences = starts.len();
+        e
+    }
+
+    fn not_found(&self, chunk: &PatchChunk, from: usize) -> Failure {
+        let at = chunk.line;
+        let new: Vec<String> = chunk.new_lines.iter().map(|l| n_line(l)).collect();
+        let where_ = if chunk.end_of_file {
+            " at the end of the file".to_string()
+        } else {
+            after(from)
+        };
+        let applied = !new.is_empty()
+            && !matches!(
+                self.search(&new, from, None, chunk.end_of_file),
+                Found::None
+            );
+        let mut e = if applied {
+            failure(
+                Code::NotFound,
+                format!(
+                    "the lines of the chunk at patch line {at} were not found{where_}, but its new \
+                     lines are there: the chunk looks already applied"
+                ),
+                "drop this chunk if the change is already there",
+            )
+        } else {
+            failure(
+                Code::NotFound,
+                format!("the lines of the chunk at patch line {at} were not found{where_}"),
+                REREAD,
+            )
+        };
+        e.already_applied = applied;
+        let old = chunk.old_lines.join("\n");
+        e.candidates = hint::candidates(self.normalized, &[old.as_str()]).remove(0);
+        e
+    }
+
+    /// Replaces the lines of `old` (matched at line `start`) by `new`, keeping every context line
+    /// as the file has it (module docs, rule 4).
+    fn splice(&self, start: usize, old: &[String], new: &[String]) -> Located {
+        let mut exact = true;
+        let mut found = BTreeSet::new();
+        for (i, line) in old.iter().enumerate() {
+            let raw = self.raw(start + i);
+            if raw != line {
+                exact = false;
+                classify(raw, line, &mut found);
+            }
+        }
+
+        let ops = capture_diff_slices(Algorithm::Myers, old, new);
+        let edge = |op: Option<&similar::DiffOp>| match op.map(|o| o.as_tag_tuple()) {
+            Some((DiffTag::Equal, r, _)) => r.len(),
+            _ => 0,
+        };
+        let lead = edge(ops.first());
+        let trail = if ops.len() > 1 { edge(ops.last()) } else { 0 };
+        let middle = lead..old.len() - trail;
+        let mut new_text = String::new();
+        for op in &ops {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            if tag == DiffTag::Equal {
+                for i in old_range.filter(|i| middle.contains(i)) {
+                    new_text.push_str(self.raw(start + i));
+                    new_text.push('\n');
+                }
+            } else {
+                for line in &new[new_range] {
+                    new_text.push_str(line);
+                    new_text.push('\n');
+                }
+            }
+        }
+
+        let first = start + middle.start;
+        let text = &self.doc.text;
+        let mut span = self.doc.line_start(first)..self.doc.line_start(start + middle.end);
+        if span.end == text.len() && !text.is_empty() && !self.doc.final_newline() {
+            // The last line has no line break, and keeps having none.
+            if span.is_empty() {
+                if !new_text.is_empty() {
+                    new_text.pop();
+                    new_text.insert(0, '\n');
+                }
+            } else if new_text.is_empty() {
+                if first > 0 {
+                    span.start = self.doc.line_content_end(first - 1);
+                }
+            } else {
+                new_text.pop();
+            }
+        }
+        Located {
+            span,
+            new_text,
+            exact,
+            normalizations: found.into_iter().collect(),
+        }
+    }
+}
+
+fn found(mut starts: Vec<usize>) -> Found {
+    match starts.len() {
+        0 => Found::None,
+        1 => Found::One(starts.remove(0)),
+        _ => Found::Many(starts),
+    }
+}
+
+/// " after line N" (1-based) when the search started below the first line.
+fn after(from: usize) -> String {
+    if from == 0 {
+        String::new()
+    } else {
+        format!(" after line {from}")
+    }
+}
+
+/// Records what N(·) folded for the file line `file` to match the patch line `patch`.
+fn classify(file: &str, patch: &str, out: &mut BTreeSet<Normalization>) {
+    let fb = file.trim_end();
+    let pb = patch.trim_end();
+    if file[fb.len()..] != patch[pb.len()..] {
+        out.insert(Normalization::TrailingWhitespace);
+    }
+    if fb == pb {
+        return;
+    }
+    let same_length = fb.chars().count() == pb.chars().count();
+    let tables_explain = same_length
+        && fb
+            .chars()
+            .zip(pb.chars())
+            .all(|(a, b)| a == b || table_pair(a, b).is_some());
+    if !tables_explain {
+        out.insert(Normalization::Nfkc);
+    }
+    // A table still needed: a differing character that a table folds.
+    for (a, b) in fb.chars().zip(pb.chars()).filter(|(a, b)| a != b) {
+        if let Some(t) = table_pair(a, b) {
+            out.insert(t);
+        }
+    }
+}
+
+/// The table that makes `a` and `b` equal, if one does.
+fn table_pair(a: char, b: char) -> Option<Normalization> {
+    let table = table_of(a).or_else(|| table_of(b))?;
+    let (mut x, mut y) = ([0; 4], [0; 4]);
+    (n_line(a.encode_utf8(&mut x)) == n_line(b.encode_utf8(&mut y))).then_some(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(anchors: &[&str], body: &str) -> PatchChunk {
+        let mut c = PatchChunk {
+            line: 3,
+            ..PatchChunk::default()
+        };
+        c.anchors = anchors.iter().map(|s| s.to_string()).collect();
+        for line in body.lines() {
+            match line.split_at_checked(1) {
+                Some((" ", rest)) => {
+                    c.old_lines.push(rest.into());
+                    c.new_lines.push(rest.into());
+                }
+                Some(("-", rest)) => c.old_lines.push(rest.into()),
+                Some(("+", rest)) => c.new_lines.push(rest.into()),
+                _ => {
+                    c.old_lines.push(String::new());
+                    c.new_lines.push(String::new());
+                }
+            }
+        }
+        c
+    }
+
+    /// Applies located chunks the way the engine does (adapting line endings) and returns the
+    /// file's bytes, BOM included.
+    fn apply(doc: &Document, chunks: &[PatchChunk]) -> Result<String, Failure> {
+        let mut located: Vec<Located> =
+            locate(doc, chunks).into_iter().collect::<Result<_, _>>()?;
+        located.sort_by_key(|l| l.span.start);
+        let mut text = doc.text.clone();
+        for l in located.iter().rev() {
+            text.replace_range(l.span.clone(), &doc.adapt_eol(&l.new_text));
+        }
+        Ok(if doc.bom {
+            format!("\u{FEFF}{text}")
+        } else {
+            text
+        })
+    }
+
+    fn doc(text: &str) -> Document {
+        Document::decode(text.as_bytes().to_vec()).unwrap()
+    }
+
+    fn one(text: &str, c: PatchChunk) -> Result<String, Failure> {
+        apply(&doc(text), &[c])
+    }
+
+    #[test]
+    fn replaces_only_changed_lines() {
+        let d = doc("line1\nline2\nline3\n");
+        let r = locate(&d, &[chunk(&[], " line1\n-line2\n+changed\n line3")]);
+        let l = r[0].as_ref().unwrap();
+        assert_eq!(l.span, 6..12);
+        assert_eq!(l.new_text, "changed\n");
+        assert!(l.exact);
+        assert!(l.normalizations.is_empty());
+    }
+
+    #[test]
+    fn multiple_chunks_in_order() {
+        let c = [
+            chunk(&[], "-line2\n+changed2"),
+            chunk(&[], "-line4\n+changed4"),
+        ];
+        assert_eq!(
+            apply(&doc("line1\nline2\nline3\nline4\n"), &c).unwrap(),
+            "line1\nchanged2\nline3\nchanged4\n"
+        );
+        let backwards = [
+            chunk(&[], "-line4\n+changed4"),
+            chunk(&[], "-line2\n+changed2"),
+        ];
+        let r = locate(&doc("line1\nline2\nline3\nline4\n"), &backwards);
+        assert!(r[0].is_ok());
+        assert_eq!(r[1].as_ref().unwrap_err().code, Code::NotFound);
+        assert!(
+            r[1].as_ref().unwrap_err().message.contains("after line 4"),
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn crlf_file_keeps_crlf() {
+        let out = one(
+            "one\r\ntwo\r\nthree\r\nfour\r\n",
+            chunk(&[], " one\n-two\n+TWO\n+2\n three"),
+        )
+        .unwrap();
+        assert_eq!(out, "one\r\nTWO\r\n2\r\nthree\r\nfour\r\n");
+    }
+
+    #[test]
+    fn bom_file_keeps_bom_and_first_line_matches() {
+        let out = one("\u{FEFF}first\nsecond\n", chunk(&[], "-first\n+FIRST")).unwrap();
+        assert_eq!(out, "\u{FEFF}FIRST\nsecond\n");
+    }
+
+    #[test]
+    fn smart_quotes_in_file_match_ascii_patch_and_context_is_kept() {
+        let file = "say(\u{201C}hi\u{201D})  \nx = 1\nsay(\u{2018}bye\u{2019})\n";
+        let c = chunk(&[], " say(\"hi\")\n-x = 1\n+x = 2\n say('bye')");
+        let d = doc(file);
+        let l = locate(&d, std::slice::from_ref(&c)).remove(0).unwrap();
+        assert!(!l.exact);
+        assert_eq!(
+            l.normalizations,
+            vec![Normalization::TrailingWhitespace, Normalization::Quotes]
+        );
+        assert_eq!(
+            apply(&d, &[c]).unwrap(),
+            "say(\u{201C}hi\u{201D})  \nx = 2\nsay(\u{2018}bye\u{2019})\n"
+        );
+    }
+
+    #[test]
+    fn inner_context_lines_come_from_the_file() {
+        let file = "a\n\u{201C}q\u{201D}  \nb\n";
+        let out = one(file, chunk(&[], "-a\n+A\n \"q\"\n-b\n+B")).unwrap();
+        assert_eq!(out, "A\n\u{201C}q\u{201D}  \nB\n");
+    }
+
+    #[test]
+    fn smart_quotes_in_patch_match_ascii_file() {
+        let out = one(
+            "say('x')\n",
+            chunk(&[], "-say(\u{2018}x\u{2019})\n+say('y')"),
+        )
+        .unwrap();
+        assert_eq!(out, "say('y')\n");
+    }
+
+    #[test]
+    fn leading_whitespace_is_significant() {
+        let r = one("    x = 1\n", chunk(&[], "-x = 1\n+x = 2")).unwrap_err();
+        assert_eq!(r.code, Code::NotFound);
+    }
+
+    #[test]
+    fn ambiguous_hunk_fails_with_candidates() {
+        let e = one("foo\nbar\nfoo\n", chunk(&[], "-foo\n+baz")).unwrap_err();
+        assert_eq!(e.code, Code::Ambiguous);
+        assert_eq!(e.matches, vec![0..3, 8..11]);
+        assert_eq!(e.occurrences, 2);
+        assert!(e.message.contains("lines 1, 3"), "{}", e.message);
+        // More context disambiguates.
+        assert_eq!(
+            one("foo\nbar\nfoo\n", chunk(&[], " bar\n-foo\n+baz")).unwrap(),
+            "foo\nbar\nbaz\n"
+        );
+    }
+
+    #[test]
+    fn anchors_narrow_the_search() {
+        let file = "class A:\n    def f(self):\n        return 1\nclass B:\n    def f(self):\n        return 1\n";
+        let out = one(
+            file,
+            chunk(&["class B:"], "-        return 1\n+        return 2"),
+        )
+        .unwrap();
+        assert!(
+            out.ends_with("class B:\n    def f(self):\n        return 2\n"),
+            "{out}"
+        );
+        // Inside A's block, A's copy wins although B's is also after the anchor.
+        let out = one(
+            file,
+            chunk(
+                &["class A:", "def f(self):"],
+                "-        return 1\n+        return 2",
+            ),
+        )
+        .unwrap();
+        assert!(
+            out.starts_with("class A:\n    def f(self):\n        return 2\nclass B:"),
+            "{out}"
+        );
+        let e = one(file, chunk(&["class C:"], "-x\n+y")).unwrap_err();
+        assert_eq!(e.code, Code::NotFound);
+        assert!(e.message.contains("`@@ class C:`"), "{}", e.message);
+    }
+
+    #[test]
+    fn anchor_without_block_searches_the_rest() {
+        let file = "## One\ntext\n## Two\ntext\n";
+        let out = one(file, chunk(&["## Two"], "-text\n+new")).unwrap();
+        assert_eq!(out, "## One\ntext\n## Two\nnew\n");
+        let e = one(file, chunk(&["## One"], "-text\n+new")).unwrap_err();
+        assert_eq!(
+            e.code,
+            Code::Ambiguous,
+            "a flat anchor does not pick the first"
+        );
+    }
+
+    #[test]
+    fn end_of_file_chunk_matches_only_at_the_end() {
+        let file = "x\nend\ny\nend\n";
+        let mut c = chunk(&[], "-end\n+END");
+        c.end_of_file = true;
+        assert_eq!(one(file, c.clone()).unwrap(), "x\nend\ny\nEND\n");
+        let e = one("end\ny\n", c).unwrap_err();
+        assert_eq!(e.code, Code::NotFound);
+        assert!(e.message.contains("end of the file"));
+    }
+
+    #[test]
+    fn pure_insertion_after_anchor() {
+        let file = "fn a() {\n}\nfn b() {\n}\n";
+        let out = one(file, chunk(&["fn a() {"], "+    one();")).unwrap();
+        assert_eq!(out, "fn a() {\n    one();\n}\nfn b() {\n}\n");
+    }
+
+    #[test]
+    fn pure_insertion_without_anchor_appends() {
+        assert_eq!(
+            one("line1\nline2\n", chunk(&[], "+added")).unwrap(),
+            "line1\nline2\nadded\n"
+        );
+        assert_eq!(
+            one("a\n\n", chunk(&[], "+x")).unwrap(),
+            "a\nx\n\n",
+            "before a final blank line"
+        );
+        assert_eq!(
+            one("a", chunk(&[], "+x")).unwrap(),
+            "a\nx",
+            "no final newline stays so"
+        );
+        assert_eq!(one("", chunk(&[], "+x")).unwrap(), "x\n");
+    }
+
+    #[test]
+    fn no_final_newline_is_kept() {
+        assert_eq!(one("a\nb", chunk(&[], " a\n-b\n+c")).unwrap(), "a\nc");
+        assert_eq!(one("a\nb", chunk(&[], " a\n-b")).unwrap(), "a");
+        assert_eq!(one("a\nb\n", chunk(&[], " a\n-b")).unwrap(), "a\n");
+        assert_eq!(one("a", chunk(&[], "-a\n+x\n+y")).unwrap(), "x\ny");
+        assert_eq!(one("a\nb", chunk(&[], "-a\n+x\n b")).unwrap(), "x\nb");
+    }
+
+    #[test]
+    fn trailing_empty_context_is_retried_without() {
+        assert_eq!(one("a\nb\n", chunk(&[], " a\n-b\n+c\n")).unwrap(), "a\nc\n");
+    }
+
+    #[test]
+    fn not_found_has_closest_and_already_applied() {
+        let file = "one\ntwo\nthree\nfour\n";
+        let e = one(file, chunk(&[], " two\n-tree\n+3\n four")).unwrap_err();
+        assert_eq!(e.code, Code::NotFound);
+        assert!(!e.already_applied);
+        let c = &e.candidates[0];
+        assert_eq!(&file[c.span.clone()], "two\nthree\nfour");
+        assert!(c.score > 0.5, "{c:?}");
+        let e = one(file, chunk(&[], "-too\n+two")).unwrap_err();
+        assert!(e.already_applied);
+        assert!(e.message.contains("already applied"), "{}", e.message);
+    }
+
+    #[test]
+    fn no_op_chunk() {
+        let e = one("a\n", chunk(&[], " a")).unwrap_err();
+        assert_eq!(e.code, Code::NoOp);
+    }
+
+    #[test]
+    fn failed_chunk_does_not_stop_the_others() {
+        let d = doc("a\nb\nc\n");
+        let r = locate(&d, &[chunk(&[], "-zz\n+y"), chunk(&[], "-c\n+C")]);
+        assert!(r[0].is_err());
+        assert_eq!(r[1].as_ref().unwrap().span, 4..6);
+    }
+
+    #[test]
+    fn classifies_normalizations() {
+        let mut s = BTreeSet::new();
+        classify("a\u{2014}b\u{00A0}c", "a-b c", &mut s);
+        assert_eq!(
+            s.into_iter().collect::<Vec<_>>(),
+            vec![Normalization::Dashes, Normalization::Spaces]
+        );
+        let mut s = BTreeSet::new();
+        classify("\u{FB01}x", "fix", &mut s);
+        assert_eq!(s.into_iter().collect::<Vec<_>>(), vec![Normalization::Nfkc]);
+    }
+
+    mod property {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn case() -> impl Strategy<Value = (Vec<String>, usize, usize, bool, bool)> {
+            let line = prop::sample::select(vec!["a", "b", "c", "", "  x", "d  "]);
+            (
+                prop::collection::vec(line.prop_map(str::to_string), 1..12),
+                any::<bool>(),
+                any::<bool>(),
+            )
+                .prop_flat_map(|(lines, crlf, final_nl)| {
+                    let n = lines.len();
+                    (Just(lines), 0..n, 1..=n, Just(crlf), Just(final_nl))
+                })
+                .prop_filter("window inside the file", |(l, s, k, _, _)| s + k <= l.len())
+                // Without a final newline, an empty last line is no line at all.
+                .prop_filter("a real last line", |(l, _, _, _, nl)| {
+                    *nl || !l[l.len() - 1].is_empty()
+                })
+        }
+
+        proptest! {
+            /// A chunk taken from the file (first and last lines as context when it has three or
+            /// more, the rest replaced) lands where it was taken when its lines occur once, is
+            /// ambiguous otherwise, and everything else keeps its bytes, line endings included.
+            #[test]
+            fn chunk_from_the_file((lines, s, k, crlf, final_nl) in case()) {
+                let eol = if crlf { "\r\n" } else { "\n" };
+                let join = |ls: &[String]| {
+                    let mut t = ls.join(eol);
+                    if final_nl { t.push_str(eol); }
+                    t
+                };
+                let d = doc(&join(&lines));
+                let window = &lines[s..s + k];
+                let ctx = k >= 3;
+                let mut c = PatchChunk { line: 1, ..PatchChunk::default() };
+                let mut want = lines[..s].to_vec();
+                for (i, l) in window.iter().enumerate() {
+                    let edge = ctx && (i == 0 || i == k - 1);
+                    c.old_lines.push(l.clone());
+                    if edge {
+                        c.new_lines.push(l.clone());
+                        want.push(l.clone());
+                    } else {
+                        c.new_lines.push(format!("NEW{i}"));
+                        want.push(format!("NEW{i}"));
+                    }
+                }
+                want.extend_from_slice(&lines[s + k..]);
+                let pattern: Vec<String> = window.iter().map(|l| n_line(l)).collect();
+                let n: Vec<String> = lines.iter().map(|l| n_line(l)).collect();
+                let occurrences = (0..=lines.len() - k).filter(|&p| n[p..p + k] == pattern[..]).count();
+                match apply(&d, &[c]) {
+                    Ok(out) => {
+                        prop_assert_eq!(occurrences, 1);
+                        prop_assert_eq!(out, join(&want));
+                    }
+                    Err(e) => {
+                        prop_assert!(occurrences > 1, "{:?}", e);
+                        prop_assert_eq!(e.code, Code::Ambiguous);
+                        prop_assert_eq!(e.occurrences, occurrences);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! The canonical batch request, after parsing and merging (SPEC §2).
+//!
+//! Every accepted input shape and dialect converts into [`Request`]; the engine sees nothing else.
+//! Paths are kept as the caller wrote them; the writer resolves them beneath the root.
+//! [`wire`] parses the JSON shapes; [`dialect`] parses Codex patches and SEARCH/REPLACE blocks.
+pub mod dialect;
+pub mod wire;
+
+/// One edit: replace the unique match of `old_text` with `new_text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditSpec {
+    pub old_text: String,
+    pub new_text: String,
+    pub replace_all: bool,
+    pub id: Option<String>,
+    /// JSON pointer of this edit in the request as sent (for messages), if it came from JSON.
+    pub pointer: Option<String>,
+}
+
+impl EditSpec {
+    /// A plain edit: replace the unique match of `old_text` with `new_text`.
+    pub fn new(old_text: impl Into<String>, new_text: impl Into<String>) -> EditSpec {
+        EditSpec {
+            old_text: old_text.into(),
+            new_text: new_text.into(),
+            replace_all: false,
+            id: None,
+            pointer: None,
+        }
+    }
+}
+
+/// What the batch does to one path. Objects for the same path are merged into one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRequest {
+    /// The path as the caller wrote it (first object that named it).
+    pub path: String,
+    /// Edits in request order; their index is their position here.
+    pub edits: Vec<EditSpec>,
+    /// Whole new content (create or overwrite).
+    pub content: Option<String>,
+    pub delete: bool,
+    pub move_to: Option<String>,
+    /// `sha256:<hex>` the file must still have.
+    pub expect_hash: Option<String>,
+    /// Codex patch chunks, located by the patch rules (SPEC §6) instead of as edits.
+    pub chunks: Vec<PatchChunk>,
+    /// JSON pointer of the (first) file object in the request as sent, if it came from JSON.
+    pub pointer: Option<String>,
+}
+
+impl FileRequest {
+    pub fn new(path: impl Into<String>) -> Self {
+        FileRequest {
+            path: path.into(),
+            edits: Vec::new(),
+            content: None,
+            delete: false,
+            move_to: None,
+            expect_hash: None,
+            chunks: Vec::new(),
+            pointer: None,
+        }
+    }
+}
+
+/// One `@@` chunk of a Codex `*** Update File` hunk, lines without their `+`/`-`/` ` prefix.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PatchChunk {
+    /// `@@ anchor` lines, outermost first; each is located forward before the chunk.
+    pub anchors: Vec<String>,
+    /// Context and removed lines, in order.
+    pub old_lines: Vec<String>,
+    /// Context and added lines, in order.
+    pub new_lines: Vec<String>,
+    /// `*** End of File`: the chunk must match at the end of the file.
+    pub end_of_file: bool,
+    /// 1-based line of the chunk in the patch text, for messages.
+    pub line: usize,
+}
+
+/// An unsaved editor buffer that replaces the disk content for matching (resolve/filter only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentOverride {
+    pub path: String,
+    pub text: String,
+}
+
+/// A whole batch.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Request {
+    pub files: Vec<FileRequest>,
+    pub documents: Vec<DocumentOverride>,
+    /// `dryRun: true` was set in the request itself.
+    pub dry_run: bool,
+}
+
+/// A request that cannot be turned into a batch: always `invalid_request`, exit 2 (SPEC §5).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct RequestError {
+    pub message: String,
+    /// JSON pointer into the request as sent (a missing field points at its parent).
+    pub pointer: Option<String>,
+    /// 1-based line in a text dialect (Codex patch, SEARCH/REPLACE), when known.
+    pub line: Option<usize>,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
+impl RequestError {
+    pub fn new(message: impl Into<String>) -> RequestError {
+        RequestError {
+            message: message.into(),
+            pointer: None,
+            line: None,
+            hint: None,
+        }
+    }
+
+    pub fn at(mut self, pointer: impl Into<String>) -> RequestError {
+        self.pointer = Some(pointer.into());
+        self
+    }
+
+    pub fn at_line(mut self, line: usize) -> RequestError {
+        self.line = Some(line);
+        self
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> RequestError {
+        self.hint = Some(hint.into());
+        self
+    }
+}

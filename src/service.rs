@@ -1,0 +1,297 @@
+//! Running a batch headless: lock, recover, resolve, commit, report (SPEC §1 `apply`/`resolve`).
+
+use crate::engine::document::PositionEncoding;
+use crate::engine::plan::{self, Failure, Op, Plan, ResolveOptions};
+use crate::error::{Code, ExitStatus};
+use crate::report::response::{RequestFailure, Response};
+use crate::report::{self, Mode, WriteOutcome};
+use crate::request::{Request, RequestError};
+use crate::write::{Change, Expect, Limits, Root};
+use std::path::PathBuf;
+
+/// Settings shared by every command.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub root: PathBuf,
+    pub encoding: PositionEncoding,
+    pub limits: Limits,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            root: PathBuf::from("."),
+            encoding: PositionEncoding::Utf16,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// The result of a headless run.
+#[derive(Debug)]
+pub struct Run {
+    pub response: Result<Response, RequestFailure>,
+    pub exit: ExitStatus,
+    pub plan: Option<Plan>,
+}
+
+impl Run {
+    fn failed(e: &RequestError) -> Run {
+        Run {
+            response: Err(RequestFailure::new(e)),
+            exit: ExitStatus::Usage,
+            plan: None,
+        }
+    }
+
+    /// The response as pretty JSON text, fields in declaration order.
+    pub fn to_pretty(&self) -> String {
+        let s = match &self.response {
+            Ok(r) => serde_json::to_string_pretty(r),
+            Err(f) => serde_json::to_string_pretty(f),
+        };
+        // Invariant: as for `to_json`.
+        s.unwrap_or_else(|_| "null".into())
+    }
+
+    /// The response as JSON.
+    pub fn to_json(&self) -> serde_json::Value {
+        let v = match &self.response {
+            Ok(r) => serde_json::to_value(r),
+            Err(f) => serde_json::to_value(f),
+        };
+        // Invariant: the wire types hold only strings, numbers, bools and containers of them.
+        v.unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// Opens the root directory, or a request error naming it.
+pub fn open_root(settings: &Settings) -> Result<Root, RequestError> {
+    Root::open(&settings.root, settings.limits).map_err(|e| {
+        RequestError::new(format!(
+            "cannot use {} as the root: {}",
+            settings.root.display(),
+            e.message
+        ))
+        .hint("pass an existing directory with --root")
+    })
+}
+
+/// The changes a successful plan commits.
+pub fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change> {
+    let mut out = Vec::new();
+    for (fi, f) in plan.files.iter().enumerate() {
+        let expect_orig = || match f.original.as_ref().and_then(|o| o.fingerprint.clone()) {
+            Some(fp) => Expect::Unchanged(fp),
+            None => Expect::Any,
+        };
+        match f.op {
+            Op::Delete => out.push(Change::Delete {
+                path: f.path.clone(),
+                expect: expect_orig(),
+            }),
+            Op::Create => {
+                if let Some(bytes) = f.render(|_| true) {
+                    out.push(Change::Write {
+                        path: f.path.clone(),
+                        bytes,
+                        expect: Expect::Absent,
+                    });
+                }
+            }
+            Op::Overwrite | Op::Edit => {
+                if let Some(bytes) = f.render(|e| accept(fi, e)) {
+                    let same = f
+                        .original
+                        .as_ref()
+                        .is_some_and(|o| o.doc.to_bytes() == bytes);
+                    if !same {
+                        out.push(Change::Write {
+                            path: f.path.clone(),
+                            bytes,
+                            expect: expect_orig(),
+                        });
+                    }
+                }
+            }
+            Op::Move => {
+                if let (Some(bytes), Some(to)) = (f.render(|e| accept(fi, e)), &f.move_to) {
+                    let expect = match f.replaced.as_ref().and_then(|r| r.fingerprint.clone()) {
+                        Some(fp) => Expect::Unchanged(fp),
+                        None => Expect::Absent,
+                    };
+                    out.push(Change::Write {
+                        path: to.clone(),
+                        bytes,
+                        expect,
+                    });
+                    out.push(Change::Delete {
+                        path: f.path.clone(),
+                        expect: expect_orig(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Commits `changes` under `lock`, turning a failure into the report's terms.
+pub fn commit(
+    root: &Root,
+    lock: &crate::write::WriterLock,
+    changes: &[Change],
+) -> (WriteOutcome, ExitStatus) {
+    match root.commit(lock, changes) {
+        Ok(rep) => {
+            let warnings = rep
+                .warnings
+                .into_iter()
+                .map(|w| {
+                    (
+                        w.path,
+                        crate::report::response::Warning {
+                            code: w.code,
+                            message: w.message,
+                        },
+                    )
+                })
+                .collect();
+            let outcome = WriteOutcome {
+                written: true,
+                warnings,
+                durability_unknown: rep.durability_unknown,
+                recovered: rep.recovered.as_ref().and_then(describe_recovery),
+                ..WriteOutcome::default()
+            };
+            (outcome, ExitStatus::Success)
+        }
+        Err(e) => {
+            let code = e.error.code;
+            let mut f = Failure::new(code, format!("{}: {}", e.error.path, e.error.message));
+            f.hint = e.error.hint.clone();
+            let exit = code.exit_status();
+            (
+                WriteOutcome {
+                    failure: Some((e.error.path.clone(), f)),
+                    rolled_back: Some(e.rolled_back),
+                    ..WriteOutcome::default()
+                },
+                exit,
+            )
+        }
+    }
+}
+
+/// Resolves `req` and, in `Mode::Apply`, writes it, all under the root's writer lock.
+pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
+    let mode = if req.dry_run && mode == Mode::Apply {
+        Mode::DryRun
+    } else {
+        mode
+    };
+    let root = match open_root(settings) {
+        Ok(r) => r,
+        Err(e) => return Run::failed(&e),
+    };
+    let opts = ResolveOptions {
+        allow_documents: mode == Mode::Resolve,
+    };
+    if let Err(e) = plan::check_request(req, opts) {
+        return Run::failed(&e);
+    }
+    let mut recovered = None;
+    let lock = if mode.writes() {
+        match root.lock().and_then(|l| root.recover(&l).map(|r| (l, r))) {
+            Ok((l, r)) => {
+                recovered = describe_recovery(&r);
+                Some(l)
+            }
+            Err(e) => {
+                let f = Failure::new(e.code, format!("{}: {}", e.path, e.message));
+                let plan = Plan { files: Vec::new() };
+                let wrote = WriteOutcome {
+                    failure: Some((e.path.clone(), f)),
+                    ..WriteOutcome::default()
+                };
+                let mut resp = report::response(&plan, mode, settings.encoding, &wrote);
+                resp.errors.push(crate::report::response::ErrorEntry {
+                    code: e.code,
+                    path: e.path,
+                    edit: None,
+                    message: e.message,
+                });
+                return Run {
+                    response: Ok(resp),
+                    exit: e.code.exit_status().worst(ExitStatus::WriteFailed),
+                    plan: None,
+                };
+            }
+        }
+    } else {
+        None
+    };
+    let plan = match plan::resolve(req, &root, opts) {
+        Ok(p) => p,
+        Err(e) => return Run::failed(&e),
+    };
+    if !plan.ok() {
+        let resp = report::response(&plan, mode, settings.encoding, &WriteOutcome::default());
+        return Run {
+            response: Ok(resp),
+            exit: worst_code(&plan),
+            plan: Some(plan),
+        };
+    }
+    let (mut wrote, exit) = match &lock {
+        Some(lock) => {
+            let changes = changes(&plan, &|_, _| true);
+            if changes.is_empty() {
+                // Every file came out unchanged: nothing to write, and `written` says so.
+                (WriteOutcome::default(), ExitStatus::Success)
+            } else {
+                commit(&root, lock, &changes)
+            }
+        }
+        None => (WriteOutcome::default(), ExitStatus::Success),
+    };
+    wrote.recovered = wrote.recovered.take().or(recovered);
+    drop(lock);
+    let resp = report::response(&plan, mode, settings.encoding, &wrote);
+    Run {
+        response: Ok(resp),
+        exit,
+        plan: Some(plan),
+    }
+}
+
+/// Prose for what recovery did, or `None` when there was nothing to recover.
+pub fn describe_recovery(r: &crate::write::RecoveryReport) -> Option<String> {
+    use crate::write::RecoveryAction;
+    let paths = r.paths.join(", ");
+    match r.action {
+        RecoveryAction::Nothing => None,
+        RecoveryAction::Cleaned => {
+            Some("an interrupted commit had changed nothing; its leftovers were removed".into())
+        }
+        RecoveryAction::RolledBack => Some(format!(
+            "an interrupted commit was rolled back: {paths} are as before it"
+        )),
+        RecoveryAction::RolledForward => Some(format!(
+            "an interrupted commit had landed; its cleanup was finished for {paths}"
+        )),
+    }
+}
+
+/// The exit status of a failed plan: 1 for rejected edits and files, 3 for I/O and permission.
+fn worst_code(plan: &Plan) -> ExitStatus {
+    let mut exit = ExitStatus::Rejected;
+    for f in &plan.files {
+        if let Some(fl) = &f.failure
+            && matches!(fl.code, Code::PermissionDenied | Code::Io | Code::Internal)
+        {
+            exit = exit.worst(fl.code.exit_status());
+        }
+    }
+    exit
+}
