@@ -66,6 +66,10 @@ fn filter_failure_echoes_the_input_silently() {
         vec!["filter", "--path", "src/a.rs", "--edits", "edits.json"],
         vec!["filter", "--path", "src/other.rs", "--edits", "edits.json"],
         vec!["filter", "--path", "src/a.rs", "--edits", "missing.json"],
+        // Command lines that do not parse (an editor pasted a name with a space unquoted).
+        vec!["--root", ".", "filter", "--path", "src/my", "a.rs", "--edits", "edits.json"],
+        vec!["--color=never", "filter", "--bogus"],
+        vec!["filter"],
     ] {
         let out = redline(dir.path(), &args, input.as_bytes());
         assert_eq!(out.status.code(), Some(1), "{args:?}");

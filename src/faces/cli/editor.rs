@@ -35,7 +35,8 @@ pub fn lsp_request_failure(e: &RequestError, settings: &Settings) -> ExitStatus 
 
 /// `redline filter`: stdin is the buffer, stdout the edited buffer. On any failure the input is
 /// echoed unchanged, the exit status is 1 and nothing goes to stderr (editors would paste it
-/// into the buffer); `--report FILE` says what happened.
+/// into the buffer); `--report FILE` says what happened. A panic counts as a failure too: it is
+/// caught silently and the buffer echoed.
 pub fn filter(
     settings: &Settings,
     input_kind: InputKind,
@@ -47,6 +48,29 @@ pub fn filter(
     if std::io::stdin().read_to_end(&mut input).is_err() {
         return ExitStatus::Rejected;
     }
+    std::panic::set_hook(Box::new(|_| {}));
+    let result =
+        std::panic::catch_unwind(|| filtered(settings, input_kind, path, edits, report, &input))
+            .ok()
+            .flatten();
+    let (bytes, status) = match &result {
+        Some(out) => (out.as_slice(), ExitStatus::Success),
+        None => (input.as_slice(), ExitStatus::Rejected),
+    };
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(bytes).and_then(|_| o.flush());
+    status
+}
+
+/// The edited buffer, or `None` on any failure; writes the report when asked.
+fn filtered(
+    settings: &Settings,
+    input_kind: InputKind,
+    path: &str,
+    edits: &Path,
+    report: Option<&Path>,
+    input: &[u8],
+) -> Option<Vec<u8>> {
     let request = std::fs::read(edits)
         .map_err(|e| RequestError::new(format!("cannot read {}: {e}", edits.display())))
         .and_then(|b| {
@@ -58,7 +82,7 @@ pub fn filter(
         });
     let (result, report_json) = match request {
         Ok(req) => {
-            let filtered = crate::faces::filter::filter(&req, path, &input, settings);
+            let filtered = crate::faces::filter::filter(&req, path, input, settings);
             let json = filtered.report(settings);
             (filtered.output.ok(), json)
         }
@@ -71,13 +95,16 @@ pub fn filter(
         let text = serde_json::to_string_pretty(&report_json).unwrap_or_default();
         let _ = std::fs::write(file, text + "\n");
     }
-    let (bytes, status) = match &result {
-        Some(out) => (out.as_slice(), ExitStatus::Success),
-        None => (input.as_slice(), ExitStatus::Rejected),
-    };
-    let mut o = std::io::stdout().lock();
-    let _ = o.write_all(bytes).and_then(|_| o.flush());
-    status
+    result
+}
+
+/// A `filter` whose command line did not parse: the buffer on stdin goes back unchanged on
+/// stdout, exit 1, nothing on stderr.
+pub fn echo_stdin_rejected() -> ExitStatus {
+    let mut stdin = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
+    let _ = std::io::copy(&mut stdin, &mut stdout).and_then(|_| stdout.flush());
+    ExitStatus::Rejected
 }
 
 /// `redline serve`: JSON-RPC until end of input or `shutdown`.

@@ -141,7 +141,15 @@ struct Context {
 pub fn main() -> ExitStatus {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => return clap_failure(&e),
+        Err(e) => {
+            // An editor pastes its buffer name unquoted (`my file.txt` becomes two arguments)
+            // and replaces the buffer with whatever `filter` prints: a filter whose arguments do
+            // not parse fails like any other filter, with the buffer echoed and stderr empty.
+            if is_filter_invocation(std::env::args_os().skip(1)) && !is_help_or_version(&e) {
+                return editor::echo_stdin_rejected();
+            }
+            return clap_failure(&e);
+        }
     };
     let Some(encoding) = PositionEncoding::parse(&cli.position_encoding) else {
         return usage(
@@ -212,16 +220,48 @@ pub fn main() -> ExitStatus {
     }
 }
 
-/// Help and version go to stdout as clap prints them; a usage error is exit 2 with clap's message
-/// reshaped into `error: …` then `hint: …` lines (its tips, possible values and usage line).
-fn clap_failure(e: &clap::Error) -> ExitStatus {
+/// Whether the subcommand on this command line is `filter`: the first argument that is not an
+/// option or the value of a global option that takes one.
+fn is_filter_invocation(args: impl Iterator<Item = std::ffi::OsString>) -> bool {
+    use clap::CommandFactory as _;
+    let cmd = Cli::command();
+    let takes_value = |name: &str| {
+        cmd.get_arguments().any(|a| {
+            a.get_long() == Some(name)
+                && a.get_action().takes_values()
+                && a.get_num_args().is_none_or(|n| n.min_values() > 0)
+        })
+    };
+    let mut args = args;
+    while let Some(arg) = args.next() {
+        let Some(arg) = arg.to_str() else {
+            return false;
+        };
+        if let Some(long) = arg.strip_prefix("--") {
+            if !long.contains('=') && takes_value(long) {
+                args.next();
+            }
+        } else if !arg.starts_with('-') || arg == "-" {
+            return arg == "filter";
+        }
+    }
+    false
+}
+
+fn is_help_or_version(e: &clap::Error) -> bool {
     use clap::error::ErrorKind;
-    if matches!(
+    matches!(
         e.kind(),
         ErrorKind::DisplayHelp
             | ErrorKind::DisplayVersion
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
+    )
+}
+
+/// Help and version go to stdout as clap prints them; a usage error is exit 2 with clap's message
+/// reshaped into `error: …` then `hint: …` lines (its tips, possible values and usage line).
+fn clap_failure(e: &clap::Error) -> ExitStatus {
+    if is_help_or_version(e) {
         let _ = e.print();
         return if e.exit_code() == 0 {
             ExitStatus::Success

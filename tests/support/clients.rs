@@ -1,0 +1,61 @@
+//! A test harness for tests that drive third-party programs (editors, `git`, `patch`, `node`,
+//! Python): each test names the programs it needs. When one is missing the test is reported as
+//! *ignored* in the summary, with the missing program as the reason; under `CI=true` it runs and
+//! fails instead, because CI (`.ci/run`) installs every one of them.
+#![allow(dead_code)]
+
+use std::process::{Command, ExitCode};
+
+/// One test: its name, the programs it runs, and its body (a panic fails it).
+pub struct Case {
+    pub name: &'static str,
+    pub needs: &'static [&'static str],
+    pub run: fn(),
+}
+
+/// Whether `program` is on the PATH.
+pub fn have(program: &str) -> bool {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {program}"))
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// Runs `cases` as a test binary (`harness = false`), with the standard test flags.
+pub fn main(cases: Vec<Case>) -> ExitCode {
+    let args = libtest_mimic::Arguments::from_args();
+    let ci = in_ci();
+    let trials = cases
+        .into_iter()
+        .map(|case| {
+            let missing: Vec<&str> = case.needs.iter().copied().filter(|p| !have(p)).collect();
+            let kind = case.needs.join(",");
+            let run = case.run;
+            if missing.is_empty() {
+                libtest_mimic::Trial::test(case.name, move || {
+                    run();
+                    Ok(())
+                })
+                .with_kind(kind)
+            } else if ci {
+                let why = format!(
+                    "CI=true but {} not installed (.ci/run installs it)",
+                    missing.join(", ")
+                );
+                libtest_mimic::Trial::test(case.name, move || Err(why.into())).with_kind(kind)
+            } else {
+                let why = format!("{} not installed", missing.join(", "));
+                libtest_mimic::Trial::ignorable_test(case.name, move || {
+                    Ok(libtest_mimic::Completion::ignored_with(why))
+                })
+                .with_kind(kind)
+            }
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit_code()
+}
