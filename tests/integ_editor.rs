@@ -67,7 +67,16 @@ fn filter_failure_echoes_the_input_silently() {
         vec!["filter", "--path", "src/other.rs", "--edits", "edits.json"],
         vec!["filter", "--path", "src/a.rs", "--edits", "missing.json"],
         // Command lines that do not parse (an editor pasted a name with a space unquoted).
-        vec!["--root", ".", "filter", "--path", "src/my", "a.rs", "--edits", "edits.json"],
+        vec![
+            "--root",
+            ".",
+            "filter",
+            "--path",
+            "src/my",
+            "a.rs",
+            "--edits",
+            "edits.json",
+        ],
         vec!["--color=never", "filter", "--bogus"],
         vec!["filter"],
     ] {

@@ -8,8 +8,12 @@
 //!
 //! Methods: `resolve` and `apply` (params: the request of SPEC §2 as an object or array, or the
 //! text of any dialect as a string; result: the response of §4), `read` (`{path, offset?,
-//! limit?}`), `schema` (`{which: request|response|tools}`; without it all three), `shutdown` (replies `null`, then the
-//! server stops) and the `exit` notification.
+//! limit?}`), `schema` (`{which: request|response|tools}`; without it all three). Params may also
+//! come by position, as a one-element array holding any of those (`vscode-jsonrpc` sends an array
+//! argument as `[[…]]` and cannot send a bare string).
+//!
+//! Ending follows LSP: `shutdown` replies `null` and the server keeps reading, answering any
+//! further request with an error, until the `exit` notification or the end of input.
 
 use crate::error::ExitStatus;
 use crate::faces::schema::{self, ReadParams, Which};
@@ -110,59 +114,71 @@ pub fn write_message(w: &mut impl Write, framing: Framing, msg: &Value) -> io::R
     w.flush()
 }
 
-/// Serves requests from `input` until end of input, `shutdown` or `exit`.
+/// Where a session is in LSP's ending sequence.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Session {
+    /// `shutdown` was answered: only `exit` is served from now on.
+    pub shut_down: bool,
+    /// `exit` was received: stop reading.
+    pub exited: bool,
+}
+
+impl Session {
+    /// How the session ended, as LSP says: `exit` before `shutdown` is a failure (exit status
+    /// 1); `exit` after it, or the end of input, is a success.
+    pub fn clean(&self) -> bool {
+        !self.exited || self.shut_down
+    }
+}
+
+/// Serves requests from `input` until the `exit` notification or the end of input.
 pub fn serve(
     mut input: impl BufRead,
     mut output: impl Write,
     settings: &Settings,
-) -> io::Result<()> {
+) -> io::Result<Session> {
+    let mut session = Session::default();
     while let Some((framing, body)) = read_message(&mut input)? {
-        let (reply, stop) = match body {
-            Ok(body) => handle(&body, settings),
-            Err(why) => (Some(error(Value::Null, PARSE_ERROR, &why, None)), false),
+        let reply = match body {
+            Ok(body) => handle(&body, settings, &mut session),
+            Err(why) => Some(error(Value::Null, PARSE_ERROR, &why, None)),
         };
         if let Some(reply) = reply {
             write_message(&mut output, framing, &reply)?;
         }
-        if stop {
+        if session.exited {
             break;
         }
     }
-    Ok(())
+    Ok(session)
 }
 
-/// Handles one message body: the reply (none for notifications) and whether to stop serving.
-pub fn handle(body: &[u8], settings: &Settings) -> (Option<Value>, bool) {
+/// Handles one message body: the reply (none for notifications); `session` records `shutdown`
+/// and `exit`.
+pub fn handle(body: &[u8], settings: &Settings, session: &mut Session) -> Option<Value> {
     let msg: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {
-            return (
-                Some(error(
-                    Value::Null,
-                    PARSE_ERROR,
-                    &format!("not JSON: {e}"),
-                    None,
-                )),
-                false,
-            );
+            return Some(error(
+                Value::Null,
+                PARSE_ERROR,
+                &format!("not JSON: {e}"),
+                None,
+            ));
         }
     };
     match msg {
-        Value::Array(batch) if batch.is_empty() => (
-            Some(error(Value::Null, INVALID_REQUEST, "empty batch", None)),
-            false,
-        ),
-        Value::Array(batch) => {
-            let mut replies = Vec::new();
-            let mut stop = false;
-            for m in &batch {
-                let (r, s) = call(m, settings);
-                replies.extend(r);
-                stop |= s;
-            }
-            ((!replies.is_empty()).then_some(Value::Array(replies)), stop)
+        Value::Array(batch) if batch.is_empty() => {
+            Some(error(Value::Null, INVALID_REQUEST, "empty batch", None))
         }
-        m => call(&m, settings),
+        Value::Array(batch) => {
+            let replies: Vec<Value> = batch
+                .iter()
+                .filter_map(|m| call(m, settings, session))
+                .collect();
+            (!replies.is_empty()).then_some(Value::Array(replies))
+        }
+        m => call(&m, settings, session),
     }
 }
 
@@ -176,7 +192,7 @@ fn error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
 }
 
 /// Handles one request or notification object.
-fn call(msg: &Value, settings: &Settings) -> (Option<Value>, bool) {
+fn call(msg: &Value, settings: &Settings, session: &mut Session) -> Option<Value> {
     let id = msg.get("id").cloned();
     let valid_id = matches!(
         id,
@@ -191,19 +207,32 @@ fn call(msg: &Value, settings: &Settings) -> (Option<Value>, bool) {
             Value::Null
         };
         let why = "expected {\"jsonrpc\": \"2.0\", \"method\": …, \"params\"?: …, \"id\"?: …}";
-        return (Some(error(id, INVALID_REQUEST, why, None)), false);
+        return Some(error(id, INVALID_REQUEST, why, None));
     };
     let params = msg.get("params");
-    let stop = matches!(method, "shutdown" | "exit");
-    let outcome = dispatch(method, params, settings);
-    let Some(id) = id else {
-        return (None, stop); // a notification: no reply, even for errors
+    let outcome = match method {
+        "exit" => {
+            session.exited = true;
+            Ok(Value::Null)
+        }
+        _ if session.shut_down => Err((
+            INVALID_REQUEST,
+            format!(
+                "`{method}` after `shutdown`: the server only accepts the `exit` notification now"
+            ),
+        )),
+        "shutdown" => {
+            session.shut_down = true;
+            Ok(Value::Null)
+        }
+        _ => dispatch(method, params, settings),
     };
-    let reply = match outcome {
+    // A notification gets no reply, even for errors.
+    let id = id?;
+    Some(match outcome {
         Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
         Err((code, message)) => error(id, code, &message, None),
-    };
-    (Some(reply), stop)
+    })
 }
 
 fn dispatch(
@@ -211,6 +240,11 @@ fn dispatch(
     params: Option<&Value>,
     settings: &Settings,
 ) -> Result<Value, (i64, String)> {
+    // By position: a one-element array holds the params.
+    let params = match params {
+        Some(Value::Array(a)) if a.len() == 1 => a.first(),
+        p => p,
+    };
     match method {
         "resolve" => Ok(run(need(params)?, Mode::Resolve, settings)?.to_json()),
         "apply" => Ok(run(need(params)?, Mode::Apply, settings)?.to_json()),
@@ -246,7 +280,6 @@ fn dispatch(
             ))?;
             Ok(schema::schema(which))
         }
-        "shutdown" | "exit" => Ok(Value::Null),
         other => Err((
             METHOD_NOT_FOUND,
             format!(
@@ -323,7 +356,7 @@ mod tests {
     #[test]
     fn protocol_errors() {
         let s = Settings::default();
-        let reply = |m: &str| handle(m.as_bytes(), &s).0.unwrap();
+        let reply = |m: &str| handle(m.as_bytes(), &s, &mut Session::default()).unwrap();
         assert_eq!(reply("{oops")["error"]["code"], PARSE_ERROR);
         assert_eq!(
             reply("{\"jsonrpc\":\"2.0\",\"id\":1}")["error"]["code"],
@@ -359,13 +392,27 @@ mod tests {
             )["error"]["code"],
             INVALID_PARAMS
         );
+        let mut session = Session::default();
         assert_eq!(
-            handle(b"{\"jsonrpc\":\"2.0\",\"method\":\"nope\"}", &s),
-            (None, false)
+            handle(
+                b"{\"jsonrpc\":\"2.0\",\"method\":\"nope\"}",
+                &s,
+                &mut session
+            ),
+            None
         );
+        assert_eq!(session, Session::default());
         assert_eq!(
-            handle(b"{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}", &s),
-            (None, true)
+            handle(
+                b"{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}",
+                &s,
+                &mut session
+            ),
+            None
+        );
+        assert!(
+            session.exited && !session.clean(),
+            "exit before shutdown is a failure"
         );
     }
 
@@ -373,9 +420,68 @@ mod tests {
     fn invalid_requests_are_results() {
         let s = Settings::default();
         let m = r#"{"jsonrpc":"2.0","id":7,"method":"resolve","params":{"files":[{"path":"a","bogus":1}]}}"#;
-        let reply = handle(m.as_bytes(), &s).0.unwrap();
+        let reply = handle(m.as_bytes(), &s, &mut Session::default()).unwrap();
         assert_eq!(reply["id"], 7);
         assert_eq!(reply["result"]["ok"], false);
         assert_eq!(reply["result"]["error"]["code"], "invalid_request");
+    }
+
+    /// LSP's ending: `shutdown` answers and the server keeps reading; other requests are errors;
+    /// `exit` (or the end of input) ends it.
+    #[test]
+    fn shutdown_waits_for_exit() {
+        let s = Settings::default();
+        let input = concat!(
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"shutdown\"}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"schema\"}\n",
+            "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"schema\"}\n",
+        );
+        let mut out = Vec::new();
+        let session = serve(io::Cursor::new(input), &mut out, &s).unwrap();
+        assert!(session.exited && session.clean());
+        let replies: Vec<Value> = out
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        assert_eq!(replies.len(), 2, "nothing after exit: {replies:?}");
+        assert_eq!(
+            replies[0],
+            json!({"jsonrpc": "2.0", "id": 1, "result": null})
+        );
+        assert_eq!(replies[1]["error"]["code"], INVALID_REQUEST);
+        let session = serve(io::Cursor::new(""), &mut Vec::new(), &s).unwrap();
+        assert!(!session.exited && session.clean());
+    }
+
+    /// By-position params: a one-element array holding the request array, the dialect text or
+    /// the read params.
+    #[test]
+    fn params_by_position() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        let s = Settings {
+            root: dir.path().to_path_buf(),
+            ..Settings::default()
+        };
+        let call = |params: Value| {
+            let m = json!({"jsonrpc": "2.0", "id": 1, "method": "resolve", "params": params});
+            handle(m.to_string().as_bytes(), &s, &mut Session::default()).unwrap()
+        };
+        let files = json!([{"path": "a.txt", "edits": [{"oldText": "one", "newText": "two"}]}]);
+        for params in [
+            files.clone(),
+            json!([files.clone()]),
+            json!([{"files": files.clone()}]),
+            json!(["*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch\n"]),
+        ] {
+            let r = call(params.clone());
+            assert_eq!(r["result"]["ok"], true, "{params}: {r}");
+            assert_eq!(r["result"]["files"][0]["path"], "a.txt", "{params}: {r}");
+        }
+        let m = json!({"jsonrpc": "2.0", "id": 2, "method": "read", "params": [{"path": "a.txt"}]});
+        let r = handle(m.to_string().as_bytes(), &s, &mut Session::default()).unwrap();
+        assert_eq!(r["result"]["lines"][0]["text"], "one", "{r}");
     }
 }

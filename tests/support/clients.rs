@@ -6,15 +6,22 @@
 
 use std::process::{Command, ExitCode};
 
-/// One test: its name, the programs it runs, and its body (a panic fails it).
+/// One test: its name, what it needs, and its body (a panic fails it).
 pub struct Case {
     pub name: &'static str,
+    /// Programs on the PATH; an entry with a `/` is a path beneath the package root instead
+    /// (packages that `.ci/run` installs there, such as `tests/node/node_modules/…`).
     pub needs: &'static [&'static str],
     pub run: fn(),
 }
 
-/// Whether `program` is on the PATH.
+/// Whether `program` is on the PATH (or, with a `/`, exists beneath the package root).
 pub fn have(program: &str) -> bool {
+    if program.contains('/') {
+        return std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(program)
+            .exists();
+    }
     Command::new("sh")
         .arg("-c")
         .arg(format!("command -v {program}"))
@@ -34,7 +41,12 @@ pub fn main(cases: Vec<Case>) -> ExitCode {
         .into_iter()
         .map(|case| {
             let missing: Vec<&str> = case.needs.iter().copied().filter(|p| !have(p)).collect();
-            let kind = case.needs.join(",");
+            let kind = case
+                .needs
+                .iter()
+                .map(|n| n.rsplit('/').next().unwrap_or(n))
+                .collect::<Vec<_>>()
+                .join(",");
             let run = case.run;
             if missing.is_empty() {
                 libtest_mimic::Trial::test(case.name, move || {

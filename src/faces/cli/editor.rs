@@ -107,12 +107,14 @@ pub fn echo_stdin_rejected() -> ExitStatus {
     ExitStatus::Rejected
 }
 
-/// `redline serve`: JSON-RPC until end of input or `shutdown`.
+/// `redline serve`: JSON-RPC until the end of input or the `exit` notification; as in LSP, an
+/// `exit` that no `shutdown` preceded exits 1.
 pub fn serve(settings: &Settings) -> ExitStatus {
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
     match crate::faces::serve::serve(stdin, stdout, settings) {
-        Ok(()) => ExitStatus::Success,
+        Ok(session) if session.clean() => ExitStatus::Success,
+        Ok(_) => ExitStatus::Rejected,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitStatus::Success,
         Err(e) => {
             output::diagnostic(&format!("serve: {e}"), None);
