@@ -98,7 +98,12 @@ fn a_session_of_requests() {
     line(
         &mut input,
         json!({"jsonrpc": "2.0", "id": 11, "method": "resolve", "params": edit}),
-    ); // after shutdown: unread
+    ); // after shutdown: an error (LSP), nothing resolved
+    line(&mut input, json!({"jsonrpc": "2.0", "method": "exit"}));
+    line(
+        &mut input,
+        json!({"jsonrpc": "2.0", "id": 12, "method": "resolve", "params": edit}),
+    ); // after exit: unread
 
     let (msgs, status, stderr) = serve(dir.path(), &input);
     assert_eq!(status, Some(0), "{stderr}");
@@ -117,7 +122,8 @@ fn a_session_of_requests() {
             json!(7),
             json!(8),
             json!(9),
-            json!(10)
+            json!(10),
+            json!(11)
         ]
     );
     let by_id = |i: usize| &msgs[i].1;
@@ -154,6 +160,7 @@ fn a_session_of_requests() {
     // A dialect as a string.
     assert_eq!(by_id(9)["result"]["written"], true, "{}", by_id(9));
     assert_eq!(by_id(10)["result"], Value::Null);
+    assert_eq!(by_id(11)["error"]["code"], -32600);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
         "ALPHA\r\ngamma\r\n"
