@@ -1,12 +1,17 @@
-//! Running a batch headless: lock, recover, resolve, commit, report (SPEC §1 `apply`/`resolve`).
+//! The one sequence every face calls: lock → recover → resolve → commit → report.
+//!
+//! [`run`] does it headless (`apply`, `resolve`, serve, MCP, LSP) holding the root's writer lock
+//! from reading to commit (SPEC §7). The reviewer resolves without the lock (a human cannot hold
+//! it while deciding), then commits its accepted edits through the same [`lock`] and [`commit`],
+//! which re-check every file under the lock.
 
 use crate::engine::document::PositionEncoding;
 use crate::engine::plan::{self, Failure, Op, Plan, ResolveOptions};
 use crate::error::{Code, ExitStatus};
-use crate::report::response::{RequestFailure, Response};
+use crate::report::response::{ErrorEntry, RequestFailure, Response, Warning};
 use crate::report::{self, Mode, WriteOutcome};
 use crate::request::{Request, RequestError};
-use crate::write::{Change, Expect, Limits, Root};
+use crate::write::{Change, Expect, FsError, Limits, Root, WriterLock};
 use std::path::PathBuf;
 
 /// Settings shared by every command.
@@ -136,13 +141,72 @@ pub fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change
     out
 }
 
-/// Commits `changes` under `lock`, turning a failure into the report's terms.
+/// The root's writer lock, taken after finishing any interrupted commit (SPEC §7: every writing
+/// command recovers first).
+pub struct Locked {
+    lock: WriterLock,
+    /// What recovery did, in prose, when there was anything to do.
+    pub recovered: Option<String>,
+}
+
+/// Takes the root's writer lock (waiting its turn) and recovers an interrupted commit.
+pub fn lock(root: &Root) -> Result<Locked, FsError> {
+    let lock = root.lock()?;
+    let report = root.recover(&lock)?;
+    Ok(Locked {
+        lock,
+        recovered: describe_recovery(&report),
+    })
+}
+
+/// What [`commit`] did.
+#[derive(Debug)]
+pub struct Committed {
+    pub outcome: WriteOutcome,
+    pub exit: ExitStatus,
+    /// Paths that were no longer as the plan found them (nothing was written then).
+    pub stale: Vec<String>,
+}
+
+/// Commits `changes` (see [`changes`]) under `locked`. Changes of a plan resolved before the
+/// lock was taken (the reviewer's) are all checked first, so that every stale file is named, not
+/// only the first; then the writer commits all or nothing, checking each fingerprint again.
 pub fn commit(
     root: &Root,
-    lock: &crate::write::WriterLock,
+    locked: &Locked,
     changes: &[Change],
-) -> (WriteOutcome, ExitStatus) {
-    match root.commit(lock, changes) {
+    resolved_under_lock: bool,
+) -> Committed {
+    if changes.is_empty() {
+        // Every file came out unchanged: nothing to write, and `written` says so.
+        return Committed {
+            outcome: WriteOutcome::default(),
+            exit: ExitStatus::Success,
+            stale: Vec::new(),
+        };
+    }
+    let stale = if resolved_under_lock {
+        Vec::new()
+    } else {
+        stale_paths(root, changes)
+    };
+    if let Some(first) = stale.first() {
+        let failed = failed(
+            &FsError {
+                code: Code::Stale,
+                path: first.clone(),
+                message: "the file changed on disk since the batch was resolved".into(),
+                hint: None,
+            },
+            None,
+        );
+        return Committed {
+            outcome: failed.0,
+            exit: failed.1,
+            stale,
+        };
+    }
+    let (outcome, exit) = match root.commit(&locked.lock, changes) {
         Ok(rep) => {
             let warnings = rep
                 .warnings
@@ -150,7 +214,7 @@ pub fn commit(
                 .map(|w| {
                     (
                         w.path,
-                        crate::report::response::Warning {
+                        Warning {
                             code: w.code,
                             message: w.message,
                         },
@@ -166,21 +230,53 @@ pub fn commit(
             };
             (outcome, ExitStatus::Success)
         }
-        Err(e) => {
-            let code = e.error.code;
-            let mut f = Failure::new(code, format!("{}: {}", e.error.path, e.error.message));
-            f.hint = e.error.hint.clone();
-            let exit = code.exit_status();
-            (
-                WriteOutcome {
-                    failure: Some((e.error.path.clone(), f)),
-                    rolled_back: Some(e.rolled_back),
-                    ..WriteOutcome::default()
-                },
-                exit,
-            )
+        Err(e) => failed(&e.error, Some(e.rolled_back)),
+    };
+    let mut stale = Vec::new();
+    if let Some((path, f)) = &outcome.failure
+        && f.code == Code::Stale
+    {
+        stale.push(path.clone());
+    }
+    Committed {
+        outcome,
+        exit,
+        stale,
+    }
+}
+
+/// A write that did not happen, in the report's terms.
+pub fn failed(e: &FsError, rolled_back: Option<String>) -> (WriteOutcome, ExitStatus) {
+    let mut f = Failure::new(e.code, format!("{}: {}", e.path, e.message));
+    f.hint = e.hint.clone();
+    let outcome = WriteOutcome {
+        failure: Some((e.path.clone(), f)),
+        rolled_back,
+        ..WriteOutcome::default()
+    };
+    (outcome, e.code.exit_status())
+}
+
+/// Paths of `changes` that are no longer as the plan found them.
+fn stale_paths(root: &Root, changes: &[Change]) -> Vec<String> {
+    let mut out = Vec::new();
+    for ch in changes {
+        let (path, expect) = match ch {
+            Change::Write { path, expect, .. } | Change::Delete { path, expect } => (path, expect),
+        };
+        let changed = match expect {
+            Expect::Any => false,
+            Expect::Absent => root.exists(path).unwrap_or(true),
+            Expect::Unchanged(fp) => match root.read(path) {
+                Ok(snap) => snap.fingerprint.version != fp.version,
+                Err(_) => true,
+            },
+        };
+        if changed && !out.contains(path) {
+            out.push(path.clone());
         }
     }
+    out
 }
 
 /// Resolves `req` and, in `Mode::Apply`, writes it, all under the root's writer lock.
@@ -200,22 +296,14 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
     if let Err(e) = plan::check_request(req, opts) {
         return Run::failed(&e);
     }
-    let mut recovered = None;
-    let lock = if mode.writes() {
-        match root.lock().and_then(|l| root.recover(&l).map(|r| (l, r))) {
-            Ok((l, r)) => {
-                recovered = describe_recovery(&r);
-                Some(l)
-            }
+    let locked = if mode.writes() {
+        match lock(&root) {
+            Ok(l) => Some(l),
             Err(e) => {
-                let f = Failure::new(e.code, format!("{}: {}", e.path, e.message));
                 let plan = Plan { files: Vec::new() };
-                let wrote = WriteOutcome {
-                    failure: Some((e.path.clone(), f)),
-                    ..WriteOutcome::default()
-                };
+                let (wrote, _) = failed(&e, None);
                 let mut resp = report::response(&plan, mode, settings.encoding, &wrote);
-                resp.errors.push(crate::report::response::ErrorEntry {
+                resp.errors.push(ErrorEntry {
                     code: e.code,
                     path: e.path,
                     edit: None,
@@ -243,20 +331,16 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
             plan: Some(plan),
         };
     }
-    let (mut wrote, exit) = match &lock {
-        Some(lock) => {
-            let changes = changes(&plan, &|_, _| true);
-            if changes.is_empty() {
-                // Every file came out unchanged: nothing to write, and `written` says so.
-                (WriteOutcome::default(), ExitStatus::Success)
-            } else {
-                commit(&root, lock, &changes)
-            }
+    let (mut wrote, exit) = match &locked {
+        Some(locked) => {
+            let done = commit(&root, locked, &changes(&plan, &|_, _| true), true);
+            (done.outcome, done.exit)
         }
         None => (WriteOutcome::default(), ExitStatus::Success),
     };
-    wrote.recovered = wrote.recovered.take().or(recovered);
-    drop(lock);
+    if let Some(locked) = locked {
+        wrote.recovered = wrote.recovered.take().or(locked.recovered);
+    }
     let resp = report::response(&plan, mode, settings.encoding, &wrote);
     Run {
         response: Ok(resp),

@@ -12,7 +12,7 @@ use crate::error::{Code, ExitStatus};
 use crate::report::response::Response;
 use crate::report::{self, Mode, WriteOutcome};
 use crate::service;
-use crate::write::{Change, Expect, Root};
+use crate::write::{Change, Root};
 use serde::Serialize;
 
 /// The plan cut down to the accepted units: rejected, undecided, failed and stale ones are gone;
@@ -163,28 +163,6 @@ pub fn quit_result(m: &Model, enc: PositionEncoding) -> ReviewResult {
     result(m, &plan, &WriteOutcome::default(), enc, false)
 }
 
-/// Files of `changes` that are no longer as the plan found them.
-fn stale_paths(root: &Root, changes: &[Change]) -> Vec<String> {
-    let mut out = Vec::new();
-    for ch in changes {
-        let (path, expect) = match ch {
-            Change::Write { path, expect, .. } | Change::Delete { path, expect } => (path, expect),
-        };
-        let changed = match expect {
-            Expect::Any => false,
-            Expect::Absent => root.exists(path).unwrap_or(true),
-            Expect::Unchanged(fp) => match root.read(path) {
-                Ok(snap) => snap.fingerprint.version != fp.version,
-                Err(_) => true,
-            },
-        };
-        if changed && !out.contains(path) {
-            out.push(path.clone());
-        }
-    }
-    out
-}
-
 /// Writes the accepted edits. Returns the outcome and the model indexes of stale files.
 pub fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usize>) {
     let (plan, index) = accepted_plan(m);
@@ -214,29 +192,17 @@ pub fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usi
         };
         return (applied, Vec::new());
     }
-    let stale = stale_paths(root, &changes);
-    let (wrote, exit) = if stale.is_empty() {
-        match root.lock() {
-            Ok(lock) => match root.recover(&lock) {
-                Ok(_) => service::commit(root, &lock, &changes),
-                Err(e) => refused(&e.path, e.code, e.message),
-            },
-            Err(e) => refused(&e.path, e.code, e.message),
+    let (wrote, exit, stale) = match service::lock(root) {
+        Ok(locked) => {
+            let done = service::commit(root, &locked, &changes, false);
+            (done.outcome, done.exit, done.stale)
         }
-    } else {
-        let first = stale[0].clone();
-        refused(
-            &first,
-            Code::Stale,
-            "the file changed on disk since the batch was resolved".into(),
-        )
+        Err(e) => {
+            let (wrote, exit) = service::failed(&e, None);
+            (wrote, exit, Vec::new())
+        }
     };
     let mut stale_files: Vec<usize> = stale.iter().filter_map(|p| model_index_of(p)).collect();
-    if let Some((path, fl)) = &wrote.failure
-        && fl.code == Code::Stale
-    {
-        stale_files.extend(model_index_of(path));
-    }
     stale_files.sort_unstable();
     stale_files.dedup();
     for (k, f) in plan.files.iter().enumerate() {
@@ -306,15 +272,6 @@ pub fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usi
         },
         stale_files,
     )
-}
-
-fn refused(path: &str, code: Code, message: String) -> (WriteOutcome, ExitStatus) {
-    let f = crate::engine::plan::Failure::new(code, format!("{path}: {message}"));
-    let wrote = WriteOutcome {
-        failure: Some((path.to_string(), f)),
-        ..WriteOutcome::default()
-    };
-    (wrote, code.exit_status())
 }
 
 fn plural(n: usize) -> &'static str {

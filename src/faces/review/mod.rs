@@ -74,9 +74,7 @@ impl ReviewError {
 pub fn run(req: &Request, opts: &ReviewOptions) -> Result<Outcome, ReviewError> {
     let root = service::open_root(&opts.settings)?;
     // Like every writing command, finish an interrupted commit first (briefly locked).
-    if let Ok(lock) = root.lock() {
-        let _ = root.recover(&lock);
-    }
+    let _ = service::lock(&root);
     let plan = plan::resolve(req, &root, ResolveOptions::default())?;
     let mut m = Model::new(
         plan,
