@@ -31,12 +31,17 @@ macro_rules! require_tmux {
 /// One tmux server with one session running a command.
 struct Tmux {
     socket: String,
+    /// The last key sent was `Escape` and no screen condition was awaited since.
+    after_escape: std::cell::Cell<bool>,
 }
 
 impl Tmux {
     fn start(name: &str, dir: &Path, command: &str) -> Tmux {
         let socket = format!("redline-test-{}-{name}", std::process::id());
-        let t = Tmux { socket };
+        let t = Tmux {
+            socket,
+            after_escape: std::cell::Cell::new(false),
+        };
         let script = format!(
             "cd '{}' && {command}; echo EXIT=$?; sleep 60",
             dir.display()
@@ -73,10 +78,33 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// Sends keys, each with its own `send-keys`. The reviewer reads `Esc` followed at once by a
+    /// key (which a loaded machine delivers in one read, as a terminal sends Alt+key) as both
+    /// keys, except where the pair is the start of a terminal sequence: `Esc [` and `Esc O`. Those
+    /// would be read as one unknown key, so a test must wait for the screen between them.
     fn keys(&self, keys: &[&str]) {
         for k in keys {
+            assert!(
+                !(self.after_escape.get() && (k.starts_with('[') || k.starts_with('O'))),
+                "{k:?} right after Escape is read as an escape sequence: wait for the screen first"
+            );
             self.run(&["send-keys", "-t", "t", k]);
+            self.after_escape.set(*k == "Escape");
         }
+    }
+
+    /// Sends `keys` in one `send-keys`, so they reach the terminal in one write.
+    fn keys_at_once(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.run(&args);
+        self.after_escape.set(keys.last() == Some(&"Escape"));
+    }
+
+    /// Types `text` literally (no key names).
+    fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-t", "t", "-l", text]);
+        self.after_escape.set(false);
     }
 
     fn screen(&self) -> String {
@@ -85,10 +113,12 @@ impl Tmux {
 
     /// Waits until the screen contains `what`; returns the screen.
     fn wait_for(&self, what: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        // Generous: a debug build on a loaded 2-core machine; passing runs never wait this long.
+        let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let s = self.screen();
             if s.contains(what) {
+                self.after_escape.set(false);
                 return s;
             }
             if Instant::now() > deadline {
@@ -420,7 +450,8 @@ fn every_spec_key_through_a_real_terminal() {
     t.wait_for("│ 1 + it is");
     t.keys(&["s", "/"]);
     t.wait_for("Enter search");
-    t.keys(&["BETA", "Enter"]);
+    t.type_text("BETA");
+    t.keys(&["Enter"]);
     t.wait_for("match 1/1");
     wait_title(&t, "b.txt");
     t.keys(&["Escape", "?"]);
@@ -467,4 +498,30 @@ fn accept_exact_starts_exact_matches_accepted() {
     assert_eq!(t.exit_code(), 0);
     assert_eq!(read(dir.path(), "a.txt"), "ONE\ntwo\nthree\n");
     assert_eq!(read(dir.path(), "b.txt"), "alpha\nbeta  \n");
+}
+
+#[test]
+fn esc_then_a_key_in_one_write_loses_neither() {
+    require_tmux!();
+    let (dir, _) = workspace();
+    let t = Tmux::start("esc-key", dir.path(), &review_cmd(""));
+    t.wait_for("0/3 decided");
+    t.keys(&["i"]);
+    t.wait_for("why · edit");
+    // Esc and `s` in one write, as a terminal sends Alt+s: the drawer closes and the view splits.
+    t.keys_at_once(&["Escape", "s"]);
+    t.wait_for("│ 1 + ONE");
+    let s = t.screen();
+    assert!(!s.contains("why · edit"), "the drawer closed: {s}");
+    // Esc and `?` at once from a search: the search is cleared, help opens.
+    t.keys(&["/"]);
+    t.wait_for("Enter search");
+    t.type_text("two");
+    t.keys(&["Enter"]);
+    t.wait_for("match 1/1");
+    t.keys_at_once(&["Escape", "?"]);
+    t.wait_for("accept every edit of the file");
+    // Esc and `q` at once: help closes, then q quits (nothing decided).
+    t.keys_at_once(&["Escape", "q"]);
+    assert_eq!(t.exit_code(), 4);
 }

@@ -2,6 +2,11 @@
 //!
 //! Pending events are drained before drawing, so key repeat and wheel bursts cost one frame.
 //! Only key presses and repeats count (keyboard-enhanced terminals also report releases).
+//!
+//! A terminal sends Alt+key as Esc followed by the key, so an `Esc` typed just before another key
+//! (or sent in one write by a script) arrives as Alt+key. The reviewer binds nothing to Alt, so
+//! such a key is split back into `Esc` and the key ([`split_alt`]), each handled in turn: no key
+//! is lost however fast it follows `Esc`.
 
 use super::apply;
 use super::keys::Action;
@@ -12,7 +17,9 @@ use crate::engine::document::PositionEncoding;
 use crate::write::Root;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
-use ratatui::crossterm::event::{self, Event, KeyEventKind, MouseEventKind};
+use ratatui::crossterm::event::{
+    self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind,
+};
 use std::time::Duration;
 
 /// Rows the mouse wheel scrolls per notch.
@@ -31,6 +38,32 @@ pub fn action(m: &Model, ev: &Event) -> Option<Action> {
         },
         Event::Resize(w, h) => Some(Action::Resize(*w, *h)),
         _ => None,
+    }
+}
+
+/// The events an event stands for: Alt+key is `Esc` then the key (see the module notes).
+pub fn split_alt(ev: Event) -> Vec<Event> {
+    match ev {
+        Event::Key(k) if k.modifiers.contains(KeyModifiers::ALT) => {
+            let esc = KeyEvent::new_with_kind(KeyCode::Esc, KeyModifiers::NONE, k.kind);
+            let mut key = k;
+            key.modifiers.remove(KeyModifiers::ALT);
+            vec![Event::Key(esc), Event::Key(key)]
+        }
+        ev => vec![ev],
+    }
+}
+
+/// Handles one terminal event: each action it asks for, in order, against the model as the
+/// previous one left it.
+pub fn handle(m: &mut Model, ev: Event, root: &Root, enc: PositionEncoding) {
+    for ev in split_alt(ev) {
+        if m.exit.is_some() {
+            return;
+        }
+        if let Some(a) = action(m, &ev) {
+            step(m, a, root, enc);
+        }
     }
 }
 
@@ -64,15 +97,9 @@ where
         if std::env::var_os("REDLINE_REVIEW_TEST_PANIC").is_some() {
             panic!("deliberate panic (REDLINE_REVIEW_TEST_PANIC)");
         }
-        let ev = event::read()?;
-        if let Some(a) = action(m, &ev) {
-            step(m, a, root, enc);
-        }
+        handle(m, event::read()?, root, enc);
         while m.exit.is_none() && event::poll(Duration::ZERO)? {
-            let ev = event::read()?;
-            if let Some(a) = action(m, &ev) {
-                step(m, a, root, enc);
-            }
+            handle(m, event::read()?, root, enc);
         }
     }
 }

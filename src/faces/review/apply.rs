@@ -63,6 +63,9 @@ pub struct ReviewResult {
     /// The reviewer applied its decisions (`Enter` on the summary, and the write succeeded or
     /// there was nothing to write).
     pub applied: bool,
+    /// The reviewer's note on the whole batch (`N`), for the agent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     pub decisions: Vec<DecisionEntry>,
 }
 
@@ -85,6 +88,9 @@ pub struct DecisionEntry {
     /// Why a failed unit could not be placed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<DecisionError>,
+    /// The reviewer's note on this unit (`n`), for the agent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -113,6 +119,7 @@ pub fn decisions(m: &Model) -> Vec<DecisionEntry> {
                 match_kind: None,
                 normalizations: None,
                 error: None,
+                note: m.note(fi, u).map(str::to_string),
             };
             let mut failure = f.failure.as_ref();
             if let UnitKind::Edit(i) = unit.kind {
@@ -150,6 +157,7 @@ pub fn result(
     ReviewResult {
         response: report::response(plan, Mode::Apply, enc, wrote),
         applied,
+        note: m.batch_note.clone(),
         decisions: decisions(m),
     }
 }

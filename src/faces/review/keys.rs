@@ -33,6 +33,10 @@ pub enum Action {
     Why,
     Split,
     Search,
+    /// `n`: write or edit the note on the edit under the cursor.
+    Note,
+    /// `N`: write or edit the note on the whole batch.
+    BatchNote,
     SearchNext,
     SearchPrev,
     Summary,
@@ -324,18 +328,34 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         M,
-        &[ch('n')],
+        &[ctrl('n')],
         Action::SearchNext,
-        "n",
+        "Ctrl-n",
         "next search match",
         None,
     ),
     b(
         M,
-        &[ch('N')],
+        &[ctrl('p')],
         Action::SearchPrev,
-        "N",
+        "Ctrl-p",
         "previous search match",
+        None,
+    ),
+    b(
+        M,
+        &[ch('n')],
+        Action::Note,
+        "n",
+        "note to the agent on this edit (in the JSON result)",
+        Some(("n", "note")),
+    ),
+    b(
+        M,
+        &[ch('N')],
+        Action::BatchNote,
+        "N",
+        "note to the agent on the whole batch",
         None,
     ),
     b(
@@ -469,6 +489,22 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         H,
+        &[code(KeyCode::PageDown), ch(' ')],
+        Action::PageDown,
+        "PgDn ␣",
+        "scroll a page",
+        None,
+    ),
+    b(
+        H,
+        &[code(KeyCode::PageUp)],
+        Action::PageUp,
+        "PgUp",
+        "scroll a page up",
+        None,
+    ),
+    b(
+        H,
         &[ctrl('c')],
         Action::Abort,
         "Ctrl-c",
@@ -497,7 +533,7 @@ pub fn dispatch(context: Context, ev: &KeyEvent) -> Option<Action> {
         .map(|b| b.action)
 }
 
-/// The search prompt takes text: every printable key is input.
+/// A prompt (search, note) takes text: every printable key is input.
 pub fn prompt(ev: &KeyEvent) -> Option<Action> {
     let key = normalize(ev);
     match key {
@@ -552,6 +588,8 @@ mod tests {
             ('A', Action::Summary),
             ('q', Action::Quit),
             ('?', Action::Help),
+            ('n', Action::Note),
+            ('N', Action::BatchNote),
         ];
         for (c, a) in cases {
             let m = if c.is_ascii_uppercase() {

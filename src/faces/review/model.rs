@@ -197,11 +197,27 @@ pub enum Overlay {
     ConfirmQuit,
 }
 
+/// What a footer prompt is typing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    /// `/`: a search over every file.
+    Search,
+    /// `n`: the note on unit `.1` of file `.0`.
+    Note(usize, usize),
+    /// `N`: the note on the whole batch.
+    BatchNote,
+}
+
+/// A one-line text prompt in the footer; `Enter` confirms, `Esc` cancels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub text: String,
+}
+
 /// A search over the diff lines of every file.
 #[derive(Debug, Clone, Default)]
 pub struct Search {
-    /// Text being typed after `/`; `None` when the prompt is closed.
-    pub prompt: Option<String>,
     /// The last confirmed query.
     pub query: String,
     /// (file, row) of every line that contains the query.
@@ -320,6 +336,13 @@ pub struct Model {
     pub overlay: Overlay,
     pub help_scroll: usize,
     pub search: Search,
+    /// The footer prompt being typed into, if any.
+    pub prompt: Option<Prompt>,
+    /// The reviewer's note to the agent per unit (`notes[file][unit]`), carried in the JSON
+    /// result's `decisions`.
+    pub notes: Vec<Vec<Option<String>>>,
+    /// The note on the whole batch (`N`).
+    pub batch_note: Option<String>,
     /// One line of feedback in the footer, cleared by the next key.
     pub status: Option<String>,
     /// Display rows per file, built the first time the file is shown.
@@ -353,6 +376,7 @@ impl Model {
             })
             .collect();
         let n = files.len();
+        let notes = files.iter().map(|f| vec![None; f.units.len()]).collect();
         let mut m = Model {
             plan,
             files,
@@ -368,6 +392,9 @@ impl Model {
             overlay: Overlay::None,
             help_scroll: 0,
             search: Search::default(),
+            prompt: None,
+            notes,
+            batch_note: None,
             status: None,
             rows: (0..n).map(|_| None).collect(),
             monochrome: opts.monochrome,
@@ -449,9 +476,11 @@ impl Model {
             .and_then(|r| r.unit)
     }
 
-    /// Whether any decision was made (what the quit confirmation protects).
+    /// Whether any decision or note was made (what the quit confirmation protects).
     pub fn has_decisions(&self) -> bool {
         !self.undo.is_empty()
+            || self.batch_note.is_some()
+            || self.notes.iter().flatten().any(Option::is_some)
             || self
                 .decisions
                 .iter()
@@ -459,10 +488,36 @@ impl Model {
                 .any(|d| *d != Decision::Undecided)
     }
 
+    /// Sets (or with an empty or blank text, removes) the note on unit `unit` of `file`.
+    pub fn set_note(&mut self, file: usize, unit: usize, text: &str) {
+        if let Some(n) = self.notes.get_mut(file).and_then(|f| f.get_mut(unit)) {
+            *n = clean_note(text);
+        }
+    }
+
+    /// Sets (or with an empty or blank text, removes) the note on the whole batch.
+    pub fn set_batch_note(&mut self, text: &str) {
+        self.batch_note = clean_note(text);
+    }
+
+    /// The note on a unit, if any.
+    pub fn note(&self, file: usize, unit: usize) -> Option<&str> {
+        self.notes
+            .get(file)
+            .and_then(|f| f.get(unit))
+            .and_then(|n| n.as_deref())
+    }
+
     /// Whether a unit would be written by apply now.
     pub fn accepted(&self, file: usize, unit: usize) -> bool {
         self.state(file, unit) == State::Accepted
     }
+}
+
+/// A note as kept: trimmed, `None` when blank.
+fn clean_note(text: &str) -> Option<String> {
+    let t = text.trim();
+    (!t.is_empty()).then(|| t.to_string())
 }
 
 /// Units of a file in display order, from the plan alone (no diff needed).

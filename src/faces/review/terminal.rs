@@ -27,16 +27,26 @@ pub struct Guard {
     _private: (),
 }
 
+/// Room for a whole frame: a full-screen redraw with styles is tens of KiB at 120×32.
+const FRAME_BUFFER: usize = 1 << 20;
+
+/// The terminal's output, buffered so that a frame reaches the terminal in one `write`: ratatui
+/// queues every cursor move and style change separately, which on an unbuffered `/dev/tty` file
+/// (harness mode) is thousands of writes per frame. [`Terminal::draw`] flushes once per frame.
+pub fn frame_writer<W: Write>(w: W) -> std::io::BufWriter<W> {
+    std::io::BufWriter::with_capacity(FRAME_BUFFER, w)
+}
+
 fn output() -> std::io::Result<Box<dyn Write + Send>> {
     if std::io::stdout().is_terminal() {
-        Ok(Box::new(std::io::stdout()))
+        Ok(Box::new(frame_writer(std::io::stdout())))
     } else {
-        Ok(Box::new(
+        Ok(Box::new(frame_writer(
             std::fs::OpenOptions::new()
                 .read(true)
                 .write(true)
                 .open("/dev/tty")?,
-        ))
+        )))
     }
 }
 
@@ -92,5 +102,61 @@ fn install_panic_hook() {
 impl Drop for Guard {
     fn drop(&mut self) {
         restore();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::backend::CrosstermBackend;
+    use std::sync::{Arc, Mutex};
+
+    /// Counts the `write` calls that reach the terminal.
+    #[derive(Clone, Default)]
+    struct Counter(Arc<Mutex<(usize, usize)>>);
+
+    impl Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let mut c = self.0.lock().unwrap();
+            c.0 += 1;
+            c.1 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_frame_reaches_the_terminal_in_one_write() {
+        let (_d, plan) = crate::review::tests::demo_plan();
+        let mut m = crate::review::Model::new(plan, crate::review::Options::default());
+        m.size = (120, 32);
+        let counter = Counter::default();
+        let backend = CrosstermBackend::new(frame_writer(counter.clone()));
+        let mut term = Terminal::with_options(
+            backend,
+            ratatui::TerminalOptions {
+                viewport: ratatui::Viewport::Fixed(ratatui::layout::Rect::new(0, 0, 120, 32)),
+            },
+        )
+        .unwrap();
+        term.draw(|f| crate::review::view::draw(&m, f)).unwrap();
+        let (writes, bytes) = *counter.0.lock().unwrap();
+        assert_eq!(writes, 1, "first frame: {writes} writes for {bytes} bytes");
+        assert!(bytes > 1000, "a whole frame was drawn: {bytes} bytes");
+        for key in ["j", "]", "i", "s", "}"] {
+            *counter.0.lock().unwrap() = (0, 0);
+            let ev = ratatui::crossterm::event::KeyEvent::new(
+                ratatui::crossterm::event::KeyCode::Char(key.chars().next().unwrap()),
+                ratatui::crossterm::event::KeyModifiers::NONE,
+            );
+            if let Some(a) = crate::review::update::on_key(&m, &ev) {
+                crate::review::update(&mut m, a);
+            }
+            term.draw(|f| crate::review::view::draw(&m, f)).unwrap();
+            let (writes, _) = *counter.0.lock().unwrap();
+            assert!(writes <= 1, "key {key}: {writes} writes");
+        }
     }
 }

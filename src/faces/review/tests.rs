@@ -234,18 +234,111 @@ fn summary_then_enter_asks_to_apply() {
 }
 
 #[test]
-fn search_finds_lines_across_files_and_n_moves() {
+fn search_finds_lines_across_files_and_ctrl_n_moves() {
     let (_d, mut m) = demo(Options::default());
     press(&mut m, "/timeout<enter>");
     assert_eq!(m.files[m.cursor.file].display, "settings.ini");
     assert!(m.search.hits.len() >= 2);
     let at = m.cursor;
-    press(&mut m, "n");
+    press(&mut m, "<c-n>");
     assert_ne!(m.cursor, at);
-    press(&mut m, "N");
+    press(&mut m, "<c-p>");
     assert_eq!(m.cursor, at);
     press(&mut m, "<esc>");
     assert!(m.search.query.is_empty());
+}
+
+#[test]
+fn notes_per_edit_and_per_batch_reach_the_json_result() {
+    let (_d, mut m) = demo(Options::default());
+    let u = m.current_unit().unwrap();
+    press(&mut m, "nuse the helper<enter>");
+    assert_eq!(m.note(0, u), Some("use the helper"));
+    assert!(
+        m.has_decisions(),
+        "a note is work the quit confirmation protects"
+    );
+    // `n` again edits the note: the prompt starts with it.
+    press(&mut m, "n");
+    assert_eq!(m.prompt.as_ref().unwrap().text, "use the helper");
+    press(&mut m, "<bs><bs><bs><bs><bs><bs>API<enter>");
+    assert_eq!(m.note(0, u), Some("use the API"));
+    // Esc cancels without touching the note.
+    press(&mut m, "nxyz<esc>");
+    assert_eq!(m.note(0, u), Some("use the API"));
+    // The note shows in the why drawer.
+    press(&mut m, "i");
+    let screen = format!("{}", render(&m, 120, 32).backend());
+    assert!(screen.contains("use the API"), "{screen}");
+    press(&mut m, "<esc>");
+    press(&mut m, "NKeep the old names <enter>");
+    assert_eq!(m.batch_note.as_deref(), Some("Keep the old names"));
+    let v = serde_json::to_value(super::apply::quit_result(
+        &m,
+        crate::document::PositionEncoding::Utf16,
+    ))
+    .unwrap();
+    assert_eq!(v["note"], "Keep the old names");
+    let noted: Vec<&serde_json::Value> = v["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d.get("note").is_some())
+        .collect();
+    assert_eq!(noted.len(), 1, "{v}");
+    assert_eq!(noted[0]["note"], "use the API");
+    // An empty note removes it.
+    press(
+        &mut m,
+        "n<bs><bs><bs><bs><bs><bs><bs><bs><bs><bs><bs><enter>",
+    );
+    assert_eq!(m.note(0, u), None);
+}
+
+#[test]
+fn at_80x24_the_footer_keeps_help_and_quit_and_help_says_it_scrolls() {
+    let (_d, mut m) = demo(Options::default());
+    m.size = (80, 24);
+    let screen = format!("{}", render(&m, 80, 24).backend());
+    let footer = screen.lines().last().unwrap();
+    assert!(
+        footer.contains("? help") && footer.contains("q quit"),
+        "{footer}"
+    );
+    press(&mut m, "?");
+    let screen = format!("{}", render(&m, 80, 24).backend());
+    assert!(screen.contains("lines 1–"), "{screen}");
+    assert!(screen.contains("↓ j/k scroll"), "{screen}");
+    for _ in 0..200 {
+        press(&mut m, "j");
+    }
+    let screen = format!("{}", render(&m, 80, 24).backend());
+    assert!(screen.contains("↑ k scrolls up"), "{screen}");
+    // Scrolling stops at the end: one `k` moves back up at once.
+    let at_end = m.help_scroll;
+    press(&mut m, "k");
+    assert_eq!(m.help_scroll, at_end - 1);
+    insta::assert_snapshot!("help_80x24_end", render(&m, 80, 24).backend());
+}
+
+#[test]
+fn esc_then_a_key_read_as_alt_key_is_both_keys() {
+    use ratatui::crossterm::event::Event;
+    let (dir, mut m) = demo(Options::default());
+    let root = root(&dir);
+    let enc = crate::document::PositionEncoding::Utf16;
+    let alt = |c: char| Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT));
+    // `i`, then Esc and `s` in one read: the drawer closes and the view splits.
+    super::app::handle(&mut m, Event::Key(KeyEvent::from(KeyCode::Char('i'))), &root, enc);
+    assert!(m.drawer);
+    super::app::handle(&mut m, alt('s'), &root, enc);
+    assert!(!m.drawer, "Esc closed the drawer");
+    assert!(m.split, "s was not lost");
+    // Esc then `q` from help: help closes, then q quits (nothing decided).
+    press(&mut m, "?");
+    super::app::handle(&mut m, alt('q'), &root, enc);
+    assert_eq!(m.overlay, Overlay::None);
+    assert!(m.exit.is_some(), "q was not lost");
 }
 
 #[test]

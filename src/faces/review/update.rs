@@ -5,7 +5,7 @@
 //! the event loop as [`Effect::Apply`]; its outcome comes back through [`applied`].
 
 use super::keys::{self, Action, Context};
-use super::model::{Applied, Decision, Model, Overlay, State, Step};
+use super::model::{Applied, Decision, Model, Overlay, Prompt, PromptKind, State, Step};
 use super::view;
 use crate::error::ExitStatus;
 use ratatui::crossterm::event::KeyEvent;
@@ -28,9 +28,9 @@ pub fn context(m: &Model) -> Context {
     }
 }
 
-/// The action a key asks for in the model's current context (the search prompt takes text).
+/// The action a key asks for in the model's current context (a prompt takes text).
 pub fn on_key(m: &Model, ev: &KeyEvent) -> Option<Action> {
-    if m.search.prompt.is_some() && m.overlay == Overlay::None {
+    if m.prompt.is_some() && m.overlay == Overlay::None {
         return keys::prompt(ev);
     }
     keys::dispatch(context(m), ev)
@@ -54,15 +54,19 @@ pub fn update(m: &mut Model, a: Action) -> Option<Effect> {
         );
         return None;
     }
-    if m.search.prompt.is_some() && m.overlay == Overlay::None {
+    if m.prompt.is_some() && m.overlay == Overlay::None {
         prompt(m, a);
         return None;
     }
     match m.overlay {
         Overlay::Help => {
             match a {
-                Action::Down => m.help_scroll += 1,
+                Action::Down => m.help_scroll = (m.help_scroll + 1).min(view::help_max_scroll(m)),
                 Action::Up => m.help_scroll = m.help_scroll.saturating_sub(1),
+                Action::PageDown => {
+                    m.help_scroll = (m.help_scroll + 10).min(view::help_max_scroll(m))
+                }
+                Action::PageUp => m.help_scroll = m.help_scroll.saturating_sub(10),
                 Action::Back => m.overlay = Overlay::None,
                 _ => {}
             }
@@ -238,7 +242,28 @@ fn main(m: &mut Model, a: Action) -> Option<Effect> {
             m.split = !m.split;
             reveal(m, true);
         }
-        Action::Search => m.search.prompt = Some(String::new()),
+        Action::Search => {
+            m.prompt = Some(Prompt {
+                kind: PromptKind::Search,
+                text: String::new(),
+            })
+        }
+        Action::Note => match m.current_unit() {
+            Some(u) => {
+                let f = m.cursor.file;
+                m.prompt = Some(Prompt {
+                    kind: PromptKind::Note(f, u),
+                    text: m.note(f, u).unwrap_or_default().to_string(),
+                });
+            }
+            None => m.status = Some("no edit on this line — ] goes to the next edit".into()),
+        },
+        Action::BatchNote => {
+            m.prompt = Some(Prompt {
+                kind: PromptKind::BatchNote,
+                text: m.batch_note.clone().unwrap_or_default(),
+            })
+        }
         Action::SearchNext | Action::SearchPrev => search_step(m, a == Action::SearchNext, false),
         Action::Summary => m.overlay = Overlay::Summary,
         Action::Help => {
@@ -531,20 +556,41 @@ pub fn reveal(m: &mut Model, jumped: bool) {
 }
 
 fn prompt(m: &mut Model, a: Action) {
-    let Some(text) = m.search.prompt.as_mut() else {
+    let Some(p) = m.prompt.as_mut() else {
         return;
     };
     match a {
-        Action::Input(c) => text.push(c),
+        Action::Input(c) => p.text.push(c),
         Action::Erase => {
-            text.pop();
+            p.text.pop();
         }
-        Action::Back => m.search.prompt = None,
+        Action::Back => m.prompt = None,
         Action::Confirm => {
-            let q = m.search.prompt.take().unwrap_or_default();
-            m.search.query = q;
-            collect_hits(m);
-            search_step(m, true, true);
+            let Some(p) = m.prompt.take() else { return };
+            match p.kind {
+                PromptKind::Search => {
+                    m.search.query = p.text;
+                    collect_hits(m);
+                    search_step(m, true, true);
+                }
+                PromptKind::Note(f, u) => {
+                    m.set_note(f, u, &p.text);
+                    let label = m.files[f].units[u].label();
+                    m.status = Some(if m.note(f, u).is_some() {
+                        format!("note saved on edit {label}")
+                    } else {
+                        format!("note removed from edit {label}")
+                    });
+                }
+                PromptKind::BatchNote => {
+                    m.set_batch_note(&p.text);
+                    m.status = Some(if m.batch_note.is_some() {
+                        "note saved on the batch".into()
+                    } else {
+                        "batch note removed".into()
+                    });
+                }
+            }
         }
         _ => {}
     }
@@ -571,7 +617,7 @@ fn collect_hits(m: &mut Model) {
 /// Next/previous search hit from the cursor (`inclusive`: the cursor's own line counts).
 fn search_step(m: &mut Model, forward: bool, inclusive: bool) {
     if m.search.query.is_empty() {
-        m.status = Some("no search — / searches (d rejects)".into());
+        m.status = Some("no search — / searches".into());
         return;
     }
     let hits = &m.search.hits;

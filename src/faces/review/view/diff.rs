@@ -27,7 +27,11 @@ pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
                 (false, true) => " !",
                 _ => "",
             };
-            format!(" {} {}{pos}{flags} ", tally.glyph(), info.display)
+            let note = m
+                .current_unit()
+                .and_then(|u| m.note(file, u))
+                .map_or("", |_| " ✎ note");
+            format!(" {} {}{pos}{flags}{note} ", tally.glyph(), info.display)
         }
         None => " (empty batch) ".into(),
     };

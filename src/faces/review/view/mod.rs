@@ -70,6 +70,8 @@ pub fn diff_height(m: &Model) -> usize {
     a.diff.height.saturating_sub(2) as usize
 }
 
+pub use overlay::help_max_scroll;
+
 /// Draws the whole screen.
 pub fn draw(m: &Model, f: &mut Frame) {
     let area = f.area();
@@ -260,45 +262,96 @@ fn file_list(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
 
 fn footer(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
     f.buffer_mut().set_style(area, t.bar());
-    let line = if let Some(p) = &m.search.prompt {
+    let line = if let Some(p) = &m.prompt {
+        use super::model::PromptKind;
+        let (lead, what) = match p.kind {
+            PromptKind::Search => (" /".to_string(), "Enter search · Esc cancel"),
+            PromptKind::Note(f, u) => (
+                format!(" note on edit {}: ", m.files[f].units[u].label()),
+                "Enter save (empty removes) · Esc cancel",
+            ),
+            PromptKind::BatchNote => (
+                " note on the batch: ".to_string(),
+                "Enter save (empty removes) · Esc cancel",
+            ),
+        };
+        // Keep the end of a long text and the cursor in view.
+        let room = (area.width as usize)
+            .saturating_sub(text::width(&lead) + text::width(what) + 4)
+            .max(8);
+        let shown = tail(&p.text, room);
         Line::from(vec![
-            Span::styled(" /", t.key()),
-            Span::raw(p.clone()),
+            Span::styled(lead, t.key()),
+            Span::raw(shown),
             Span::styled("▏", t.key()),
-            Span::styled("   Enter search · Esc cancel", t.dim()),
+            Span::styled(format!("   {what}"), t.dim()),
         ])
     } else if let Some(s) = &m.status {
         Line::from(vec![Span::raw(" "), Span::styled(s.clone(), t.warn())])
     } else {
-        hints_for(m, t)
+        hints_for(m, t, area.width as usize)
     };
     f.render_widget(Paragraph::new(line).style(t.bar()), area);
 }
 
-/// Footer hints for the model's context; after a successful write there is no way back.
-pub fn hints_for(m: &Model, t: Theme) -> Line<'static> {
+/// The last `width` columns of `s` (with `…` when cut).
+fn tail(s: &str, width: usize) -> String {
+    if text::width(s) <= width {
+        return s.to_string();
+    }
+    let mut out: Vec<char> = Vec::new();
+    let mut w = 1;
+    for c in s.chars().rev() {
+        let cw = text::width(c.encode_utf8(&mut [0; 4]));
+        if w + cw > width {
+            break;
+        }
+        w += cw;
+        out.push(c);
+    }
+    out.push('…');
+    out.into_iter().rev().collect()
+}
+
+/// Footer hints dropped first when the footer is too narrow; hints not listed (help, quit) are
+/// never dropped, so `? help` and `q quit` show at any width the reviewer runs at.
+const FOOTER_DROP_ORDER: &[keys::Action] = &[
+    keys::Action::Toggle,
+    keys::Action::NextFlagged,
+    keys::Action::NextFile,
+    keys::Action::NextUndecided,
+    keys::Action::Search,
+    keys::Action::NextEdit,
+    keys::Action::Note,
+    keys::Action::Why,
+    keys::Action::Reject,
+    keys::Action::Accept,
+    keys::Action::Summary,
+];
+
+/// Footer hints for the model's context, in at most `width` columns; after a successful write
+/// there is no way back.
+pub fn hints_for(m: &Model, t: Theme, width: usize) -> Line<'static> {
     let written = m.applied.as_ref().is_some_and(|a| a.written);
     let skip =
         |c: Context, a: keys::Action| c == Context::Results && written && a == keys::Action::Back;
     let c = context(m);
-    let mut spans = vec![Span::raw(" ")];
-    for b in keys::BINDINGS
+    let mut items: Vec<(keys::Action, &str, &str)> = keys::BINDINGS
         .iter()
         .filter(|b| b.context == c && !skip(c, b.action))
-    {
-        if let Some((k, word)) = b.footer {
-            spans.push(Span::styled(k, t.key()));
-            spans.push(Span::raw(format!(" {word}  ")));
+        .filter_map(|b| b.footer.map(|(k, w)| (b.action, k, w)))
+        .collect();
+    let item_w = |(_, k, w): &(keys::Action, &str, &str)| text::width(k) + 1 + text::width(w) + 2;
+    let total = |items: &[(keys::Action, &str, &str)]| 1 + items.iter().map(item_w).sum::<usize>();
+    for drop in FOOTER_DROP_ORDER {
+        if total(&items) <= width {
+            break;
         }
+        items.retain(|(a, _, _)| a != drop);
     }
-    Line::from(spans)
-}
-
-/// Footer hints for a context, from the key table.
-pub fn hints(c: Context, t: Theme) -> Line<'static> {
     let mut spans = vec![Span::raw(" ")];
-    for (k, word) in keys::footer(c) {
-        spans.push(Span::styled(k, t.key()));
+    for (_, k, word) in items {
+        spans.push(Span::styled(k.to_string(), t.key()));
         spans.push(Span::raw(format!(" {word}  ")));
     }
     Line::from(spans)

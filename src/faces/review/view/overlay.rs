@@ -29,9 +29,37 @@ pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
         h,
     );
     f.render_widget(Clear, r);
+    // The body's height inside the border; help says when it scrolls and where it is.
+    let body_h = r.height.saturating_sub(2) as usize;
+    let max_scroll = lines.len().saturating_sub(body_h);
+    let scroll = if m.overlay == Overlay::Help {
+        m.help_scroll.min(max_scroll)
+    } else {
+        0
+    };
+    let mut title_line = Line::from(title.to_string()).style(t.bold());
+    if max_scroll > 0 {
+        let last = (scroll + body_h).min(lines.len());
+        title_line = Line::from(vec![
+            Span::styled(title.to_string(), t.bold()),
+            Span::styled(
+                format!(
+                    "lines {}–{last} of {} · {} ",
+                    scroll + 1,
+                    lines.len(),
+                    match (scroll > 0, last < lines.len()) {
+                        (true, true) => "↑↓ j/k scroll",
+                        (false, _) => "↓ j/k scroll",
+                        (true, false) => "↑ k scrolls up",
+                    }
+                ),
+                t.warn(),
+            ),
+        ]);
+    }
     let block = Block::bordered()
-        .title(Line::from(title).style(t.bold()))
-        .title_bottom(super::hints_for(m, t))
+        .title(title_line)
+        .title_bottom(super::hints_for(m, t, r.width.saturating_sub(2) as usize))
         .border_style(t.focus_border());
     let inner = block.inner(r);
     f.render_widget(block, r);
@@ -41,13 +69,14 @@ pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
         inner.width.saturating_sub(2),
         inner.height,
     );
-    let scroll = if m.overlay == Overlay::Help {
-        m.help_scroll
-            .min(lines.len().saturating_sub(inner.height as usize)) as u16
-    } else {
-        0
-    };
-    f.render_widget(Paragraph::new(lines).scroll((scroll, 0)), inner);
+    f.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), inner);
+}
+
+/// How far the help overlay can scroll at the model's terminal size.
+pub fn help_max_scroll(m: &Model) -> usize {
+    let lines = help(m, Theme { mono: true }).len();
+    let h = (lines + 4).min(m.size.1.saturating_sub(2) as usize);
+    lines.saturating_sub(h.saturating_sub(2))
 }
 
 fn summary(m: &Model, t: Theme) -> Vec<Line<'static>> {
@@ -224,7 +253,11 @@ fn help(m: &Model, t: Theme) -> Vec<Line<'static>> {
     }
     out.push(Line::raw(""));
     out.push(Line::styled(
-        "Gutter: ✓ accepted  ✗ rejected  · undecided  ! failed  ⚠ stale  ≈ normalized match",
+        "Gutter: ✓ accepted  ✗ rejected  · undecided",
+        t.dim(),
+    ));
+    out.push(Line::styled(
+        "        ! failed  ⚠ stale  ≈ normalized match",
         t.dim(),
     ));
     out.push(Line::styled("Mouse wheel scrolls the diff.", t.dim()));

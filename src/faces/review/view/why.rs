@@ -78,6 +78,14 @@ pub fn explain(
             t.dim(),
         ),
     ]);
+    let note = m.note(file, u).map(|n| {
+        Line::from(vec![
+            label(t, "note"),
+            Span::styled(n.to_string(), t.key()),
+            Span::styled("  — n edits", t.dim()),
+        ])
+    });
+    let decision = std::iter::once(decision).chain(note).collect::<Vec<_>>();
     let title;
     match unit.kind {
         UnitKind::Edit(i) => {
@@ -128,7 +136,7 @@ pub fn explain(
                             ]));
                         }
                     }
-                    out.push(decision);
+                    out.extend(decision.iter().cloned());
                     if let (Some(doc), Some(span)) = (doc, r.spans.first()) {
                         compare(
                             &mut out,
@@ -166,7 +174,7 @@ pub fn explain(
                     if let Some(doc) = doc {
                         failure_places(&mut out, fl, doc, width, t);
                     }
-                    out.push(decision);
+                    out.extend(decision.iter().cloned());
                     out.push(Line::from(vec![
                         label(t, "expected"),
                         Span::raw(first_line_visible(
@@ -177,7 +185,7 @@ pub fn explain(
                 }
                 Outcome::Skipped => {
                     skipped(&mut out, plan, t);
-                    out.push(decision);
+                    out.extend(decision.iter().cloned());
                 }
             }
             let _ = e_new_text(&mut out, e, width, t);
@@ -204,7 +212,7 @@ pub fn explain(
                     Span::styled(w.message.clone(), t.warn()),
                 ]));
             }
-            out.push(decision);
+            out.extend(decision.iter().cloned());
         }
     }
     (title, out)
