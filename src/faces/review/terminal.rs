@@ -129,8 +129,8 @@ mod tests {
 
     #[test]
     fn a_frame_reaches_the_terminal_in_one_write() {
-        let (_d, plan) = crate::review::tests::demo_plan();
-        let mut m = crate::review::Model::new(plan, crate::review::Options::default());
+        let (_d, plan) = crate::faces::review::tests::demo_plan();
+        let mut m = crate::faces::review::Model::new(plan, crate::faces::review::Options::default());
         m.size = (120, 32);
         let counter = Counter::default();
         let backend = CrosstermBackend::new(frame_writer(counter.clone()));
@@ -141,7 +141,7 @@ mod tests {
             },
         )
         .unwrap();
-        term.draw(|f| crate::review::view::draw(&m, f)).unwrap();
+        term.draw(|f| crate::faces::review::view::draw(&m, f)).unwrap();
         let (writes, bytes) = *counter.0.lock().unwrap();
         assert_eq!(writes, 1, "first frame: {writes} writes for {bytes} bytes");
         assert!(bytes > 1000, "a whole frame was drawn: {bytes} bytes");
@@ -151,10 +151,10 @@ mod tests {
                 ratatui::crossterm::event::KeyCode::Char(key.chars().next().unwrap()),
                 ratatui::crossterm::event::KeyModifiers::NONE,
             );
-            if let Some(a) = crate::review::update::on_key(&m, &ev) {
-                crate::review::update(&mut m, a);
+            if let Some(a) = crate::faces::review::update::on_key(&m, &ev) {
+                crate::faces::review::update(&mut m, a);
             }
-            term.draw(|f| crate::review::view::draw(&m, f)).unwrap();
+            term.draw(|f| crate::faces::review::view::draw(&m, f)).unwrap();
             let (writes, _) = *counter.0.lock().unwrap();
             assert!(writes <= 1, "key {key}: {writes} writes");
         }

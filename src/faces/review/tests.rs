@@ -275,7 +275,7 @@ fn notes_per_edit_and_per_batch_reach_the_json_result() {
     assert_eq!(m.batch_note.as_deref(), Some("Keep the old names"));
     let v = serde_json::to_value(super::apply::quit_result(
         &m,
-        crate::document::PositionEncoding::Utf16,
+        crate::engine::document::PositionEncoding::Utf16,
     ))
     .unwrap();
     assert_eq!(v["note"], "Keep the old names");
@@ -326,7 +326,7 @@ fn esc_then_a_key_read_as_alt_key_is_both_keys() {
     use ratatui::crossterm::event::Event;
     let (dir, mut m) = demo(Options::default());
     let root = root(&dir);
-    let enc = crate::document::PositionEncoding::Utf16;
+    let enc = crate::engine::document::PositionEncoding::Utf16;
     let alt = |c: char| Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT));
     // `i`, then Esc and `s` in one read: the drawer closes and the view splits.
     super::app::handle(&mut m, Event::Key(KeyEvent::from(KeyCode::Char('i'))), &root, enc);
