@@ -5,6 +5,7 @@
 
 #[path = "support/clients.rs"]
 mod clients;
+mod common;
 
 use serde_json::Value;
 use std::path::Path;
@@ -65,11 +66,151 @@ fn vscode_jsonrpc_session() {
     assert_eq!(seen["stderr"], "", "{seen}");
 }
 
+/// File names a patch must carry: plain, a space (git's trailing tab), a tab, a quote and a
+/// backslash (git's C quoting), and UTF-8 with a space.
+const NAMES: [&str; 6] = [
+    "plain.txt",
+    "my file.txt",
+    "tab\tname.txt",
+    "quote\"d.txt",
+    "back\\slash.txt",
+    "日本 ü.txt",
+];
+
+/// What each case does to its file: (label, file before or none, request entry).
+fn diff_ops(name: &str) -> Vec<(&'static str, Option<&'static str>, Value)> {
+    use serde_json::json;
+    vec![
+        (
+            "edit, no final newline",
+            Some("one\ntwo\nlast"),
+            json!({"path": name, "edits": [{"oldText": "two", "newText": "TWO"},
+                                           {"oldText": "last", "newText": "LAST"}]}),
+        ),
+        ("create", None, json!({"path": name, "content": "new\n"})),
+        ("create empty", None, json!({"path": name, "content": ""})),
+        (
+            "delete",
+            Some("gone\n"),
+            json!({"path": name, "delete": true}),
+        ),
+        (
+            "delete empty",
+            Some(""),
+            json!({"path": name, "delete": true}),
+        ),
+        (
+            "move and edit",
+            Some("m1\nm2\n"),
+            json!({"path": name, "moveTo": format!("sub/{name}"),
+                   "edits": [{"oldText": "m2", "newText": "M2"}]}),
+        ),
+    ]
+}
+
+/// Runs `tool` (a shell command reading the patch on stdin) in a copy of `before`; the tree it
+/// leaves, or why it failed.
+fn applied_by(
+    tool: &str,
+    before: &Path,
+    patch: &[u8],
+) -> Result<std::collections::BTreeMap<std::path::PathBuf, common::Entry>, String> {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_tree(before, dir.path());
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(tool)
+        .current_dir(dir.path())
+        .env("GIT_CEILING_DIRECTORIES", dir.path().parent().unwrap())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(patch).unwrap();
+    let out = child.wait_with_output().unwrap();
+    if !out.status.success() {
+        return Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(common::snapshot(dir.path(), false))
+}
+
+/// The 36 edge cases (6 names × 6 operations): the `--format diff` of a dry run, applied by
+/// `git apply` and by GNU `patch -p1` to the tree before, gives the tree `redline apply` writes.
+fn diffs_apply_with_git_and_patch() {
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for name in NAMES {
+        for (label, before, entry) in diff_ops(name) {
+            cases += 1;
+            let orig = tempfile::tempdir().unwrap();
+            if let Some(text) = before {
+                std::fs::write(orig.path().join(name), text).unwrap();
+            }
+            let req = tempfile::NamedTempFile::new().unwrap();
+            std::fs::write(
+                req.path(),
+                serde_json::json!({"files": [entry]}).to_string(),
+            )
+            .unwrap();
+            let out = Command::new(BIN)
+                .arg("--root")
+                .arg(orig.path())
+                .args(["apply", "--dry-run", "--format", "diff"])
+                .arg(req.path())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{name:?} {label}: {out:?}");
+            let patch = out.stdout;
+            let want = tempfile::tempdir().unwrap();
+            common::copy_tree(orig.path(), want.path());
+            let out = Command::new(BIN)
+                .arg("--root")
+                .arg(want.path())
+                .arg("apply")
+                .arg(req.path())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{name:?} {label}: {out:?}");
+            let want = common::snapshot(want.path(), false);
+            for tool in ["git apply", "patch -p1 --no-backup-if-mismatch -s -f"] {
+                let got = applied_by(tool, orig.path(), &patch);
+                if got.as_ref() != Ok(&want) {
+                    failures.push(format!(
+                        "{tool}: {name:?} {label}: {got:?}\npatch:\n{}",
+                        String::from_utf8_lossy(&patch)
+                    ));
+                }
+            }
+        }
+    }
+    assert_eq!(cases, 36);
+    assert!(
+        failures.is_empty(),
+        "{} of {} applications failed:\n{}",
+        failures.len(),
+        cases * 2,
+        failures.join("\n")
+    );
+}
+
 fn main() -> std::process::ExitCode {
     use clients::Case;
-    clients::main(vec![Case {
-        name: "vscode_jsonrpc_session",
-        needs: &["node", "tests/node/node_modules/vscode-jsonrpc"],
-        run: vscode_jsonrpc_session,
-    }])
+    clients::main(vec![
+        Case {
+            name: "vscode_jsonrpc_session",
+            needs: &["node", "tests/node/node_modules/vscode-jsonrpc"],
+            run: vscode_jsonrpc_session,
+        },
+        Case {
+            name: "diffs_apply_with_git_and_patch",
+            needs: &["git", "patch"],
+            run: diffs_apply_with_git_and_patch,
+        },
+    ])
 }

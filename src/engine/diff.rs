@@ -358,7 +358,108 @@ pub fn render_hunks(hunks: &[Hunk], out: &mut String) {
     }
 }
 
-/// A unified diff with `a/` `b/` headers; `None` names `/dev/null` (create or delete).
+/// The abbreviated blob name of the empty file, for the `index` line of an empty file created or
+/// deleted (GNU `patch` needs it to see a change without hunks).
+const EMPTY_BLOB: &str = "e69de29";
+
+/// Whether git C-quotes `path` in a patch: it has a `"`, a `\` or a control character.
+fn needs_quotes(path: &str) -> bool {
+    path.chars()
+        .any(|c| c == '"' || c == '\\' || c.is_control())
+}
+
+/// `prefix` + `path` as git writes a name in a patch: in double quotes with C escapes when it
+/// [`needs_quotes`], as it is otherwise (UTF-8 stays UTF-8, which `git apply` and GNU `patch`
+/// both read).
+fn quoted(prefix: &str, path: &str) -> String {
+    let name = format!("{prefix}{path}");
+    if !needs_quotes(path) {
+        return name;
+    }
+    let mut out = String::with_capacity(name.len() + 2);
+    out.push('"');
+    for c in name.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\x07' => out.push_str("\\a"),
+            '\x08' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\x0b' => out.push_str("\\v"),
+            '\x0c' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let mut buf = [0; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("\\{b:03o}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The name of a `---`/`+++` line: quoted as git does, with git's trailing tab after an
+/// unquoted name that has a space (GNU `patch` otherwise ends the name at the space).
+fn side_name(prefix: &str, path: Option<&str>) -> String {
+    match path {
+        None => "/dev/null".to_string(),
+        Some(p) if !needs_quotes(p) && p.contains(' ') => format!("{prefix}{p}\t"),
+        Some(p) => quoted(prefix, p),
+    }
+}
+
+/// The path of a `---`/`+++` line's name as [`side_name`] wrote it, without `prefix`; `None` for
+/// `/dev/null` or a name that is not one of ours.
+fn parse_side_name(name: &str, prefix: &str) -> Option<String> {
+    let path = if let Some(inner) = name.strip_prefix('"') {
+        let mut out = Vec::new();
+        let mut chars = inner.chars();
+        loop {
+            match chars.next()? {
+                '"' => break,
+                '\\' => match chars.next()? {
+                    'a' => out.push(0x07),
+                    'b' => out.push(0x08),
+                    't' => out.push(b'\t'),
+                    'n' => out.push(b'\n'),
+                    'v' => out.push(0x0b),
+                    'f' => out.push(0x0c),
+                    'r' => out.push(b'\r'),
+                    d @ '0'..='7' => {
+                        let rest: String = chars.by_ref().take(2).collect();
+                        out.push(u8::from_str_radix(&format!("{d}{rest}"), 8).ok()?);
+                    }
+                    c => out.extend(c.to_string().bytes()),
+                },
+                c => out.extend(c.to_string().bytes()),
+            }
+        }
+        String::from_utf8(out).ok()?
+    } else {
+        name.split('\t').next().unwrap_or(name).to_string()
+    };
+    path.strip_prefix(prefix).map(str::to_string)
+}
+
+/// The `diff --git` line of a change from `a` to `b`. A name with a space is quoted here too
+/// (git accepts any quoted name): GNU `patch` cannot tell where an unquoted one ends.
+fn git_line(a: &str, b: &str) -> String {
+    let name = |prefix: &str, p: &str| {
+        if p.contains(' ') && !needs_quotes(p) {
+            format!("\"{prefix}{p}\"")
+        } else {
+            quoted(prefix, p)
+        }
+    };
+    format!("diff --git {} {}\n", name("a/", a), name("b/", b))
+}
+
+/// A unified diff with `a/` `b/` headers; `None` names `/dev/null` (create or delete). Names are
+/// written as git writes them, so that `git apply` and GNU `patch` read the same paths.
 pub fn unified(old_path: Option<&str>, new_path: Option<&str>, hunks: &[Hunk]) -> String {
     // A whole-file change of an empty file yields one hunk without lines (`@@ -0,0 +0,0 @@`),
     // which git rejects as a corrupt patch: such a file has no hunks at all.
@@ -371,30 +472,42 @@ pub fn unified(old_path: Option<&str>, new_path: Option<&str>, hunks: &[Hunk]) -
     if let (Some(a), Some(b)) = (old_path, new_path)
         && a != b
     {
+        out.push_str(&git_line(a, b));
         out.push_str(&format!(
-            "diff --git a/{a} b/{b}\nrename from {a}\nrename to {b}\n"
+            "rename from {}\nrename to {}\n",
+            quoted("", a),
+            quoted("", b)
         ));
     }
     if hunks.is_empty() && old_path != new_path {
         if old_path.is_none() || new_path.is_none() {
-            // An empty file created or deleted: git needs the extended header to see it.
+            // An empty file created or deleted: git needs the extended header to see it, and
+            // GNU patch the `index` line too.
             let p = old_path.or(new_path).unwrap_or_default();
-            let what = if old_path.is_none() { "new" } else { "deleted" };
-            return format!("diff --git a/{p} b/{p}\n{what} file mode 100644\n");
+            let (what, index) = if old_path.is_none() {
+                ("new", format!("0000000..{EMPTY_BLOB}"))
+            } else {
+                ("deleted", format!("{EMPTY_BLOB}..0000000"))
+            };
+            return format!("{}{what} file mode 100644\nindex {index}\n", git_line(p, p));
         }
         return out;
     }
     if hunks.is_empty() {
         return out;
     }
-    match old_path {
-        Some(a) => out.push_str(&format!("--- a/{a}\n")),
-        None => out.push_str("--- /dev/null\n"),
+    // `git apply` reads a quoted name right only in a git diff (a plain one turns `\` into `/`).
+    if out.is_empty() && old_path.into_iter().chain(new_path).any(needs_quotes) {
+        let p = old_path.or(new_path).unwrap_or_default();
+        out.push_str(&git_line(p, p));
+        match (old_path, new_path) {
+            (None, _) => out.push_str("new file mode 100644\n"),
+            (_, None) => out.push_str("deleted file mode 100644\n"),
+            _ => {}
+        }
     }
-    match new_path {
-        Some(b) => out.push_str(&format!("+++ b/{b}\n")),
-        None => out.push_str("+++ /dev/null\n"),
-    }
+    out.push_str(&format!("--- {}\n", side_name("a/", old_path)));
+    out.push_str(&format!("+++ {}\n", side_name("b/", new_path)));
     render_hunks(hunks, &mut out);
     out
 }
@@ -411,13 +524,19 @@ pub fn join<'a>(diffs: impl IntoIterator<Item = &'a str>) -> String {
             continue;
         }
         if open_header && d.starts_with("--- ") {
-            let mut lines = d.lines();
-            let old = lines.next().and_then(|l| l.strip_prefix("--- a/"));
-            let new = lines.next().and_then(|l| l.strip_prefix("+++ b/"));
-            if let Some(name) = old.or(new) {
-                let (a, b) = (old.unwrap_or(name), new.unwrap_or(name));
-                out.push_str(&format!("diff --git a/{a} b/{b}\n"));
-                match (old, new) {
+            let mut lines = d.split('\n');
+            let old = lines
+                .next()
+                .and_then(|l| l.strip_prefix("--- "))
+                .and_then(|n| parse_side_name(n, "a/"));
+            let new = lines
+                .next()
+                .and_then(|l| l.strip_prefix("+++ "))
+                .and_then(|n| parse_side_name(n, "b/"));
+            if let Some(name) = old.as_ref().or(new.as_ref()) {
+                let (a, b) = (old.as_ref().unwrap_or(name), new.as_ref().unwrap_or(name));
+                out.push_str(&git_line(a, b));
+                match (&old, &new) {
                     (None, _) => out.push_str("new file mode 100644\n"),
                     (_, None) => out.push_str("deleted file mode 100644\n"),
                     _ => {}
@@ -482,11 +601,55 @@ mod tests {
     fn empty_file_created_or_deleted_has_only_the_git_header() {
         assert_eq!(
             unified(None, Some("e"), &whole("", "")),
-            "diff --git a/e b/e\nnew file mode 100644\n"
+            "diff --git a/e b/e\nnew file mode 100644\nindex 0000000..e69de29\n"
         );
         assert_eq!(
             unified(Some("e"), None, &whole("", "")),
-            "diff --git a/e b/e\ndeleted file mode 100644\n"
+            "diff --git a/e b/e\ndeleted file mode 100644\nindex e69de29..0000000\n"
+        );
+    }
+
+    #[test]
+    fn names_are_written_as_git_writes_them() {
+        let d = unified(Some("my file"), Some("my file"), &whole("x\n", "y\n"));
+        assert!(d.starts_with("--- a/my file\t\n+++ b/my file\t\n@@"), "{d}");
+        // A quoted name comes with git's own header (`git apply` unquotes only there).
+        let d = unified(Some("t\tq\"b\\"), None, &whole("x\n", ""));
+        assert!(
+            d.starts_with(concat!(
+                "diff --git \"a/t\\tq\\\"b\\\\\" \"b/t\\tq\\\"b\\\\\"\n",
+                "deleted file mode 100644\n",
+                "--- \"a/t\\tq\\\"b\\\\\"\n+++ /dev/null\n"
+            )),
+            "{d}"
+        );
+        // In `diff --git`, a name with a space is quoted too (GNU patch splits it otherwise).
+        let d = unified(Some("a b"), Some("日本\u{1}"), &[]);
+        assert_eq!(
+            d,
+            "diff --git \"a/a b\" \"b/日本\\001\"\nrename from a b\nrename to \"日本\\001\"\n"
+        );
+        for name in ["plain", "my file", "t\tq\"b\\", "日本\u{1}\n"] {
+            for prefix in ["a/", "b/"] {
+                let side = side_name(prefix, Some(name));
+                assert_eq!(
+                    parse_side_name(&side, prefix).as_deref(),
+                    Some(name),
+                    "{side}"
+                );
+            }
+        }
+        // A header without hunks, then a create whose name is quoted: the create gets its own
+        // `diff --git` line with the name read back.
+        let joined = join([
+            unified(Some("m"), Some("t"), &[]).as_str(),
+            unified(None, Some("q\"x"), &whole("", "n\n")).as_str(),
+        ]);
+        assert!(
+            joined.contains(
+                "diff --git \"a/q\\\"x\" \"b/q\\\"x\"\nnew file mode 100644\n--- /dev/null\n"
+            ),
+            "{joined}"
         );
     }
 

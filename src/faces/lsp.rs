@@ -232,7 +232,12 @@ fn whole(doc: &Document, enc: PositionEncoding) -> Range {
 /// A `file://` URI for an absolute path, percent-encoding everything but unreserved characters
 /// and `/` (as `vim.uri_from_fname` and VS Code's `Uri.file` do).
 pub fn file_uri(path: &Path) -> String {
-    let text = path.to_string_lossy().replace('\\', "/");
+    // Windows separators become `/`; on Unix a `\\` is part of a name (and percent-encoded).
+    let text = if cfg!(windows) {
+        path.to_string_lossy().replace('\\', "/")
+    } else {
+        path.to_string_lossy().into_owned()
+    };
     let mut out = String::from("file://");
     if !text.starts_with('/') {
         out.push('/'); // Windows: file:///C:/…

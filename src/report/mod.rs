@@ -43,10 +43,15 @@ pub struct WriteOutcome {
     pub recovered: Option<String>,
 }
 
-/// A file path as diffs show it: relative to the root, `/`-separated.
+/// A file path as diffs show it: relative to the root, `/`-separated (a `\\` is a separator only
+/// where the OS says so; on Unix it is part of a name).
 pub fn display_path(rel: Option<&std::path::PathBuf>, fallback: &str) -> String {
     match rel {
-        Some(r) => r.to_string_lossy().replace('\\', "/"),
+        Some(r) => r
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
         None => fallback.to_string(),
     }
 }
