@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod demo;
 pub mod filter;
+pub mod hook;
 pub mod lsp;
 pub mod mcp;
 pub mod read;

@@ -1,5 +1,6 @@
 //! Command-line parsing: arguments become a [`Settings`] and a command before any work starts.
 
+mod agent;
 mod editor;
 mod output;
 mod read;
@@ -123,6 +124,12 @@ enum Command {
     Serve,
     /// MCP server on stdio: tools read_file, preview_edits and apply_edits.
     Mcp,
+    /// An agent harness's pre-tool hook: reads the harness's envelope on stdin, answers on
+    /// stdout in its format (AGENT: claude, codex, gemini, pi). Never writes.
+    Hook {
+        /// claude, codex, gemini or pi.
+        agent: String,
+    },
     /// JSON Schema of the request, the response, or the MCP/LLM tool definitions.
     Schema {
         #[arg(value_parser = ["request", "response", "tools"])]
@@ -183,6 +190,7 @@ pub fn main() -> ExitStatus {
         ColorArg::Auto => std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
     };
     match cli.command {
+        Command::Hook { agent } => agent::hook(&agent, cli.root.clone()),
         Command::Review {
             request,
             accept_exact,

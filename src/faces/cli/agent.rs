@@ -1,0 +1,28 @@
+//! The agent-harness commands: `hook` (SPEC §9).
+
+use crate::error::ExitStatus;
+use crate::faces::hook::{self, Agent};
+use std::io::{Read as _, Write as _};
+use std::path::PathBuf;
+
+/// `redline hook AGENT`: never exit 2 (Claude Code, Codex and Gemini CLI read 2 as "block"), so
+/// every problem of the hook itself is exit 1 with a message, and the harness decides.
+pub fn hook(agent: &str, root: Option<PathBuf>) -> ExitStatus {
+    let Some(agent) = Agent::parse(agent) else {
+        eprintln!("redline hook: unknown agent `{agent}`; use claude, codex, gemini or pi");
+        return ExitStatus::Rejected;
+    };
+    let mut stdin = String::new();
+    if let Err(e) = std::io::stdin().read_to_string(&mut stdin) {
+        eprintln!("redline hook: cannot read the hook input: {e}");
+        return ExitStatus::Rejected;
+    }
+    let out = hook::run(agent, &stdin, &hook::Options { root });
+    let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
+    let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
+    if out.exit == 0 {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Rejected
+    }
+}
