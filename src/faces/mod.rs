@@ -10,3 +10,4 @@ pub mod read;
 pub mod review;
 pub mod schema;
 pub mod serve;
+pub mod setup;

@@ -26,3 +26,49 @@ pub fn hook(agent: &str, root: Option<PathBuf>) -> ExitStatus {
         ExitStatus::Rejected
     }
 }
+
+/// `redline setup AGENT`: prints one line per file it looked at.
+pub fn setup(
+    agent: &str,
+    root: &std::path::Path,
+    review: bool,
+    user: bool,
+    remove: bool,
+) -> ExitStatus {
+    let Some(agent) = Agent::parse(agent) else {
+        super::output::diagnostic(
+            &format!("unknown agent `{agent}`"),
+            Some("use claude, codex, gemini or pi"),
+        );
+        return ExitStatus::Usage;
+    };
+    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+        super::output::diagnostic("HOME is not set", Some("set HOME to your home directory"));
+        return ExitStatus::Usage;
+    };
+    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    let opts = crate::faces::setup::Options {
+        agent,
+        review,
+        user,
+        remove,
+        root,
+        home,
+        codex_home: std::env::var_os("CODEX_HOME").map(PathBuf::from),
+    };
+    match crate::faces::setup::run(&opts) {
+        Ok(r) => {
+            println!("{}", r.summary);
+            if agent == Agent::Codex && !remove && r.changed {
+                println!(
+                    "note: Codex runs hooks only from a trusted configuration; `codex exec` skips untrusted hooks silently"
+                );
+            }
+            ExitStatus::Success
+        }
+        Err(e) => {
+            super::output::diagnostic(&e, Some("nothing was changed"));
+            ExitStatus::WriteFailed
+        }
+    }
+}

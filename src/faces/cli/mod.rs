@@ -130,6 +130,21 @@ enum Command {
         /// claude, codex, gemini or pi.
         agent: String,
     },
+    /// Write (idempotently) the hook or extension configuration for AGENT (claude, codex,
+    /// gemini, pi): project-level by default; prints what it changed.
+    Setup {
+        /// claude, codex, gemini or pi.
+        agent: String,
+        /// Route edits through `redline watch` (the hook waits for the human).
+        #[arg(long)]
+        review: bool,
+        /// The user's configuration instead of the project's (Codex: always its home).
+        #[arg(long)]
+        user: bool,
+        /// Undo: remove redline's hooks (or extension), keep everything else.
+        #[arg(long)]
+        remove: bool,
+    },
     /// JSON Schema of the request, the response, or the MCP/LLM tool definitions.
     Schema {
         #[arg(value_parser = ["request", "response", "tools"])]
@@ -191,6 +206,12 @@ pub fn main() -> ExitStatus {
     };
     match cli.command {
         Command::Hook { agent } => agent::hook(&agent, cli.root.clone()),
+        Command::Setup {
+            agent,
+            review,
+            user,
+            remove,
+        } => agent::setup(&agent, &ctx.settings.root, review, user, remove),
         Command::Review {
             request,
             accept_exact,

@@ -83,3 +83,7 @@ fn not_judged(agent: Agent, message: &str) -> Output {
     out.exit = 1;
     out
 }
+
+/// How long `--review` waits for the human by default; `setup --review` gives the harness a
+/// longer hook timeout than this, so the hook can say it ran out before the harness kills it.
+pub const DEFAULT_WAIT_SECS: u64 = 600;
