@@ -196,6 +196,14 @@ fn accept_all_and_apply() {
     assert_eq!(t.exit_code(), 0);
     assert_eq!(read(dir.path(), "a.txt"), "ONE\ntwo\nTHREE\n");
     assert_eq!(read(dir.path(), "b.txt"), "alpha\nBETA\n");
+    // The results screen left with the alternate screen; a summary stays on the terminal.
+    let s = t.screen();
+    assert!(
+        s.contains("redline: wrote 3 accepted edits to 2 files: a.txt, b.txt"),
+        "{s}"
+    );
+    assert!(s.contains("3 edits: 3 accepted · 0 rejected · 0 undecided"), "{s}");
+    assert!(s.contains("JSON result not printed: stdout is a terminal"), "{s}");
 }
 
 #[test]
@@ -239,6 +247,14 @@ fn quit_without_applying_exits_4_writes_nothing_and_prints_json_when_piped() {
     assert_eq!(t.exit_code(), 4);
     assert_eq!(read(dir.path(), "a.txt"), "one\ntwo\nthree\n");
     assert_eq!(read(dir.path(), "b.txt"), "alpha\nbeta\n");
+    // The summary goes to the terminal (/dev/tty), never into the JSON on stdout.
+    let s = t.screen();
+    assert!(
+        s.contains("redline: quit without writing; nothing was applied"),
+        "{s}"
+    );
+    assert!(s.contains("the accepted edits were not written"), "{s}");
+    assert!(s.contains("JSON result written to /") && s.contains("result.json"), "{s}");
     let v: serde_json::Value =
         serde_json::from_str(&read(dir.path(), "result.json")).expect("JSON on stdout");
     assert_eq!(v["applied"], false);
@@ -302,7 +318,7 @@ fn demo_opens_and_quits() {
     let t = Tmux::start("demo", dir.path(), &format!("'{BIN}' demo"));
     let s = t.wait_for("redline demo");
     assert!(
-        s.contains("src/greet.rs") && s.contains("≈") && s.contains("!2 failed"),
+        s.contains("src/greet.rs") && s.contains("≈") && s.contains("13 edits (2 failed)"),
         "{s}"
     );
     t.keys(&["}", "i"]);
@@ -386,42 +402,42 @@ fn every_spec_key_through_a_real_terminal() {
     std::fs::write(dir.path().join("batch.json"), batch).unwrap();
     let t = Tmux::start("keys", dir.path(), &review_cmd("> result.json"));
     t.wait_for("0/4 decided");
-    wait_title(&t, "a.txt · edit 1/2");
+    wait_title(&t, "a.txt · edit #1 of 2");
     // ]/[ edit, }/{ file.
     t.keys(&["]"]);
-    wait_title(&t, "a.txt · edit 2/2");
+    wait_title(&t, "a.txt · edit #2 of 2");
     t.keys(&["["]);
-    wait_title(&t, "a.txt · edit 1/2");
+    wait_title(&t, "a.txt · edit #1 of 2");
     t.keys(&["}"]);
-    wait_title(&t, "b.txt · edit 1/2");
+    wait_title(&t, "b.txt · edit #2 of 2");
     t.keys(&["}"]);
-    wait_title(&t, "c.txt · edit 1/1");
+    wait_title(&t, "c.txt · edit #1 of 1");
     t.keys(&["{", "{"]);
-    wait_title(&t, "a.txt · edit 1/2");
+    wait_title(&t, "a.txt · edit #1 of 2");
     // j/k move by line (- one, + ONE, two, - three); the edit under the cursor follows.
     t.keys(&["j", "j"]);
     t.wait_for("┌ · a.txt ──");
     t.keys(&["j"]);
-    wait_title(&t, "a.txt · edit 2/2");
+    wait_title(&t, "a.txt · edit #2 of 2");
     t.keys(&["k", "k"]);
-    wait_title(&t, "a.txt · edit 1/2");
+    wait_title(&t, "a.txt · edit #1 of 2");
     // f/F flagged (failed or normalized): b.txt's failed edit, then c.txt's normalized one.
     t.keys(&["f"]);
-    wait_title(&t, "b.txt · edit 1/2 !");
+    wait_title(&t, "b.txt · edit #2 of 2 !");
     t.keys(&["f"]);
-    wait_title(&t, "c.txt · edit 1/1 ≈");
+    wait_title(&t, "c.txt · edit #1 of 1 ≈");
     t.keys(&["F"]);
-    wait_title(&t, "b.txt · edit 1/2 !");
+    wait_title(&t, "b.txt · edit #2 of 2 !");
     // y accepts and advances to the next undecided; d rejects and advances.
     t.keys(&["{", "y"]);
     t.wait_for("✓1 ✗0 ·3");
-    wait_title(&t, "a.txt · edit 2/2");
+    wait_title(&t, "a.txt · edit #2 of 2");
     t.keys(&["d"]);
     t.wait_for("✓1 ✗1 ·2");
     // Space toggles, x clears (neither advances). `d` went on to b.txt's beta.
-    wait_title(&t, "b.txt · edit 2/2 !");
+    wait_title(&t, "b.txt · edit #1 of 2 !");
     t.keys(&["{"]);
-    wait_title(&t, "a.txt · edit 1/2");
+    wait_title(&t, "a.txt · edit #1 of 2");
     t.keys(&["Space"]);
     t.wait_for("✓0 ✗2 ·2");
     t.keys(&["x"]);
@@ -433,11 +449,11 @@ fn every_spec_key_through_a_real_terminal() {
     t.wait_for("✓0 ✗1 ·3");
     // J/K: next/previous undecided (wrapping).
     t.keys(&["J"]);
-    wait_title(&t, "b.txt · edit 2/2");
+    wait_title(&t, "b.txt · edit #1 of 2");
     t.keys(&["J"]);
-    wait_title(&t, "c.txt · edit 1/1");
+    wait_title(&t, "c.txt · edit #1 of 1");
     t.keys(&["K"]);
-    wait_title(&t, "b.txt · edit 2/2");
+    wait_title(&t, "b.txt · edit #1 of 2");
     // Y/D: the whole file.
     t.keys(&["{", "D"]);
     t.wait_for("✓0 ✗2 ·2");

@@ -10,6 +10,7 @@ pub mod apply;
 pub mod keys;
 pub mod model;
 pub mod rows;
+pub mod summary;
 pub mod terminal;
 pub mod update;
 pub mod view;
@@ -95,6 +96,11 @@ pub fn run(req: &Request, opts: &ReviewOptions) -> Result<Outcome, ReviewError> 
         })?;
         app::run(&mut term, &mut m, &root, enc)?;
     }
+    // The results screen went with the alternate screen: say what happened where it was.
+    terminal::print_after(&summary::lines(
+        &m,
+        &summary::json_destination(std::io::IsTerminal::is_terminal(&std::io::stdout())),
+    ));
     let exit = m.exit.unwrap_or(ExitStatus::ReviewQuit);
     Ok(Outcome {
         exit,

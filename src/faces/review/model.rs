@@ -87,11 +87,11 @@ impl Unit {
         self.match_kind == Some(MatchKind::Normalized)
     }
 
-    /// How the gutter and prose name it: `#3` (the edit's index in the request), `file`, `del`,
-    /// `mv`.
+    /// How the gutter and prose name it: `#3` (the edit's 1-based position among its file's
+    /// edits in the request: one numbering everywhere a human reads), `file`, `del`, `mv`.
     pub fn label(&self) -> String {
         match self.kind {
-            UnitKind::Edit(i) => format!("#{i}"),
+            UnitKind::Edit(i) => format!("#{}", i + 1),
             UnitKind::Content => "file".into(),
             UnitKind::Delete => "del".into(),
             UnitKind::Move => "mv".into(),

@@ -67,6 +67,17 @@ pub fn restore() {
     let _ = disable_raw_mode();
 }
 
+/// Prints `lines` on the terminal the reviewer used (stdout, or `/dev/tty` when stdout carries
+/// the JSON result), after the terminal was restored.
+pub fn print_after(lines: &[String]) {
+    if let Ok(mut out) = output() {
+        for l in lines {
+            let _ = writeln!(out, "{l}");
+        }
+        let _ = out.flush();
+    }
+}
+
 /// Enters raw mode and the alternate screen, installs the panic hook, and returns the terminal
 /// with its guard.
 pub fn enter() -> std::io::Result<(Tui, Guard)> {

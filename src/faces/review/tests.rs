@@ -342,6 +342,67 @@ fn esc_then_a_key_read_as_alt_key_is_both_keys() {
 }
 
 #[test]
+fn the_current_search_match_stands_out_on_the_cursor_row() {
+    use ratatui::style::Color;
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "/timeout<enter>");
+    let term = render(&m, 120, 32);
+    let buf = term.backend().buffer();
+    // Find the match on the cursor's row: it keeps its own colours over the cursor background.
+    let mut found = 0;
+    // The diff's rows (not the header, nor the footer's "match 1/2 for …").
+    for y in 1..buf.area.height - 1 {
+        let row: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+        if let Some(col) = row.find("timeout") {
+            let x = row[..col].chars().count() as u16;
+            let cell = &buf[(x, y)];
+            if cell.bg == Color::LightYellow {
+                found += 1;
+                assert_eq!(cell.fg, Color::Black);
+            } else {
+                assert_eq!(cell.bg, Color::Yellow, "other matches are yellow");
+            }
+        }
+    }
+    assert_eq!(found, 1, "exactly one current match");
+}
+
+#[test]
+fn one_numbering_from_1_in_gutter_title_and_drawer() {
+    let (_d, mut m) = demo(Options::default());
+    // The first file's first edit is #1 in the gutter, the title and the why drawer.
+    press(&mut m, "i");
+    let screen = format!("{}", render(&m, 120, 32).backend());
+    assert!(!screen.contains("#0"), "{screen}");
+    let u = m.current_unit().unwrap();
+    let label = m.files[0].units[u].label();
+    assert!(screen.contains(&format!("edit {label} of ")), "{screen}");
+    assert!(screen.contains(&format!("why · edit {label}")), "{screen}");
+}
+
+#[test]
+fn counts_explain_failed_edits() {
+    let (_d, m) = demo(Options::default());
+    let screen = format!("{}", render(&m, 120, 32).backend());
+    let header = screen.lines().next().unwrap();
+    assert!(header.contains("13 edits (2 failed)"), "{header}");
+    assert!(header.contains("0/11 decided"), "{header}");
+}
+
+#[test]
+fn exit_summary_says_what_was_written_and_where_the_json_went() {
+    let (dir, mut m) = demo(Options::default());
+    let lines = super::summary::lines(&m, "written to /tmp/r.json");
+    assert_eq!(lines[0], "redline: quit without writing; nothing was applied");
+    assert!(lines[1].contains("0 accepted · 0 rejected · 11 undecided · 2 failed"), "{lines:?}");
+    assert_eq!(lines.last().unwrap(), "  JSON result written to /tmp/r.json");
+    press(&mut m, "y");
+    apply_now(&mut m, &dir);
+    let lines = super::summary::lines(&m, "x");
+    assert!(lines[0].starts_with("redline: wrote 1 accepted edit to 1 file: "), "{lines:?}");
+}
+
+#[test]
 fn split_keeps_the_cursor_on_its_row() {
     let (_d, mut m) = demo(Options::default());
     press(&mut m, "]]");

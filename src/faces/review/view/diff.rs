@@ -17,9 +17,21 @@ pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
     let title = match info {
         Some(info) => {
             let tally = m.file_tally(file);
+            // The edit's own number (as in the gutter), then how many units the file has.
             let pos = m
                 .current_unit()
-                .map(|u| format!(" · edit {}/{}", u + 1, info.units.len()))
+                .map(|u| {
+                    let unit = &info.units[u];
+                    let what = match unit.kind {
+                        crate::faces::review::model::UnitKind::Edit(_) => {
+                            format!("edit {}", unit.label())
+                        }
+                        crate::faces::review::model::UnitKind::Content => "new content".into(),
+                        crate::faces::review::model::UnitKind::Delete => "deletion".into(),
+                        crate::faces::review::model::UnitKind::Move => "rename".into(),
+                    };
+                    format!(" · {what} of {}", info.units.len())
+                })
                 .unwrap_or_default();
             let flags = match (tally.normalized > 0, tally.failed > 0) {
                 (true, true) => " ≈ !",
@@ -74,13 +86,12 @@ pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
         } else {
             unified_row(m, fr, d, inner.width as usize, &gutter, cur_unit, t)
         };
+        // The cursor row's background goes under the text: word emphasis and search hits keep
+        // their own backgrounds on top of it.
         if d == cursor_display {
             f.buffer_mut().set_style(r, t.cursor());
         }
         f.render_widget(Paragraph::new(line), r);
-        if d == cursor_display {
-            f.buffer_mut().set_style(r, t.cursor());
-        }
     }
 }
 
@@ -142,24 +153,38 @@ fn number(n: Option<usize>, w: usize) -> String {
     }
 }
 
-/// Style overlays for a line: word emphasis, then search hits.
+/// Style overlays for a line: word emphasis, then search hits (`current`: the cursor's line,
+/// whose hits are the current match).
 fn overlays(
     m: &Model,
     tag: Tag,
     text: &str,
     emph: &[std::ops::Range<usize>],
+    current: bool,
     t: Theme,
 ) -> Vec<(std::ops::Range<usize>, Style)> {
     let mut o: Vec<(std::ops::Range<usize>, Style)> =
         emph.iter().map(|r| (r.clone(), t.emph(tag))).collect();
     if !m.search.query.is_empty() {
+        let hit = if current {
+            t.search_current()
+        } else {
+            t.search_hit()
+        };
         o.extend(
             Search::matches(&m.search.query, text)
                 .into_iter()
-                .map(|r| (r, t.search_hit())),
+                .map(|r| (r, hit)),
         );
     }
     o
+}
+
+/// Whether `row` is the row under the cursor.
+fn is_cursor_row(m: &Model, row: &Row) -> bool {
+    m.rows_of(m.cursor.file)
+        .get(m.cursor.row)
+        .is_some_and(|r| std::ptr::eq(r, row))
 }
 
 /// How a unit's decision tints its lines: rejected edits are dimmed.
@@ -186,7 +211,7 @@ fn body(m: &Model, row: &Row, width: usize, t: Theme) -> Vec<Span<'static>> {
             };
             let base = t.line(*tag).patch(deco);
             let mut spans = vec![Span::styled(format!("{sign} "), base)];
-            let ov = overlays(m, *tag, s, emph, t);
+            let ov = overlays(m, *tag, s, emph, is_cursor_row(m, row), t);
             spans.extend(text::render(s, base, &ov, t.dim(), width.saturating_sub(2)).spans);
             spans
         }
@@ -284,7 +309,7 @@ fn split_row(
                 let r = text::render(
                     s,
                     Style::new(),
-                    &overlays(m, Tag::Context, s, &[], t),
+                    &overlays(m, Tag::Context, s, &[], is_cursor_row(m, row), t),
                     t.dim(),
                     tw,
                 );

@@ -143,8 +143,22 @@ fn header_line(m: &Model, t: Theme, compact: bool) -> Line<'static> {
         sep(),
     ];
     if !compact {
+        // Failed and stale edits take no decision: say so where the total is, so that the
+        // "decided" count below (out of the decidable ones) explains itself.
+        let mut undecidable = Vec::new();
+        if tally.failed > 0 {
+            undecidable.push(format!("{} failed", tally.failed));
+        }
+        if tally.stale > 0 {
+            undecidable.push(format!("{} stale", tally.stale));
+        }
+        let why = if undecidable.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", undecidable.join(", "))
+        };
         spans.push(Span::raw(format!(
-            "{} file{} · {} edit{}",
+            "{} file{} · {} edit{}{why}",
             m.files.len(),
             plural(m.files.len()),
             edits,
@@ -183,14 +197,15 @@ fn header_line(m: &Model, t: Theme, compact: bool) -> Line<'static> {
             )));
         }
     }
-    if tally.failed > 0 {
+    // The full header says failed and stale with the total.
+    if tally.failed > 0 && compact {
         spans.push(sep());
         spans.push(Span::styled(
             format!("!{} failed", tally.failed),
             t.state(State::Failed),
         ));
     }
-    if tally.stale > 0 {
+    if tally.stale > 0 && compact {
         spans.push(sep());
         spans.push(Span::styled(
             format!("⚠{} stale", tally.stale),
@@ -223,9 +238,15 @@ fn file_list(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
         } else {
             format!(" {}/{}", tally.decided(), tally.decidable())
         };
+        // decided/to decide, then `≈` and `!n` (n failed edits, which take no decision), so a
+        // file with 3 edits of which 2 failed reads `0/1 !2`, not `0/1`.
         let mut flags = String::new();
         flags.push(if tally.normalized > 0 { '≈' } else { ' ' });
-        flags.push(if tally.failed > 0 { '!' } else { ' ' });
+        if tally.failed > 0 && tally.decidable() > 0 {
+            flags.push_str(&format!("!{}", tally.failed));
+        } else {
+            flags.push_str("  ");
+        }
         let path_w = w.saturating_sub(2 + counts.len() + 1 + flags.chars().count());
         let path = text::middle_truncate(&m.files[fi].display, path_w);
         let pad = path_w.saturating_sub(text::width(&path));

@@ -106,10 +106,23 @@ impl Theme {
         )
     }
 
+    /// A search match: its own background and foreground, so it reads on any row, the
+    /// cursor's included.
     pub fn search_hit(self) -> Style {
         self.pick(
             Style::new().bg(Color::Yellow).fg(Color::Black),
             Style::new().add_modifier(Modifier::UNDERLINED | Modifier::ITALIC),
+        )
+    }
+
+    /// The match the cursor is on: brighter than the others.
+    pub fn search_current(self) -> Style {
+        self.pick(
+            Style::new()
+                .bg(Color::LightYellow)
+                .fg(Color::Black)
+                .add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+            Style::new().add_modifier(Modifier::UNDERLINED | Modifier::ITALIC | Modifier::BOLD),
         )
     }
 

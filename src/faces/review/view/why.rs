@@ -96,7 +96,7 @@ pub fn explain(
                 .as_deref()
                 .map(|id| format!(" (id {id})"))
                 .unwrap_or_default();
-            title = format!(" why · edit #{i}{id} ");
+            title = format!(" why · edit {}{id} ", unit.label());
             match &e.outcome {
                 Outcome::Resolved(r) => {
                     let (kind, style) = match r.kind {
@@ -168,7 +168,7 @@ pub fn explain(
                     if let Some(o) = fl.other_edit {
                         out.push(Line::from(vec![
                             label(t, "overlap"),
-                            Span::raw(format!("its text overlaps edit #{o}")),
+                            Span::raw(format!("its text overlaps edit #{}", o + 1)),
                         ]));
                     }
                     if let Some(doc) = doc {
