@@ -8,7 +8,7 @@
 use crate::engine::document::PositionEncoding;
 use crate::engine::plan::{self, Failure, Op, Plan, ResolveOptions};
 use crate::error::{Code, ExitStatus};
-use crate::report::response::{ErrorEntry, RequestFailure, Response, Warning};
+use crate::report::response::{RequestFailure, Response, Warning};
 use crate::report::{self, Mode, WriteOutcome};
 use crate::request::{Request, RequestError};
 use crate::write::{Change, Expect, FsError, Limits, Root, WriterLock};
@@ -301,14 +301,16 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
             Ok(l) => Some(l),
             Err(e) => {
                 let plan = Plan { files: Vec::new() };
-                let (wrote, _) = failed(&e, None);
-                let mut resp = report::response(&plan, mode, settings.encoding, &wrote);
-                resp.errors.push(ErrorEntry {
-                    code: e.code,
-                    path: e.path,
-                    edit: None,
-                    message: e.message,
-                });
+                let (wrote, _) = failed(
+                    &e,
+                    Some(
+                        "nothing was written: the root could not be locked, or an earlier \
+                         interrupted commit could not be recovered"
+                            .into(),
+                    ),
+                );
+                // The response lists the failure (it names no file of the request).
+                let resp = report::response(&plan, mode, settings.encoding, &wrote);
                 return Run {
                     response: Ok(resp),
                     exit: e.code.exit_status().worst(ExitStatus::WriteFailed),

@@ -82,6 +82,7 @@ impl Filtered {
                         .unwrap_or_default(),
                     edit: None,
                     message: e.to_string(),
+                    hint: None,
                 });
             }
             return serde_json::to_value(resp).unwrap_or(serde_json::Value::Null);

@@ -235,6 +235,7 @@ pub fn response(
                         path: f.path.clone(),
                         edit: Some(e.index),
                         message: fail.message.clone(),
+                        hint: None,
                     });
                     r.error = Some(detail(fail, doc, enc));
                 }
@@ -254,6 +255,7 @@ pub fn response(
                 path: f.path.clone(),
                 edit: None,
                 message: fail.message.clone(),
+                hint: fail.hint.clone(),
             });
         }
         // Old and new texts once: the diff, the new hash and "unchanged" all come from them.
@@ -319,6 +321,23 @@ pub fn response(
             warnings,
             error: failure.map(|fl| detail(fl, doc, enc)),
         });
+    }
+    // A commit failure of something no file of the request names (the journal, a directory
+    // being created or synced, the root): its own entry, so a failure always says why.
+    if let Some((path, fail)) = &wrote.failure {
+        let named = plan
+            .files
+            .iter()
+            .any(|f| *path == f.path || Some(path) == f.move_to.as_ref());
+        if !named {
+            errors.push(wire::ErrorEntry {
+                code: fail.code,
+                path: path.clone(),
+                edit: None,
+                message: fail.message.clone(),
+                hint: fail.hint.clone(),
+            });
+        }
     }
     wire::Response {
         version: wire::VERSION,

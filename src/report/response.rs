@@ -172,6 +172,9 @@ pub struct ErrorEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edit: Option<usize>,
     pub message: String,
+    /// What the user can do about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 /// The response to a resolved batch.

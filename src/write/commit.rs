@@ -376,6 +376,7 @@ fn prepare(
         };
         let pfd = open_dir(root, parent)
             .map_err(|e| FsError::from_errno(&shown, "cannot open the directory", e))?;
+        not_journal(root, pfd.as_fd(), &shown)?;
         match rustix::fs::mkdirat(&pfd, name, rustix::fs::Mode::from_raw_mode(0o777)) {
             Ok(()) | Err(Errno::EXIST) => {}
             Err(e) => {
@@ -394,6 +395,7 @@ fn prepare(
             let fd = open_dir(root, &op.dir_rel).map_err(|err| {
                 FsError::from_errno(op.path, "cannot open the new directory", err)
             })?;
+            not_journal(root, fd.as_fd(), op.path)?;
             op.dir = Some(fd);
         }
         let Some(dir) = op.dir.as_ref() else { continue };
@@ -419,6 +421,16 @@ fn prepare(
     }
     let dirs: Vec<_> = ops.iter().filter_map(|o| o.dir.as_ref()).collect();
     journal::sync_dirs(&dirs, "cannot sync a directory")
+}
+
+/// Refuses a directory that is the journal directory or lies beneath it (a directory of the
+/// batch reached through a symlink to it, created or swapped in since the check).
+fn not_journal(root: &Root, dir: rustix::fd::BorrowedFd<'_>, path: &str) -> Result<(), FsError> {
+    match confine::in_journal_dir(root, dir) {
+        Ok(false) => Ok(()),
+        Ok(true) => Err(confine::journal_refusal().into_error(path)),
+        Err(e) => Err(FsError::from_errno(path, "cannot check the directory", e)),
+    }
 }
 
 /// Whether a rename flag is unsupported here (then the plain-rename fallback is used).

@@ -78,9 +78,14 @@ pub(super) fn normalize(root_dir: &Path, path: &OsStr) -> Result<PathBuf, Refusa
         match c {
             Component::Normal(s) => {
                 if s.len() > NAME_MAX {
-                    return Err(Refusal::Errno {
-                        action: "invalid path",
-                        errno: Errno::NAMETOOLONG,
+                    return Err(Refusal::Plain {
+                        code: Code::InvalidRequest,
+                        message: format!(
+                            "a component of the path is {} bytes long; file names are at most \
+                             {NAME_MAX} bytes",
+                            s.len()
+                        ),
+                        hint: "use a shorter file name",
                     });
                 }
                 out.push(s)
@@ -175,6 +180,12 @@ pub(super) fn resolve_target(root: &Root, rel: &Path, follow: bool) -> Result<Ta
             }
             Err(errno) => return Err(dir_refusal(errno)),
         };
+        if in_journal_dir(root, dir.as_fd()).map_err(|errno| Refusal::Errno {
+            action: "cannot check the parent directory",
+            errno,
+        })? {
+            return Err(journal_refusal());
+        }
         let dir_rel = real_rel(root, dir.as_fd()).unwrap_or(parent);
         let stat = lstat_at(&dir, &name).map_err(|errno| Refusal::Errno {
             action: "cannot look up the file",
@@ -217,6 +228,55 @@ pub(super) fn resolve_target(root: &Root, rel: &Path, follow: bool) -> Result<Ta
     })
 }
 
+/// The refusal for a path that leads into the journal directory (by name or through a symlink).
+pub(super) fn journal_refusal() -> Refusal {
+    Refusal::outside(format!(
+        "{JOURNAL_DIR} is reserved for redline's journal (the path leads into it)"
+    ))
+}
+
+/// Deepest directory nesting [`in_journal_dir`] walks up through before giving up.
+const MAX_DEPTH: usize = 4096;
+
+/// Whether the open directory `dir` is the root's journal directory or beneath it, judged by
+/// the opened directories themselves (device and inode, walking `..` up to the root), never by
+/// a path string: a symlink inside the root that points into the journal directory is caught.
+/// `false` when the journal directory does not exist.
+pub(super) fn in_journal_dir(root: &Root, dir: BorrowedFd<'_>) -> Result<bool, Errno> {
+    let Some(j) = lstat_at(&root.fd, OsStr::new(JOURNAL_DIR))? else {
+        return Ok(false);
+    };
+    let journal = (j.st_dev, j.st_ino);
+    let mut st = rustix::fs::fstat(dir)?;
+    if (st.st_dev, st.st_ino) == journal {
+        return Ok(true);
+    }
+    let mut cur: Option<OwnedFd> = None;
+    for _ in 0..MAX_DEPTH {
+        if (st.st_dev, st.st_ino) == (root.dev, root.ino) {
+            return Ok(false);
+        }
+        let from = cur.as_ref().map_or(dir, |f| f.as_fd());
+        let up = rustix::fs::openat(
+            from,
+            "..",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let up_st = rustix::fs::fstat(&up)?;
+        if (up_st.st_dev, up_st.st_ino) == (st.st_dev, st.st_ino) {
+            // The filesystem's top: the directory is no longer beneath the root at all.
+            return Ok(false);
+        }
+        if (up_st.st_dev, up_st.st_ino) == journal {
+            return Ok(true);
+        }
+        st = up_st;
+        cur = Some(up);
+    }
+    Ok(false)
+}
+
 /// The refusal for a parent directory that could not be opened.
 fn dir_refusal(errno: Errno) -> Refusal {
     match errno {
@@ -242,7 +302,15 @@ fn find_missing(root: &Root, parent: &Path) -> Result<(PathBuf, Vec<PathBuf>), R
     let mut p = parent.to_path_buf();
     let anchor = loop {
         match open_dir(root, &p) {
-            Ok(fd) => break real_rel(root, fd.as_fd()).unwrap_or(p),
+            Ok(fd) => {
+                if in_journal_dir(root, fd.as_fd()).map_err(|errno| Refusal::Errno {
+                    action: "cannot check the parent directory",
+                    errno,
+                })? {
+                    return Err(journal_refusal());
+                }
+                break real_rel(root, fd.as_fd()).unwrap_or(p);
+            }
             Err(Errno::NOENT) => {
                 let Some(name) = p.file_name() else {
                     // Only the root has no name, and the root always opens.
@@ -357,6 +425,10 @@ mod tests {
             norm(b".redline-journal/journal").unwrap_err(),
             Code::OutsideRoot
         );
-        assert_eq!(norm(&[b'x'; 256]).unwrap_err(), Code::Io);
+        assert_eq!(norm(&[b'x'; 256]).unwrap_err(), Code::InvalidRequest);
+        assert_eq!(
+            norm(&[b'x'; 255]).unwrap(),
+            PathBuf::from(OsStr::from_bytes(&[b'x'; 255]))
+        );
     }
 }

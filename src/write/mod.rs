@@ -100,6 +100,8 @@ impl FsError {
                 FsError::new(Code::NotAFile, path, msg).hint("the path goes through a symlink loop")
             }
             Errno::ISDIR => FsError::new(Code::NotAFile, path, msg).hint("the path is a directory"),
+            Errno::NAMETOOLONG => FsError::new(Code::InvalidRequest, path, msg)
+                .hint("a file name is at most 255 bytes and a path at most 4095"),
             _ => FsError::new(Code::Io, path, msg).hint("check the disk and retry"),
         }
     }

@@ -107,6 +107,9 @@ pub fn run(run: &Run, format: &str, color: bool) {
                 }
             }
         }
+        for e in unattached(resp) {
+            diagnostic(&e.message, e.hint.as_deref());
+        }
         if let Some(rb) = &resp.rolled_back {
             diagnostic(&format!("the write failed; rolled back: {rb}"), None);
         }
@@ -152,6 +155,18 @@ pub fn paint_diff(diff: &str, color: bool) -> String {
         }
     }
     out
+}
+
+/// Errors that belong to no file of the response (the journal, a directory being created, the
+/// root): printed on their own so that a failure always says why.
+fn unattached(resp: &Response) -> impl Iterator<Item = &crate::report::response::ErrorEntry> {
+    resp.errors.iter().filter(|e| {
+        e.edit.is_none()
+            && !resp
+                .files
+                .iter()
+                .any(|f| f.path == e.path || f.move_to.as_ref() == Some(&e.path))
+    })
 }
 
 /// The readable summary: one line per file, its edits, then the diff.
@@ -239,6 +254,17 @@ fn text(resp: &Response, color: bool) -> String {
                     ));
                 }
             }
+        }
+    }
+    for e in unattached(resp) {
+        out.push_str(&format!(
+            "{} {}: {}\n",
+            paint(RED, "✗"),
+            e.code,
+            e.message
+        ));
+        if let Some(h) = &e.hint {
+            out.push_str(&format!("  hint: {h}\n"));
         }
     }
     // Diffs only for what was (or would be) written: a failed batch shows its errors alone.
