@@ -66,6 +66,59 @@ fn vscode_jsonrpc_session() {
     assert_eq!(seen["stderr"], "", "{seen}");
 }
 
+/// The official MCP Python SDK (its `Client` over stdio) lists the tools, reads with Claude
+/// Code's `file_path`, previews and applies; it validates every successful result's
+/// `structuredContent` against the tool's `outputSchema`, so a result that does not fit fails
+/// the call.
+fn mcp_python_sdk_session() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+    let seen = json_of(
+        Command::new(package_dir().join("tests/python/.venv/bin/python"))
+            .arg(package_dir().join("tests/python/mcp_client.py"))
+            .arg(BIN)
+            .arg(dir.path()),
+    );
+    let tools: Vec<&str> = seen["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["read_file", "preview_edits", "apply_edits"]);
+    assert!(
+        seen["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["outputSchema"] == true)
+    );
+    // read_file: the numbered lines once in the text; the structured part is the metadata.
+    assert_eq!(seen["read"]["isError"], false, "{seen}");
+    assert_eq!(
+        seen["read"]["text"][0].as_str().unwrap().lines().next(),
+        Some("     1\tone")
+    );
+    assert_eq!(seen["read"]["structured"]["shownLines"], 2, "{seen}");
+    assert!(seen["read"]["structured"].get("lines").is_none(), "{seen}");
+    assert_eq!(seen["preview"]["isError"], false, "{seen}");
+    assert_eq!(
+        seen["preview"]["structured"]["files"][0]["status"],
+        "planned"
+    );
+    assert_eq!(seen["failed"]["isError"], true, "{seen}");
+    assert_eq!(
+        seen["failed"]["structured"]["errors"][0]["code"],
+        "not_found"
+    );
+    assert_eq!(seen["apply"]["isError"], false, "{seen}");
+    assert_eq!(seen["apply"]["structured"]["written"], true);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "one\n2\n"
+    );
+}
+
 /// File names a patch must carry: plain, a space (git's trailing tab), a tab, a quote and a
 /// backslash (git's C quoting), and UTF-8 with a space.
 const NAMES: [&str; 6] = [
@@ -206,6 +259,11 @@ fn main() -> std::process::ExitCode {
             name: "vscode_jsonrpc_session",
             needs: &["node", "tests/node/node_modules/vscode-jsonrpc"],
             run: vscode_jsonrpc_session,
+        },
+        Case {
+            name: "mcp_python_sdk_session",
+            needs: &["tests/python/.venv/bin/python"],
+            run: mcp_python_sdk_session,
         },
         Case {
             name: "diffs_apply_with_git_and_patch",

@@ -71,11 +71,12 @@ fn read_file(arguments: Value, settings: &Settings) -> CallToolResult {
     match crate::faces::serve::read(&params, settings) {
         Ok(lines) => {
             let mut r = CallToolResult::success(vec![ContentBlock::text(lines.numbered())]);
-            r.structured_content = serde_json::to_value(&lines).ok();
+            r.structured_content = serde_json::to_value(lines.summary()).ok();
             r
         }
         Err(e) => {
-            let value = serde_json::json!({"version": crate::report::response::VERSION, "ok": false, "error": e});
+            let value = serde_json::to_value(crate::faces::read::ReadFailure::new(e))
+                .unwrap_or(Value::Null);
             CallToolResult::structured_error(value)
         }
     }
@@ -87,12 +88,55 @@ fn edits(arguments: &Value, mode: Mode, settings: &Settings) -> CallToolResult {
         Err((_, message)) => return CallToolResult::error(vec![ContentBlock::text(message)]),
     };
     let ok = matches!(&run.response, Ok(r) if r.ok);
-    let value = run.to_json();
+    let mut value = run.to_json();
+    name_mcp_tools(&mut value);
     if ok {
         CallToolResult::structured(value)
     } else {
         CallToolResult::structured_error(value)
     }
+}
+
+/// Hints and messages name the command-line tools (`redline read PATH`); under MCP the model
+/// has the tools instead: every `hint` and `message` in `value` is rewritten to name them.
+fn name_mcp_tools(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match v {
+                    Value::String(text) if key == "hint" || key == "message" => {
+                        *text = mcp_wording(text);
+                    }
+                    _ => name_mcp_tools(v),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(name_mcp_tools),
+        _ => {}
+    }
+}
+
+/// `redline read PATH` becomes `read_file` with that path, `redline resolve` `preview_edits`.
+fn mcp_wording(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("`redline read") {
+        let after = &rest[at + 1..];
+        let Some(end) = after.find('`') else {
+            break;
+        };
+        out.push_str(&rest[..at]);
+        let path = after[..end].trim_start_matches("redline read").trim();
+        if path.is_empty() {
+            out.push_str("`read_file`");
+        } else {
+            let path = serde_json::to_string(path).unwrap_or_default();
+            out.push_str(&format!("`read_file` with {{\"path\": {path}}}"));
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out.replace("`redline resolve`", "`preview_edits`")
 }
 
 impl ServerHandler for Server {
@@ -183,6 +227,59 @@ pub fn run(settings: Settings) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hints_name_the_mcp_tools() {
+        assert_eq!(
+            mcp_wording("re-read the file (`redline read src/a b.rs`) and copy oldText exactly"),
+            "re-read the file (`read_file` with {\"path\": \"src/a b.rs\"}) and copy oldText exactly"
+        );
+        assert_eq!(
+            mcp_wording("use the string printed by `redline read`, or `redline resolve`"),
+            "use the string printed by `read_file`, or `preview_edits`"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        let server = Server::new(Settings {
+            root: dir.path().to_path_buf(),
+            ..Settings::default()
+        });
+        let args = serde_json::json!({"path": "a.txt", "oldText": "one", "newText": "1", "expectHash": "sha256:00"});
+        let r = server.call(schema::APPLY_EDITS, args).unwrap();
+        let text = serde_json::to_string(&r.structured_content).unwrap();
+        assert!(!text.contains("redline read"), "{text}");
+    }
+
+    #[test]
+    fn read_file_takes_file_path_and_keeps_structured_content_small() {
+        let dir = tempfile::tempdir().unwrap();
+        let body: String = (1..=200)
+            .map(|i| format!("line {i} of some text\n"))
+            .collect();
+        std::fs::write(dir.path().join("a.txt"), &body).unwrap();
+        let server = Server::new(Settings {
+            root: dir.path().to_path_buf(),
+            ..Settings::default()
+        });
+        let r = server
+            .call(
+                schema::READ_FILE,
+                serde_json::json!({"file_path": "a.txt", "offset": 2}),
+            )
+            .unwrap();
+        assert_eq!(r.is_error, Some(false));
+        let structured = r.structured_content.unwrap();
+        assert_eq!(structured["shownLines"], 199);
+        assert_eq!(structured["totalLines"], 200);
+        let text = serde_json::to_value(&r.content).unwrap()[0]["text"].clone();
+        assert!(
+            text.as_str()
+                .unwrap()
+                .contains("     2\tline 2 of some text\n")
+        );
+        // The model reads the lines once: the structured part is a small fraction of the text.
+        assert!(structured.to_string().len() * 10 < text.as_str().unwrap().len());
+    }
 
     #[test]
     fn every_tool_definition_converts() {

@@ -50,8 +50,60 @@ impl FileLines {
     }
 }
 
+/// What `read_file` returns as `structuredContent`: everything but the lines, which the model
+/// reads once, numbered, in the text content (the same text again as JSON would more than double
+/// what the model is sent).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadSummary {
+    pub ok: bool,
+    pub path: String,
+    /// `sha256:` of the whole file, for `expectHash`.
+    pub version: String,
+    pub total_lines: usize,
+    /// 1-based number of the first line shown.
+    pub offset: usize,
+    /// How many lines the text content shows.
+    pub shown_lines: usize,
+    pub eol: crate::engine::document::Eol,
+    pub bom: bool,
+}
+
+impl FileLines {
+    pub fn summary(&self) -> ReadSummary {
+        ReadSummary {
+            ok: self.ok,
+            path: self.path.clone(),
+            version: self.version.clone(),
+            total_lines: self.total_lines,
+            offset: self.offset,
+            shown_lines: self.lines.len(),
+            eol: self.eol,
+            bom: self.bom,
+        }
+    }
+}
+
+/// A read that failed, as the tools return it: `{"version": 1, "ok": false, "error": …}`.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct ReadFailure {
+    pub version: u32,
+    pub ok: bool,
+    pub error: ReadError,
+}
+
+impl ReadFailure {
+    pub fn new(error: ReadError) -> ReadFailure {
+        ReadFailure {
+            version: crate::report::response::VERSION,
+            ok: false,
+            error,
+        }
+    }
+}
+
 /// Why a file could not be read.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ReadError {
     pub code: Code,
     pub message: String,

@@ -53,6 +53,7 @@ pub fn all() -> Value {
 #[serde(deny_unknown_fields)]
 pub struct ReadParams {
     /// Path of the file, relative to the root (or absolute inside it).
+    #[serde(alias = "file_path")]
     #[schemars(length(min = 1))]
     pub path: String,
     /// 1-based number of the first line to return (default 1).
@@ -133,12 +134,20 @@ pub fn tools() -> Vec<Value> {
     if let Some(Value::Object(props)) = apply.get_mut("properties") {
         props.remove("documents");
     }
+    // `structuredContent` is either shape: MCP clients want an object schema at the top.
+    let output = |ok: Value, failed: Value| json!({"type": "object", "anyOf": [ok, failed]});
+    let read_output = output(
+        inline::<crate::faces::read::ReadSummary>(),
+        inline::<crate::faces::read::ReadFailure>(),
+    );
+    let edits_output = output(inline::<Response>(), inline::<RequestFailure>());
     vec![
         json!({
             "name": READ_FILE,
             "title": "Read file",
             "description": "Read a UTF-8 text file with 1-based line numbers, plus its version (sha256:…). Copy oldText from this output (without the line numbers); pass the version as expectHash to make an edit fail if the file changed since.",
             "inputSchema": read,
+            "outputSchema": read_output,
             "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
         }),
         json!({
@@ -146,6 +155,7 @@ pub fn tools() -> Vec<Value> {
             "title": "Preview edits",
             "description": "Resolve a batch of edits without writing anything: each oldText must match exactly one place (exactly, or with line endings, trailing whitespace and Unicode quotes/dashes/spaces normalized; replaceAll opts out of uniqueness). Returns per-edit outcomes, ranges and unified diffs; failed edits come with the closest candidates.",
             "inputSchema": request,
+            "outputSchema": edits_output,
             "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
         }),
         json!({
@@ -153,6 +163,7 @@ pub fn tools() -> Vec<Value> {
             "title": "Apply edits",
             "description": "Apply a batch of edits, creates, deletes and moves, all or nothing: any failed edit means nothing is written, and every edit's outcome is reported so all can be fixed in one retry. Matching as in preview_edits; paths are relative to the root. Returns unified diffs of what was written.",
             "inputSchema": apply,
+            "outputSchema": edits_output,
             "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false},
         }),
     ]

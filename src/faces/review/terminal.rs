@@ -141,7 +141,8 @@ mod tests {
     #[test]
     fn a_frame_reaches_the_terminal_in_one_write() {
         let (_d, plan) = crate::faces::review::tests::demo_plan();
-        let mut m = crate::faces::review::Model::new(plan, crate::faces::review::Options::default());
+        let mut m =
+            crate::faces::review::Model::new(plan, crate::faces::review::Options::default());
         m.size = (120, 32);
         let counter = Counter::default();
         let backend = CrosstermBackend::new(frame_writer(counter.clone()));
@@ -152,7 +153,8 @@ mod tests {
             },
         )
         .unwrap();
-        term.draw(|f| crate::faces::review::view::draw(&m, f)).unwrap();
+        term.draw(|f| crate::faces::review::view::draw(&m, f))
+            .unwrap();
         let (writes, bytes) = *counter.0.lock().unwrap();
         assert_eq!(writes, 1, "first frame: {writes} writes for {bytes} bytes");
         assert!(bytes > 1000, "a whole frame was drawn: {bytes} bytes");
@@ -165,7 +167,8 @@ mod tests {
             if let Some(a) = crate::faces::review::update::on_key(&m, &ev) {
                 crate::faces::review::update(&mut m, a);
             }
-            term.draw(|f| crate::faces::review::view::draw(&m, f)).unwrap();
+            term.draw(|f| crate::faces::review::view::draw(&m, f))
+                .unwrap();
             let (writes, _) = *counter.0.lock().unwrap();
             assert!(writes <= 1, "key {key}: {writes} writes");
         }

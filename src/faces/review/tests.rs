@@ -329,7 +329,12 @@ fn esc_then_a_key_read_as_alt_key_is_both_keys() {
     let enc = crate::engine::document::PositionEncoding::Utf16;
     let alt = |c: char| Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::ALT));
     // `i`, then Esc and `s` in one read: the drawer closes and the view splits.
-    super::app::handle(&mut m, Event::Key(KeyEvent::from(KeyCode::Char('i'))), &root, enc);
+    super::app::handle(
+        &mut m,
+        Event::Key(KeyEvent::from(KeyCode::Char('i'))),
+        &root,
+        enc,
+    );
     assert!(m.drawer);
     super::app::handle(&mut m, alt('s'), &root, enc);
     assert!(!m.drawer, "Esc closed the drawer");
