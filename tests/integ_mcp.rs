@@ -222,6 +222,13 @@ fn requests_without_a_handshake_are_answered() {
         "tools/call",
         json!({"_meta": meta, "name": "read_file", "arguments": {"path": "a.txt"}}),
     );
-    assert_eq!(call["result"]["structuredContent"]["lines"][0]["text"], "y");
+    assert_eq!(call["result"]["structuredContent"]["shownLines"], 1, "{call}");
+    assert!(
+        call["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("     1\ty\n"),
+        "{call}"
+    );
     assert_eq!(mcp.close(), Some(0));
 }
