@@ -3,6 +3,8 @@
 // ~/.pi/agent/extensions/redline.ts). The answer is one JSON object on stdout:
 //   {}                          no objection: the tool runs as the model sent it
 //   {"input": {...}}            the tool runs on this input instead (the file's exact text)
+//   "note": "..."               (with an allow after review) appended to the tool's result,
+//                               so the model reads the reviewer's notes
 //   {"block": true, "reason"}   the call is refused; the reason reaches the model
 //   {"ask": true, "reason"}     redline leaves it to a human: confirmed through Pi's UI when
 //                               there is one, refused otherwise
@@ -28,6 +30,13 @@ function runHook(payload: string, cwd: string): Promise<{ code: number; out: str
 }
 
 export default function (pi: any) {
+  const notes = new Map<string, string>();
+  pi.on("tool_result", async (event: any) => {
+    const note = notes.get(event.toolCallId);
+    if (note === undefined) return undefined;
+    notes.delete(event.toolCallId);
+    return { content: [...(event.content || []), { type: "text", text: note }] };
+  });
   pi.on("tool_call", async (event: any, ctx: any) => {
     if (event.toolName !== "edit" && event.toolName !== "write" && !/redline.*_edits$/.test(event.toolName)) {
       return undefined;
@@ -53,6 +62,9 @@ export default function (pi: any) {
         return ok ? undefined : { block: true, reason: "The user refused this edit." };
       }
       return { block: true, reason: answer.reason };
+    }
+    if (typeof answer.note === "string" && answer.note !== "") {
+      notes.set(event.toolCallId, answer.note);
     }
     if (answer.input && typeof answer.input === "object") {
       for (const k of Object.keys(event.input)) delete event.input[k];

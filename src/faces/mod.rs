@@ -11,3 +11,4 @@ pub mod review;
 pub mod schema;
 pub mod serve;
 pub mod setup;
+pub mod watch;

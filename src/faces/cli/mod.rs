@@ -129,6 +129,23 @@ enum Command {
     Hook {
         /// claude, codex, gemini or pi.
         agent: String,
+        /// Send the edit to `redline watch` on the root and wait for the human's decision.
+        #[arg(long)]
+        review: bool,
+        /// With --review and no watch running: ask (the harness's prompt decides), deny, or
+        /// allow (guard mode decides).
+        #[arg(long, value_name = "ask|deny|allow", default_value = "ask")]
+        no_watch: String,
+        /// With --review: seconds to wait for the human (default 600).
+        #[arg(long, value_name = "SECS")]
+        wait: Option<String>,
+    },
+    /// The reviewer as a long-running inbox on --root: shows each batch that a hook with
+    /// --review or `redline mcp --review` submits, and sends the human's decisions back.
+    Watch {
+        /// Start exact matches accepted.
+        #[arg(long)]
+        accept_exact: bool,
     },
     /// Write (idempotently) the hook or extension configuration for AGENT (claude, codex,
     /// gemini, pi): project-level by default; prints what it changed.
@@ -205,7 +222,13 @@ pub fn main() -> ExitStatus {
         ColorArg::Auto => std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
     };
     match cli.command {
-        Command::Hook { agent } => agent::hook(&agent, cli.root.clone()),
+        Command::Hook {
+            agent,
+            review,
+            no_watch,
+            wait,
+        } => agent::hook(&agent, cli.root.clone(), review, &no_watch, wait.as_deref()),
+        Command::Watch { accept_exact } => agent::watch(&ctx.settings, accept_exact, review_mono),
         Command::Setup {
             agent,
             review,

@@ -7,8 +7,9 @@
 //!   "additionalContext"}}`.
 //! - Gemini CLI: `{"decision": "allow"|"deny", "reason", "hookSpecificOutput": {"hookEventName":
 //!   "BeforeTool", "tool_input"}}` (merged over the model's arguments); no objection is `{}`.
-//! - Pi (the shipped extension): `{}` for no objection, `{"input": …}` to replace the tool input,
-//!   `{"block": true, "reason"}` to deny.
+//! - Pi (the shipped extension): `{}` for no objection, `{"input": …}` to replace the tool input
+//!   (with `"note"` after a review: appended to the tool's result for the model),
+//!   `{"block": true, "reason"}` to deny, `{"ask": true, "reason"}` to leave it to a human.
 
 use super::{Agent, Decision, Output};
 use serde_json::{Value, json};
@@ -50,7 +51,16 @@ fn claude(d: &Decision) -> Output {
     match d {
         Decision::Pass => ok(String::new()),
         Decision::Rewrite { input, reason } => pre_tool_use("allow", reason, Some(input)),
-        Decision::Allow { input, reason } => pre_tool_use("allow", reason, input.as_ref()),
+        Decision::Allow { input, reason } => {
+            // The reason of an `allow` is shown to the user only; the notes reach the model as
+            // context.
+            let mut out = pre_tool_use("allow", reason, input.as_ref());
+            if let Ok(mut v) = serde_json::from_str::<Value>(&out.stdout) {
+                v["hookSpecificOutput"]["additionalContext"] = json!(reason);
+                out.stdout = line(v);
+            }
+            out
+        }
         Decision::Deny { reason } => pre_tool_use("deny", reason, None),
         Decision::Ask { reason } => pre_tool_use("ask", reason, None),
         Decision::Context { text } => ok(line(json!({
@@ -91,9 +101,9 @@ fn pi(d: &Decision) -> Output {
     match d {
         Decision::Pass | Decision::Context { .. } => ok(line(json!({}))),
         Decision::Rewrite { input, .. } => ok(line(json!({ "input": input }))),
-        Decision::Allow { input, .. } => ok(line(match input {
-            Some(i) => json!({ "input": i }),
-            None => json!({}),
+        Decision::Allow { input, reason } => ok(line(match input {
+            Some(i) => json!({ "input": i, "note": reason }),
+            None => json!({ "note": reason }),
         })),
         Decision::Deny { reason } => ok(line(json!({"block": true, "reason": reason}))),
         // Pi has no permission prompt; the extension asks through its UI when it has one.

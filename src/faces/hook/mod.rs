@@ -1,6 +1,7 @@
 //! `redline hook AGENT` (SPEC §9): an agent harness's pre-tool hook.
 //!
-//! The hook reads the harness's envelope ([`envelope`]), decides ([`guard`]) and answers in the harness's own format ([`answer`]). It never writes a file: the
+//! The hook reads the harness's envelope ([`envelope`]), decides ([`guard`], or [`review`]
+//! with `--review`) and answers in the harness's own format ([`answer`]). It never writes a file: the
 //! harness runs its own tool on the answer. An envelope redline cannot read, or an internal error,
 //! never blocks the agent: it is said on stderr and the decision is left to the harness.
 
@@ -9,18 +10,58 @@ pub mod envelope;
 pub mod guard;
 pub mod patch;
 pub mod reason;
+pub mod review;
 #[cfg(test)]
 mod tests;
 
 pub use envelope::{Action, Agent, Envelope, Replace, Style};
 use serde_json::Value;
 use std::path::PathBuf;
+use std::time::Duration;
+
+/// What to do in `--review` when no `watch` is running on the root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NoWatch {
+    /// The harness's own prompt decides.
+    #[default]
+    Ask,
+    Deny,
+    /// Guard mode decides.
+    Allow,
+}
+
+impl NoWatch {
+    pub fn parse(s: &str) -> Option<NoWatch> {
+        match s {
+            "ask" => Some(NoWatch::Ask),
+            "deny" => Some(NoWatch::Deny),
+            "allow" => Some(NoWatch::Allow),
+            _ => None,
+        }
+    }
+}
 
 /// How the hook runs.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Options {
     /// `--root`; default: the harness's project directory (the envelope's `cwd`).
     pub root: Option<PathBuf>,
+    /// `--review`: send the batch to `redline watch` and wait for the human.
+    pub review: bool,
+    pub no_watch: NoWatch,
+    /// How long `--review` waits for the human.
+    pub wait: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            root: None,
+            review: false,
+            no_watch: NoWatch::Ask,
+            wait: Duration::from_secs(DEFAULT_WAIT_SECS),
+        }
+    }
 }
 
 /// The hook's verdict, before it is put in the harness's format.
@@ -64,7 +105,11 @@ pub fn run(agent: Agent, stdin: &str, opts: &Options) -> Output {
         Some(r) => env.cwd.join(r),
         None => env.cwd.clone(),
     };
-    let decision = guard::decide(&env, &root);
+    let decision = if opts.review {
+        review::decide(&env, &root, opts)
+    } else {
+        guard::decide(&env, &root)
+    };
     match decision {
         Ok(d) => answer::render(agent, &d),
         Err(e) => not_judged(agent, &e),

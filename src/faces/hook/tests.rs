@@ -219,6 +219,7 @@ fn paths_outside_the_root_are_denied_for_every_harness() {
         ),
         &Options {
             root: Some(sub.clone()),
+            ..Options::default()
         },
     );
     assert_eq!(
@@ -233,7 +234,10 @@ fn paths_outside_the_root_are_denied_for_every_harness() {
             json!({"file_path": "sub/new.txt", "content": "b\n"}),
             "default",
         ),
-        &Options { root: Some(sub) },
+        &Options {
+            root: Some(sub),
+            ..Options::default()
+        },
     );
     assert_eq!(out.stdout, "");
 }
@@ -471,5 +475,222 @@ fn simulate_models_each_harness() {
     assert_eq!(
         simulate("aa", &[e("a", "x")], Style::Counted(2)).as_deref(),
         Some("xx")
+    );
+}
+
+/// A stand-in `watch` on `root` that answers one batch with `reply` and hands back what it got.
+fn fake_watch(
+    root: &Path,
+    reply: crate::faces::watch::protocol::Reply,
+) -> std::thread::JoinHandle<crate::faces::watch::protocol::Submission> {
+    use std::io::{BufRead as _, Write as _};
+    let listener = crate::faces::watch::bind(root).unwrap();
+    std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(&stream)
+            .read_line(&mut line)
+            .unwrap();
+        let sub = serde_json::from_str(line.trim_end()).unwrap();
+        let mut w = &stream;
+        writeln!(w, "{}", json!({"status": "queued", "position": 1})).unwrap();
+        writeln!(w, "{}", serde_json::to_string(&reply).unwrap()).unwrap();
+        sub
+    })
+}
+
+fn review_opts() -> Options {
+    Options {
+        review: true,
+        ..Options::default()
+    }
+}
+
+fn verdict(
+    path: &Path,
+    index: usize,
+    decision: &str,
+    note: Option<&str>,
+) -> crate::faces::watch::protocol::Verdict {
+    crate::faces::watch::protocol::Verdict {
+        path: path.to_string_lossy().into_owned(),
+        index: Some(index),
+        decision: decision.into(),
+        note: note.map(str::to_string),
+    }
+}
+
+#[test]
+fn review_accepted_is_allowed_with_the_exact_text_even_in_default_mode() {
+    use crate::faces::watch::protocol::Reply;
+    let dir = project(&[("src/main.rs", SRC)]);
+    let path = dir.path().join("src/main.rs");
+    let w = fake_watch(
+        dir.path(),
+        Reply::Decided {
+            decisions: vec![verdict(&path, 0, "accepted", None)],
+            note: None,
+        },
+    );
+    let input = json!({"file_path": path, "old_string": "    let x = 1;\n", "new_string": "    let x = 2;\n"});
+    let out = run(
+        Agent::Claude,
+        &claude_env(dir.path(), "Edit", input, "default"),
+        &review_opts(),
+    );
+    let sub = w.join().unwrap();
+    assert_eq!(sub.agent, "claude");
+    assert_eq!(sub.tool, "Edit");
+    assert_eq!(sub.session.as_deref(), Some("s1"));
+    assert_eq!(sub.versions.len(), 1);
+    let req: Value = serde_json::from_str(&sub.request).unwrap();
+    assert_eq!(req["files"][0]["edits"][0]["oldText"], "    let x = 1;\n");
+    let h = &answer(&out)["hookSpecificOutput"];
+    assert_eq!(h["permissionDecision"], "allow");
+    assert_eq!(h["updatedInput"]["old_string"], "    let x = 1;   \n");
+}
+
+#[test]
+fn review_rejected_is_denied_with_the_note_and_partial_is_narrowed() {
+    use crate::faces::watch::protocol::Reply;
+    let text = "one\ntwo\nthree\n";
+    let dir = project(&[("t.txt", text)]);
+    let path = dir.path().join("t.txt");
+    let w = fake_watch(
+        dir.path(),
+        Reply::Decided {
+            decisions: vec![verdict(&path, 0, "rejected", Some("keep one as it is"))],
+            note: None,
+        },
+    );
+    let env = json!({"cwd": dir.path(), "hook_event_name": "BeforeTool", "tool_name": "replace",
+        "tool_input": {"file_path": "t.txt", "old_string": "one", "new_string": "ONE"}})
+    .to_string();
+    let a = answer(&run(Agent::Gemini, &env, &review_opts()));
+    w.join().unwrap();
+    assert_eq!(a["decision"], "deny");
+    assert!(
+        a["reason"]
+            .as_str()
+            .unwrap()
+            .contains("The user\'s note: keep one as it is"),
+        "{a}"
+    );
+    // Pi, two edits, one accepted: the call is narrowed to it, the note rides along.
+    let w = fake_watch(
+        dir.path(),
+        Reply::Decided {
+            decisions: vec![
+                verdict(&path, 0, "rejected", Some("not this one")),
+                verdict(&path, 1, "accepted", None),
+            ],
+            note: Some("otherwise fine".into()),
+        },
+    );
+    let env = json!({"cwd": dir.path(), "toolName": "edit", "input": {"path": "t.txt", "edits": [
+        {"oldText": "one", "newText": "ONE"}, {"oldText": "three", "newText": "THREE"}]}})
+    .to_string();
+    let a = answer(&run(Agent::Pi, &env, &review_opts()));
+    w.join().unwrap();
+    assert_eq!(
+        a["input"]["edits"],
+        json!([{"oldText": "three", "newText": "THREE"}])
+    );
+    let note = a["note"].as_str().unwrap();
+    assert!(
+        note.contains("edit 1 of") && note.contains("not this one"),
+        "{note}"
+    );
+    assert!(note.contains("otherwise fine"), "{note}");
+}
+
+#[test]
+fn review_without_watch_follows_no_watch_and_stale_is_denied() {
+    use crate::faces::watch::protocol::Reply;
+    let dir = project(&[("t.txt", "one\n")]);
+    let env = claude_env(
+        dir.path(),
+        "Edit",
+        json!({"file_path": "t.txt", "old_string": "one", "new_string": "ONE"}),
+        "default",
+    );
+    let h = answer(&run(Agent::Claude, &env, &review_opts()))["hookSpecificOutput"].clone();
+    assert_eq!(h["permissionDecision"], "ask");
+    assert!(
+        h["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("no redline watch is running")
+    );
+    let deny = Options {
+        no_watch: NoWatch::Deny,
+        ..review_opts()
+    };
+    let h = answer(&run(Agent::Claude, &env, &deny))["hookSpecificOutput"].clone();
+    assert_eq!(h["permissionDecision"], "deny");
+    let allow = Options {
+        no_watch: NoWatch::Allow,
+        ..review_opts()
+    };
+    assert_eq!(
+        run(Agent::Claude, &env, &allow).stdout,
+        "",
+        "guard: exact passes"
+    );
+    // A failing edit never reaches the human.
+    let bad = claude_env(
+        dir.path(),
+        "Edit",
+        json!({"file_path": "t.txt", "old_string": "zzz", "new_string": "ONE"}),
+        "default",
+    );
+    let h = answer(&run(Agent::Claude, &bad, &review_opts()))["hookSpecificOutput"].clone();
+    assert_eq!(h["permissionDecision"], "deny");
+    // The file changes while the human looks: refused as stale.
+    let path = dir.path().join("t.txt");
+    let p2 = path.clone();
+    let listener = crate::faces::watch::bind(dir.path()).unwrap();
+    let w = std::thread::spawn(move || {
+        use std::io::{BufRead as _, Write as _};
+        let (stream, _) = listener.accept().unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(&stream)
+            .read_line(&mut line)
+            .unwrap();
+        std::fs::write(&p2, "one changed\n").unwrap();
+        let reply = Reply::Decided {
+            decisions: vec![verdict(&p2, 0, "accepted", None)],
+            note: None,
+        };
+        writeln!(&stream, "{}", serde_json::to_string(&reply).unwrap()).unwrap();
+    });
+    let h = answer(&run(Agent::Claude, &env, &review_opts()))["hookSpecificOutput"].clone();
+    w.join().unwrap();
+    assert_eq!(h["permissionDecision"], "deny");
+    assert!(
+        h["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("changed while the edit waited")
+    );
+    // Nobody answers within the wait: denied, saying so.
+    let _listener = crate::faces::watch::bind(dir.path()).unwrap();
+    let short = Options {
+        wait: std::time::Duration::from_millis(300),
+        ..review_opts()
+    };
+    let env = claude_env(
+        dir.path(),
+        "Edit",
+        json!({"file_path": "t.txt", "old_string": "one changed", "new_string": "ONE"}),
+        "default",
+    );
+    let h = answer(&run(Agent::Claude, &env, &short))["hookSpecificOutput"].clone();
+    assert_eq!(h["permissionDecision"], "deny");
+    assert!(
+        h["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("no decision from the reviewer")
     );
 }

@@ -1,0 +1,239 @@
+//! `redline watch` in a real terminal (tmux) with real `redline hook … --review` processes
+//! submitting to it: the human accepts one edit, rejects another with a note, and the hook's
+//! answer carries exactly that; two agents queue up; a batch whose file changed is stale.
+//! The tests wait on screen conditions and process ends, never on fixed sleeps.
+//!
+//! tmux is required under CI=true (`.ci/run` installs it); elsewhere these tests say they skip.
+
+use serde_json::{Value, json};
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_redline");
+
+fn tmux_available() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok && std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("tmux is required under CI=true");
+    }
+    ok
+}
+
+macro_rules! require_tmux {
+    () => {
+        if !tmux_available() {
+            eprintln!("skipping: tmux not found (install tmux to run watch's end-to-end tests)");
+            return;
+        }
+    };
+}
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(name: &str, dir: &Path, command: &str) -> Tmux {
+        let t = Tmux {
+            socket: format!("redline-watch-{}-{name}", std::process::id()),
+        };
+        let script = format!(
+            "cd '{}' && {command}; echo EXIT=$?; sleep 60",
+            dir.display()
+        );
+        t.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "120",
+            "-y",
+            "32",
+            &script,
+        ]);
+        t.run(&["set", "-s", "escape-time", "0"]);
+        t
+    }
+
+    fn run(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs");
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            self.run(&["send-keys", "-t", "t", k]);
+        }
+    }
+
+    fn type_text(&self, text: &str) {
+        self.run(&["send-keys", "-t", "t", "-l", text]);
+    }
+
+    fn wait_for(&self, what: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let s = self.run(&["capture-pane", "-p", "-t", "t"]);
+            if s.contains(what) {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what:?}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .output();
+    }
+}
+
+/// Starts `redline hook AGENT --review` with `envelope` on stdin.
+fn hook(agent: &str, dir: &Path, envelope: &Value) -> Child {
+    let mut child = Command::new(BIN)
+        .args(["hook", agent, "--review", "--wait", "120"])
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(envelope.to_string().as_bytes())
+        .unwrap();
+    child
+}
+
+fn answer(child: Child) -> Value {
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn watch(name: &str, dir: &Path) -> Tmux {
+    let t = Tmux::start(name, dir, &format!("'{BIN}' watch"));
+    t.wait_for("Waiting for agents");
+    t
+}
+
+#[test]
+fn accept_one_edit_reject_another_with_a_note() {
+    require_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    let t = watch("notes", dir.path());
+    let env = json!({"cwd": dir.path(), "toolName": "edit", "toolCallId": "c1", "input": {"path": "a.txt",
+        "edits": [{"oldText": "one", "newText": "ONE"}, {"oldText": "three", "newText": "THREE"}]}});
+    let h = hook("pi", dir.path(), &env);
+    t.wait_for("watch · pi waits (edit)");
+    // First edit: accept (and move on); second: reject, then a note on it.
+    t.keys(&["y"]);
+    t.wait_for("✓1");
+    t.keys(&["d"]);
+    t.wait_for("✗1");
+    // `d` on the last edit stays on it: the note is on the rejected edit.
+    t.keys(&["n"]);
+    t.wait_for("note on edit");
+    t.type_text("keep three lowercase");
+    t.wait_for("keep three lowercase");
+    t.keys(&["Enter"]);
+    t.keys(&["A"]);
+    t.wait_for("Apply summary");
+    t.keys(&["Enter"]);
+    let a = answer(h);
+    assert_eq!(
+        a["input"]["edits"],
+        json!([{"oldText": "one", "newText": "ONE"}])
+    );
+    let note = a["note"].as_str().unwrap();
+    assert!(note.contains("keep three lowercase"), "{note}");
+    assert!(note.contains("edit 2 of"), "{note}");
+    t.wait_for("sent pi the decisions (1 accepted)");
+    // watch never writes.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
+    t.keys(&["q"]);
+    t.wait_for("EXIT=0");
+    assert!(!dir.path().join(".redline/watch.sock").exists());
+}
+
+#[test]
+fn two_agents_queue_and_a_changed_file_is_stale() {
+    require_tmux!();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    std::fs::write(dir.path().join("b.txt"), "bee\n").unwrap();
+    let t = watch("queue", dir.path());
+    let claude = json!({"session_id": "sess-claude", "cwd": dir.path(), "permission_mode": "default",
+        "hook_event_name": "PreToolUse", "tool_name": "Edit",
+        "tool_input": {"file_path": dir.path().join("a.txt"), "old_string": "one", "new_string": "ONE"}});
+    let first = hook("claude", dir.path(), &claude);
+    t.wait_for("watch · claude session sess-cla waits (Edit)");
+    let gemini = json!({"cwd": dir.path(), "hook_event_name": "BeforeTool", "tool_name": "replace",
+        "tool_input": {"file_path": "b.txt", "old_string": "bee", "new_string": "BEE"}});
+    let second = hook("gemini", dir.path(), &gemini);
+    t.wait_for("1 more queued");
+    // The first batch's file changes while the human looks at it.
+    std::fs::write(dir.path().join("a.txt"), "one!\n").unwrap();
+    t.keys(&["y"]);
+    t.keys(&["A"]);
+    t.wait_for("Apply summary");
+    t.keys(&["Enter"]);
+    let a = answer(first);
+    let h = &a["hookSpecificOutput"];
+    assert_eq!(h["permissionDecision"], "deny");
+    assert!(
+        h["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .contains("changed on disk while the edit waited"),
+        "{a}"
+    );
+    // Then the second agent's batch: accepted.
+    t.wait_for("watch · gemini waits (replace)");
+    t.keys(&["y"]);
+    t.keys(&["A"]);
+    t.wait_for("Apply summary");
+    t.keys(&["Enter"]);
+    let a = answer(second);
+    assert_eq!(a["decision"], "allow");
+    assert_eq!(a["hookSpecificOutput"]["tool_input"]["old_string"], "bee");
+    t.keys(&["q"]);
+    t.wait_for("EXIT=0");
+}
