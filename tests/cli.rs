@@ -810,3 +810,50 @@ fn diff_of_move_onto_existing_and_edit_through_symlink_is_accepted_by_git_apply(
     );
     assert_eq!(fs::read(applied.join("t.txt")).unwrap(), b"src\nLINE2\n");
 }
+
+/// Diagnostics say where: a file error names its file; a request error on the whole document
+/// (an empty pointer) says no `(at )`.
+#[test]
+fn diagnostics_name_the_file_and_skip_an_empty_pointer() {
+    let r = Root::new(&[]);
+    let o = r.run_stdin(
+        &["apply", "--format", "text"],
+        br#"{"files": [{"path": "n o.txt", "delete": true}]}"#,
+    );
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).starts_with("error: n o.txt: no such file\n"),
+        "{}",
+        stderr(&o)
+    );
+    let o = r.run_stdin(&["apply", "--format", "text"], b"[]");
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).starts_with("error: "), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("(at )"), "{}", stderr(&o));
+}
+
+/// The README's canonical request is a valid request: it resolves against a tree that has its
+/// files (its `sha256:…` stands for the version of the buffer it names).
+#[test]
+fn readme_canonical_request_is_valid() {
+    let readme = include_str!("../README.md");
+    let at = readme.find("The canonical request").unwrap();
+    let block = readme[at..].split("```json\n").nth(1).unwrap();
+    let block = block.split("```").next().unwrap();
+    let shown: Value = serde_json::from_str(block).unwrap();
+    let buffer = shown["documents"][0]["text"].as_str().unwrap();
+    let r = Root::new(&[
+        ("src/lib.rs", buffer.as_bytes()),
+        ("old.txt", b"old\n"),
+        ("a.rs", b"mod x;\n"),
+    ]);
+    let version = {
+        let o = r.run(&["read", "src/lib.rs", "--format", "json"]);
+        json(&o)["version"].as_str().unwrap().to_string()
+    };
+    let request = block.replace("sha256:…", &version);
+    let o = r.run_stdin(&["resolve"], request.as_bytes());
+    let v = json(&o);
+    assert_eq!(v["ok"], true, "{v:#}");
+    assert_eq!(code(&o), 0);
+}

@@ -85,7 +85,11 @@ fn journal_directory_through_a_symlink_is_refused() {
                 {"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "beta"}]},
                 {"path": path, "content": "x\n"},
             ]});
-            let o = run(&root, &["apply", "--format", "json"], req.to_string().as_bytes());
+            let o = run(
+                &root,
+                &["apply", "--format", "json"],
+                req.to_string().as_bytes(),
+            );
             let v = json(&o);
             assert_eq!(o.status.code(), Some(1), "{target} {path}: {v}");
             assert_eq!(v["ok"], false, "{path}");
@@ -134,7 +138,11 @@ fn file_name_over_255_bytes_is_a_bad_path() {
         serde_json::json!({"files": [{"path": "a.txt", "moveTo": long.clone()}]}),
         serde_json::json!({"files": [{"path": long.clone(), "edits": [{"oldText": "a", "newText": "b"}]}]}),
     ] {
-        let o = run(&root, &["apply", "--format", "json"], req.to_string().as_bytes());
+        let o = run(
+            &root,
+            &["apply", "--format", "json"],
+            req.to_string().as_bytes(),
+        );
         let v = json(&o);
         assert_eq!(o.status.code(), Some(1), "{req}: {v}");
         let e = &v["errors"][0];
@@ -144,7 +152,11 @@ fn file_name_over_255_bytes_is_a_bad_path() {
     // 255 bytes is fine.
     let ok = "y".repeat(255);
     let req = serde_json::json!({"files": [{"path": ok.clone(), "content": "x\n"}]});
-    let o = run(&root, &["apply", "--format", "json"], req.to_string().as_bytes());
+    let o = run(
+        &root,
+        &["apply", "--format", "json"],
+        req.to_string().as_bytes(),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", json(&o));
     assert_eq!(fs::read(root.join(&ok)).unwrap(), b"x\n");
 }

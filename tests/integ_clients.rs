@@ -119,6 +119,49 @@ fn mcp_python_sdk_session() {
     );
 }
 
+/// `redline apply` with no request on a terminal says it is reading stdin instead of waiting
+/// silently (`script` gives it a pseudo-terminal; Ctrl-D then ends the empty request).
+fn apply_on_a_terminal_says_it_reads_stdin() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new("script")
+        .args(["-qec", &format!("'{BIN}' apply --format json"), "/dev/null"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    // Wait for the notice before sending Ctrl-D, so the test does not depend on timing.
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 256];
+    while !String::from_utf8_lossy(&seen).contains("Ctrl-D") {
+        let n = std::io::Read::read(&mut stdout, &mut buf).unwrap();
+        assert!(
+            n > 0,
+            "ended without the notice: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&buf[..n]);
+    }
+    stdin.write_all(b"\x04").unwrap();
+    stdin.flush().unwrap();
+    std::io::Read::read_to_end(&mut stdout, &mut seen).unwrap();
+    drop(stdin);
+    child.wait().unwrap();
+    let seen = String::from_utf8_lossy(&seen);
+    assert!(
+        seen.starts_with("redline: reading the request from stdin (end it with Ctrl-D"),
+        "{seen}"
+    );
+    assert!(
+        seen.contains("invalid_request"),
+        "the empty request is then refused: {seen}"
+    );
+}
+
 /// File names a patch must carry: plain, a space (git's trailing tab), a tab, a quote and a
 /// backslash (git's C quoting), and UTF-8 with a space.
 const NAMES: [&str; 6] = [
@@ -264,6 +307,11 @@ fn main() -> std::process::ExitCode {
             name: "mcp_python_sdk_session",
             needs: &["tests/python/.venv/bin/python"],
             run: mcp_python_sdk_session,
+        },
+        Case {
+            name: "apply_on_a_terminal_says_it_reads_stdin",
+            needs: &["script"],
+            run: apply_on_a_terminal_says_it_reads_stdin,
         },
         Case {
             name: "diffs_apply_with_git_and_patch",

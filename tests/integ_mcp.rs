@@ -222,7 +222,10 @@ fn requests_without_a_handshake_are_answered() {
         "tools/call",
         json!({"_meta": meta, "name": "read_file", "arguments": {"path": "a.txt"}}),
     );
-    assert_eq!(call["result"]["structuredContent"]["shownLines"], 1, "{call}");
+    assert_eq!(
+        call["result"]["structuredContent"]["shownLines"], 1,
+        "{call}"
+    );
     assert!(
         call["result"]["content"][0]["text"]
             .as_str()

@@ -202,8 +202,14 @@ fn accept_all_and_apply() {
         s.contains("redline: wrote 3 accepted edits to 2 files: a.txt, b.txt"),
         "{s}"
     );
-    assert!(s.contains("3 edits: 3 accepted · 0 rejected · 0 undecided"), "{s}");
-    assert!(s.contains("JSON result not printed: stdout is a terminal"), "{s}");
+    assert!(
+        s.contains("3 edits: 3 accepted · 0 rejected · 0 undecided"),
+        "{s}"
+    );
+    assert!(
+        s.contains("JSON result not printed: stdout is a terminal"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -254,7 +260,10 @@ fn quit_without_applying_exits_4_writes_nothing_and_prints_json_when_piped() {
         "{s}"
     );
     assert!(s.contains("the accepted edits were not written"), "{s}");
-    assert!(s.contains("JSON result written to /") && s.contains("result.json"), "{s}");
+    assert!(
+        s.contains("JSON result written to /") && s.contains("result.json"),
+        "{s}"
+    );
     let v: serde_json::Value =
         serde_json::from_str(&read(dir.path(), "result.json")).expect("JSON on stdout");
     assert_eq!(v["applied"], false);

@@ -12,7 +12,7 @@ use crate::request::dialect::InputKind;
 use crate::request::{Request, RequestError};
 use crate::service::{self, Settings};
 use clap::{Parser, Subcommand, ValueEnum};
-use std::io::{Read as _, Write as _};
+use std::io::{IsTerminal as _, Read as _, Write as _};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -384,6 +384,12 @@ fn request_text(path: Option<&str>) -> Result<String, RequestError> {
     let mut bytes = Vec::new();
     match path {
         None | Some("-") => {
+            // On a terminal, reading stdin looks like a hang: say what is awaited.
+            if std::io::stdin().is_terminal() {
+                output::notice(
+                    "reading the request from stdin (end it with Ctrl-D; or pass a request file)",
+                );
+            }
             std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
                 RequestError::new(format!("cannot read the request from stdin: {e}"))
             })?;

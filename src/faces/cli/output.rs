@@ -49,15 +49,27 @@ pub fn diagnostic(message: &str, hint: Option<&str>) {
     }
 }
 
-/// Reports a request that failed as a whole; exit 2.
-pub fn request_failure(err: &RequestError, print: bool, format: Option<&str>) -> ExitStatus {
-    let mut message = err.message.clone();
-    if let Some(p) = &err.pointer {
+/// A request error's message with where it is: the JSON pointer (none for the whole document,
+/// whose pointer is empty) and the line.
+fn located(message: &str, pointer: Option<&str>, line: Option<usize>) -> String {
+    let mut message = message.to_string();
+    if let Some(p) = pointer.filter(|p| !p.is_empty()) {
         message.push_str(&format!(" (at {p})"));
     }
-    if let Some(l) = err.line {
+    if let Some(l) = line {
         message.push_str(&format!(" (line {l})"));
     }
+    message
+}
+
+/// A `redline: …` line on stderr that is neither an error nor data.
+pub fn notice(message: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "redline: {message}");
+}
+
+/// Reports a request that failed as a whole; exit 2.
+pub fn request_failure(err: &RequestError, print: bool, format: Option<&str>) -> ExitStatus {
+    let message = located(&err.message, err.pointer.as_deref(), err.line);
     diagnostic(&message, err.hint.as_deref());
     let text_format =
         matches!(format, Some("text" | "diff")) || (format.is_none() && stdout_is_terminal());
@@ -72,14 +84,9 @@ pub fn run(run: &Run, format: &str, color: bool) {
     let resp = match &run.response {
         Ok(r) => r,
         Err(f) => {
-            let mut message = f.error.message.clone();
-            if let Some(p) = &f.error.pointer {
-                message.push_str(&format!(" (at {p})"));
-            }
-            if let Some(l) = f.error.line {
-                message.push_str(&format!(" (line {l})"));
-            }
-            diagnostic(&message, f.error.hint.as_deref());
+            let e = &f.error;
+            let message = located(&e.message, e.pointer.as_deref(), e.line);
+            diagnostic(&message, e.hint.as_deref());
             if format == "json" {
                 line(&run.to_pretty());
             }
@@ -99,7 +106,13 @@ pub fn run(run: &Run, format: &str, color: bool) {
     if format != "json" {
         for f in &resp.files {
             if let Some(e) = &f.error {
-                diagnostic(&e.message, e.hint.as_deref());
+                // File errors from the writer say what happened, not to which file.
+                let message = if e.message.contains(&f.path) {
+                    e.message.clone()
+                } else {
+                    format!("{}: {}", f.path, e.message)
+                };
+                diagnostic(&message, e.hint.as_deref());
             }
             for ed in &f.edits {
                 if let Some(e) = &ed.error {
@@ -257,12 +270,7 @@ fn text(resp: &Response, color: bool) -> String {
         }
     }
     for e in unattached(resp) {
-        out.push_str(&format!(
-            "{} {}: {}\n",
-            paint(RED, "✗"),
-            e.code,
-            e.message
-        ));
+        out.push_str(&format!("{} {}: {}\n", paint(RED, "✗"), e.code, e.message));
         if let Some(h) = &e.hint {
             out.push_str(&format!("  hint: {h}\n"));
         }

@@ -246,7 +246,9 @@ fn failure_note(
         }
         Code::Overlap => format!(
             "overlaps edit #{}",
-            f.other_edit.map(|o| (o + 1).to_string()).unwrap_or_default()
+            f.other_edit
+                .map(|o| (o + 1).to_string())
+                .unwrap_or_default()
         ),
         Code::NoOp => "no-op: oldText equals newText".to_string(),
         code => format!("{code}: {}", f.message),

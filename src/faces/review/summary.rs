@@ -51,7 +51,13 @@ pub fn lines(m: &Model, json: &str) -> Vec<String> {
             let edits: usize = ap
                 .files
                 .iter()
-                .map(|r| if let FileResult::Written(n) = r { *n } else { 0 })
+                .map(|r| {
+                    if let FileResult::Written(n) = r {
+                        *n
+                    } else {
+                        0
+                    }
+                })
                 .sum();
             out.push(format!(
                 "redline: wrote {} to {}: {}",

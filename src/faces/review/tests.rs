@@ -398,13 +398,25 @@ fn counts_explain_failed_edits() {
 fn exit_summary_says_what_was_written_and_where_the_json_went() {
     let (dir, mut m) = demo(Options::default());
     let lines = super::summary::lines(&m, "written to /tmp/r.json");
-    assert_eq!(lines[0], "redline: quit without writing; nothing was applied");
-    assert!(lines[1].contains("0 accepted · 0 rejected · 11 undecided · 2 failed"), "{lines:?}");
-    assert_eq!(lines.last().unwrap(), "  JSON result written to /tmp/r.json");
+    assert_eq!(
+        lines[0],
+        "redline: quit without writing; nothing was applied"
+    );
+    assert!(
+        lines[1].contains("0 accepted · 0 rejected · 11 undecided · 2 failed"),
+        "{lines:?}"
+    );
+    assert_eq!(
+        lines.last().unwrap(),
+        "  JSON result written to /tmp/r.json"
+    );
     press(&mut m, "y");
     apply_now(&mut m, &dir);
     let lines = super::summary::lines(&m, "x");
-    assert!(lines[0].starts_with("redline: wrote 1 accepted edit to 1 file: "), "{lines:?}");
+    assert!(
+        lines[0].starts_with("redline: wrote 1 accepted edit to 1 file: "),
+        "{lines:?}"
+    );
 }
 
 #[test]
