@@ -29,6 +29,8 @@ use serde_json::Value;
 pub struct Server {
     settings: Settings,
     tools: Vec<Tool>,
+    /// `--review`: every `apply_edits` batch goes to `redline watch` first.
+    review: bool,
 }
 
 impl Server {
@@ -40,7 +42,19 @@ impl Server {
             .into_iter()
             .filter_map(|t| serde_json::from_value(t).ok())
             .collect();
-        Server { settings, tools }
+        Server {
+            settings,
+            tools,
+            review: false,
+        }
+    }
+
+    /// The server of `redline mcp --review`.
+    pub fn reviewed(settings: Settings) -> Server {
+        Server {
+            review: true,
+            ..Server::new(settings)
+        }
     }
 
     /// Runs one tool call (blocking: it reads, locks and writes files).
@@ -48,6 +62,7 @@ impl Server {
         match name {
             schema::READ_FILE => Ok(read_file(arguments, &self.settings)),
             schema::PREVIEW_EDITS => Ok(edits(&arguments, Mode::DryRun, &self.settings)),
+            schema::APPLY_EDITS if self.review => Ok(reviewed(&arguments, &self.settings)),
             schema::APPLY_EDITS => Ok(edits(&arguments, Mode::Apply, &self.settings)),
             other => Err(ErrorData::invalid_params(
                 format!(
@@ -95,6 +110,32 @@ fn edits(arguments: &Value, mode: Mode, settings: &Settings) -> CallToolResult {
     } else {
         CallToolResult::structured_error(value)
     }
+}
+
+/// `apply_edits` under `--review`: the human decides in `redline watch`, then the accepted
+/// edits are applied; rejections and notes are added for the model.
+fn reviewed(arguments: &Value, settings: &Settings) -> CallToolResult {
+    let (r, failed) = match crate::faces::watch::mcp::apply_reviewed(arguments, settings) {
+        Ok(r) => (r, false),
+        Err(r) => (r, true),
+    };
+    let mut result = match &r.run {
+        Some(run) => {
+            let ok = !failed && matches!(&run.response, Ok(resp) if resp.ok);
+            let mut value = run.to_json();
+            name_mcp_tools(&mut value);
+            if ok {
+                CallToolResult::structured(value)
+            } else {
+                CallToolResult::structured_error(value)
+            }
+        }
+        None => CallToolResult::error(Vec::new()),
+    };
+    if !r.text.is_empty() {
+        result.content.push(ContentBlock::text(r.text));
+    }
+    result
 }
 
 /// Hints and messages name the command-line tools (`redline read PATH`); under MCP the model
@@ -209,13 +250,17 @@ fn unroutable(method: &str) -> ErrorData {
 }
 
 /// Serves MCP on stdin/stdout until the client closes stdin.
-pub fn run(settings: Settings) -> std::io::Result<()> {
+pub fn run(settings: Settings, review: bool) -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let running =
-            rmcp::service::serve_directly(Server::new(settings), rmcp::transport::stdio(), None);
+        let server = if review {
+            Server::reviewed(settings)
+        } else {
+            Server::new(settings)
+        };
+        let running = rmcp::service::serve_directly(server, rmcp::transport::stdio(), None);
         running
             .waiting()
             .await

@@ -124,8 +124,8 @@ pub fn serve(settings: &Settings) -> ExitStatus {
 }
 
 /// `redline mcp`: MCP on stdin/stdout until the client closes stdin.
-pub fn mcp(settings: &Settings) -> ExitStatus {
-    match crate::faces::mcp::run(settings.clone()) {
+pub fn mcp(settings: &Settings, review: bool) -> ExitStatus {
+    match crate::faces::mcp::run(settings.clone(), review) {
         Ok(()) => ExitStatus::Success,
         Err(e) => {
             output::diagnostic(&format!("mcp: {e}"), None);

@@ -123,7 +123,12 @@ enum Command {
     /// Content-Length framing): resolve, apply, read, schema, shutdown.
     Serve,
     /// MCP server on stdio: tools read_file, preview_edits and apply_edits.
-    Mcp,
+    Mcp {
+        /// Send each apply_edits batch to `redline watch` on the root first; only what the
+        /// human accepts is written.
+        #[arg(long)]
+        review: bool,
+    },
     /// An agent harness's pre-tool hook: reads the harness's envelope on stdin, answers on
     /// stdout in its format (AGENT: claude, codex, gemini, pi). Never writes.
     Hook {
@@ -267,7 +272,7 @@ pub fn main() -> ExitStatus {
             report,
         } => editor::filter(&ctx.settings, ctx.input, &path, &edits, report.as_deref()),
         Command::Serve => editor::serve(&ctx.settings),
-        Command::Mcp => editor::mcp(&ctx.settings),
+        Command::Mcp { review } => editor::mcp(&ctx.settings, review),
         Command::Schema { which } => editor::schema(which.as_deref()),
     }
 }

@@ -11,6 +11,7 @@
 //! A batch whose agent stopped waiting (its hook timed out) is dropped.
 
 pub mod client;
+pub mod mcp;
 pub mod protocol;
 
 use crate::engine::plan::{self, ResolveOptions};
