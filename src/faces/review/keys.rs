@@ -32,6 +32,14 @@ pub enum Action {
     Redo,
     Why,
     Split,
+    /// Scroll the why drawer.
+    DrawerDown,
+    DrawerUp,
+    /// `w`: wrap long lines, or cut them and scroll sideways.
+    Wrap,
+    /// Scroll sideways (wrap off).
+    Left,
+    Right,
     Search,
     /// `n`: write or edit the note on the edit under the cursor.
     Note,
@@ -316,6 +324,46 @@ pub const BINDINGS: &[Binding] = &[
         Action::Split,
         "s",
         "split / unified view",
+        None,
+    ),
+    b(
+        M,
+        &[ctrl('e')],
+        Action::DrawerDown,
+        "Ctrl-e",
+        "scroll the why drawer down",
+        None,
+    ),
+    b(
+        M,
+        &[ctrl('y')],
+        Action::DrawerUp,
+        "Ctrl-y",
+        "scroll the why drawer up",
+        None,
+    ),
+    b(
+        M,
+        &[ch('w')],
+        Action::Wrap,
+        "w",
+        "wrap long lines / cut them and scroll sideways",
+        None,
+    ),
+    b(
+        M,
+        &[ch('h'), code(KeyCode::Left)],
+        Action::Left,
+        "h ←",
+        "scroll left (wrap off)",
+        None,
+    ),
+    b(
+        M,
+        &[ch('l'), code(KeyCode::Right)],
+        Action::Right,
+        "l →",
+        "scroll right (wrap off); » and « mark changes off-screen",
         None,
     ),
     b(

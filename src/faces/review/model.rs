@@ -82,9 +82,11 @@ pub struct Unit {
 }
 
 impl Unit {
-    /// Normalized matches, failures: what `f`/`F` visit and `≈`/`!` mark.
+    /// Every match that is not exact (normalized today, and any looser kind the engine adds,
+    /// such as SPEC §3b's relaxed tier): what `f`/`F` visit, `≈` marks, and what never starts
+    /// accepted.
     pub fn normalized(&self) -> bool {
-        self.match_kind == Some(MatchKind::Normalized)
+        matches!(self.match_kind, Some(k) if k != MatchKind::Exact)
     }
 
     /// How the gutter and prose name it: `#3` (the edit's 1-based position among its file's
@@ -332,7 +334,13 @@ pub struct Model {
     /// Terminal size (columns, rows), updated on resize.
     pub size: (u16, u16),
     pub split: bool,
+    /// Long lines wrap (on by default: nothing a decision covers is off-screen); off, they are
+    /// cut at the pane's edge, scroll sideways by `hscroll` columns, and mark hidden changes.
+    pub wrap: bool,
+    pub hscroll: usize,
     pub drawer: bool,
+    /// First row of the why drawer shown (its content can be taller than the drawer).
+    pub drawer_scroll: usize,
     pub overlay: Overlay,
     pub help_scroll: usize,
     pub search: Search,
@@ -388,7 +396,10 @@ impl Model {
             scroll: 0,
             size: (120, 32),
             split: false,
+            wrap: true,
+            hscroll: 0,
             drawer: false,
+            drawer_scroll: 0,
             overlay: Overlay::None,
             help_scroll: 0,
             search: Search::default(),

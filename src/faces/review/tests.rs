@@ -25,6 +25,24 @@ pub(crate) fn demo_plan() -> (tempfile::TempDir, Plan) {
     (dir, plan)
 }
 
+/// A model over `files` (path, content) and a JSON batch, resolved in a fresh temp dir.
+fn model_of(files: &[(&str, &str)], batch: &str) -> (tempfile::TempDir, Model) {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, c) in files {
+        std::fs::write(dir.path().join(p), c).unwrap();
+    }
+    let root = Root::open(dir.path(), Limits::default()).unwrap();
+    let req = crate::request::wire::parse_json(batch).unwrap();
+    let plan = plan::resolve(&req, &root, ResolveOptions::default()).unwrap();
+    let mut m = Model::new(plan, Options::default());
+    m.size = (120, 32);
+    (dir, m)
+}
+
+fn screen(m: &Model, w: u16, h: u16) -> String {
+    format!("{}", render(m, w, h).backend())
+}
+
 fn demo(opts: Options) -> (tempfile::TempDir, Model) {
     let (dir, plan) = demo_plan();
     let mut m = Model::new(plan, opts);
@@ -417,6 +435,117 @@ fn exit_summary_says_what_was_written_and_where_the_json_went() {
         lines[0].starts_with("redline: wrote 1 accepted edit to 1 file: "),
         "{lines:?}"
     );
+}
+
+/// A line whose only change is at column ~150.
+fn far_change() -> (tempfile::TempDir, Model) {
+    let long = format!("let x = call({}, OLDARG);\n", "a, ".repeat(45));
+    let new = long.replace("OLDARG", "NEWARG");
+    let batch = serde_json::json!({"files": [{"path": "f.rs", "edits": [
+        {"oldText": long.trim_end(), "newText": new.trim_end()}]}]})
+    .to_string();
+    model_of(&[("f.rs", &format!("fn f() {{\n{long}}}\n"))], &batch)
+}
+
+#[test]
+fn a_change_far_right_wraps_into_view_by_default() {
+    let (_d, m) = far_change();
+    assert!(m.wrap, "wrap is on by default");
+    let s = screen(&m, 120, 32);
+    assert!(s.contains("OLDARG") && s.contains("NEWARG"), "{s}");
+    assert!(s.contains("↪"), "continuation rows are marked: {s}");
+}
+
+#[test]
+fn without_wrap_a_hidden_change_is_marked_and_scrolls_into_view() {
+    let (_d, mut m) = far_change();
+    press(&mut m, "w");
+    assert!(!m.wrap);
+    let s = screen(&m, 120, 32);
+    assert!(!s.contains("NEWARG"), "{s}");
+    let marked: Vec<&str> = s.lines().filter(|l| l.contains("»│")).collect();
+    assert_eq!(marked.len(), 2, "both changed lines say a change is off-screen: {s}");
+    for _ in 0..10 {
+        press(&mut m, "l");
+    }
+    let s = screen(&m, 120, 32);
+    assert!(s.contains("OLDARG") && s.contains("NEWARG"), "{s}");
+    assert!(s.contains("→100 cols"), "the title says the view is scrolled: {s}");
+    press(&mut m, "hhhhhhhhhh");
+    assert_eq!(m.hscroll, 0);
+    // The marker is drawn in the emphasis style, so it is seen.
+    let term = render(&m, 120, 32);
+    let buf = term.backend().buffer();
+    let cell = (0..buf.area.height)
+        .flat_map(|y| (0..buf.area.width).map(move |x| (x, y)))
+        .find(|&p| buf[p].symbol() == "»")
+        .map(|p| buf[p].clone())
+        .unwrap();
+    assert!(cell.modifier.contains(ratatui::style::Modifier::BOLD), "{cell:?}");
+}
+
+#[test]
+fn wrapped_rows_keep_the_cursor_row_fully_in_view() {
+    // Forty long lines, each changed: with wrapping every row takes several screen lines.
+    let mut text = String::new();
+    let mut edits = Vec::new();
+    for i in 0..40 {
+        let line = format!("line {i:02} {}", "word ".repeat(60));
+        text.push_str(&line);
+        text.push('\n');
+        edits.push(serde_json::json!({"oldText": line, "newText": line.replace("word", "WORD")}));
+    }
+    let batch = serde_json::json!({"files": [{"path": "f.txt", "edits": edits}]}).to_string();
+    let (_d, mut m) = model_of(&[("f.txt", &text)], &batch);
+    for _ in 0..30 {
+        press(&mut m, "]");
+        let u = m.current_unit().unwrap();
+        let s = screen(&m, 120, 32);
+        assert!(
+            s.contains(&format!("line {:02} WORD", u)),
+            "edit {u}'s new line is on screen: {s}"
+        );
+    }
+}
+
+#[test]
+fn the_drawer_shows_every_place_of_an_ambiguous_edit_and_old_to_new_of_a_match() {
+    let (_d, mut m) = demo(Options::default());
+    // The demo's ambiguous edit is in src/math.rs.
+    while m.files[m.cursor.file].display != "src/math.rs" {
+        press(&mut m, "}");
+    }
+    press(&mut m, "]i");
+    let s = screen(&m, 120, 40);
+    assert!(s.contains("matches 2 places"), "{s}");
+    assert!(s.contains("1. line 8") && s.contains("2. line 12"), "{s}");
+    assert!(s.contains("after:"), "each place says what comes before it: {s}");
+    // A resolved exact edit shows old → new in the drawer too.
+    press(&mut m, "<esc>{i");
+    let s = screen(&m, 120, 40);
+    assert!(s.contains("change") && s.contains("old ") && s.contains("new "), "{s}");
+}
+
+#[test]
+fn the_drawer_scrolls_when_its_content_is_taller() {
+    let (_d, mut m) = demo(Options::default());
+    m.size = (120, 24);
+    while m.files[m.cursor.file].display != "src/math.rs" {
+        press(&mut m, "}");
+    }
+    press(&mut m, "i");
+    let s = screen(&m, 120, 24);
+    assert!(s.contains("Ctrl-e scrolls down"), "{s}");
+    let max = view::drawer_max_scroll(&m);
+    assert!(max > 0);
+    for _ in 0..max + 5 {
+        press(&mut m, "<c-e>");
+    }
+    assert_eq!(m.drawer_scroll, max, "stops at the end");
+    let s = screen(&m, 120, 24);
+    assert!(s.contains("Ctrl-y scrolls up"), "{s}");
+    press(&mut m, "]");
+    assert_eq!(m.drawer_scroll, 0, "another edit starts at the top");
 }
 
 #[test]

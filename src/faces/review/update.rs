@@ -115,6 +115,16 @@ fn quit_status(m: &Model) -> ExitStatus {
 }
 
 fn main(m: &mut Model, a: Action) -> Option<Effect> {
+    let before = (m.cursor.file, m.current_unit());
+    let effect = main_action(m, a);
+    // The drawer starts at its top for each edit.
+    if (m.cursor.file, m.current_unit()) != before {
+        m.drawer_scroll = 0;
+    }
+    effect
+}
+
+fn main_action(m: &mut Model, a: Action) -> Option<Effect> {
     let page = view::diff_height(m).max(1);
     match a {
         Action::Down => step_rows(m, 1),
@@ -241,6 +251,37 @@ fn main(m: &mut Model, a: Action) -> Option<Effect> {
         Action::Split => {
             m.split = !m.split;
             reveal(m, true);
+        }
+        Action::DrawerDown | Action::DrawerUp => {
+            if !m.drawer {
+                m.status = Some("the why drawer is closed — i opens it".into());
+            } else if a == Action::DrawerDown {
+                m.drawer_scroll = (m.drawer_scroll + 1).min(view::drawer_max_scroll(m));
+            } else {
+                m.drawer_scroll = m.drawer_scroll.saturating_sub(1);
+            }
+        }
+        Action::Wrap => {
+            m.wrap = !m.wrap;
+            m.hscroll = 0;
+            m.status = Some(
+                if m.wrap {
+                    "long lines wrap"
+                } else {
+                    "long lines are cut: h/l scroll sideways, » « mark hidden changes"
+                }
+                .into(),
+            );
+            reveal(m, false);
+        }
+        Action::Left | Action::Right => {
+            if m.wrap {
+                m.status = Some("long lines wrap, nothing is off-screen (w cuts them)".into());
+            } else if a == Action::Left {
+                m.hscroll = m.hscroll.saturating_sub(HSCROLL_STEP);
+            } else {
+                m.hscroll += HSCROLL_STEP;
+            }
         }
         Action::Search => {
             m.prompt = Some(Prompt {
@@ -534,24 +575,67 @@ fn wheel(m: &mut Model, by: i32) {
     set_display(m, d);
 }
 
-/// Scrolls so the cursor row is visible; `jumped`: a far move puts it a quarter down the pane,
-/// so the lines above the edit show too.
+/// Columns one `h`/`l` scrolls sideways.
+const HSCROLL_STEP: usize = 10;
+
+/// The first row from which rows `..=d` fill at most `room` screen lines (at least `d` itself).
+fn back_from(m: &Model, d: usize, room: usize) -> usize {
+    let mut used = view::row_height(m, d);
+    let mut s = d;
+    while s > 0 {
+        let hh = view::row_height(m, s - 1);
+        if used + hh > room {
+            break;
+        }
+        used += hh;
+        s -= 1;
+    }
+    s
+}
+
+/// Scrolls so the cursor row is visible (all of it, when lines wrap); `jumped`: a far move puts
+/// it a quarter down the pane, so the lines above the edit show too.
 pub fn reveal(m: &mut Model, jumped: bool) {
     let h = view::diff_height(m).max(1);
     let d = display_index(m);
     let len = display_len(m);
-    if d < m.scroll || d >= m.scroll + h {
+    if !m.wrap {
+        if d < m.scroll || d >= m.scroll + h {
+            m.scroll = if jumped {
+                d.saturating_sub(h / 4)
+            } else if d < m.scroll {
+                d
+            } else {
+                d + 1 - h
+            };
+        }
+        m.scroll = m.scroll.min(len.saturating_sub(h));
+        if d < m.scroll {
+            m.scroll = d;
+        }
+        return;
+    }
+    // Wrapped rows take several lines: measure the visible ones only.
+    let fits = |m: &Model| {
+        m.scroll <= d
+            && d - m.scroll < h
+            && (m.scroll..=d).map(|k| view::row_height(m, k)).sum::<usize>() <= h
+    };
+    if !fits(m) {
         m.scroll = if jumped {
-            d.saturating_sub(h / 4)
+            back_from(m, d, h / 4 + view::row_height(m, d))
         } else if d < m.scroll {
             d
         } else {
-            d + 1 - h
+            back_from(m, d, h)
         };
     }
-    m.scroll = m.scroll.min(len.saturating_sub(h));
-    if d < m.scroll {
-        m.scroll = d;
+    // Keep the last page full: never scroll past where the rows to the end fill the pane.
+    if len > 0 && m.scroll > 0 {
+        let last_top = back_from(m, len - 1, h);
+        if m.scroll > last_top {
+            m.scroll = last_top.min(d);
+        }
     }
 }
 

@@ -47,51 +47,107 @@ pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
         }
         None => " (empty batch) ".into(),
     };
+    let mut title_line = Line::from(title).style(t.bold());
+    if !m.wrap && m.hscroll > 0 {
+        title_line.push_span(Span::styled(format!("→{} cols ", m.hscroll), t.warn()));
+    }
     let block = Block::bordered()
-        .title(Line::from(title).style(t.bold()))
+        .title(title_line)
         .border_style(t.focus_border());
     let inner = block.inner(area);
     f.render_widget(block, area);
     let Some(fr) = m.file_rows(file) else { return };
     let h = inner.height as usize;
-    let cur_unit = m.current_unit();
-    let id_w = m.files[file]
-        .units
-        .iter()
-        .map(|u| u.label().len())
-        .max()
-        .unwrap_or(2);
-    let gutter = Gutter {
-        id_w,
-        no_w: fr.number_width,
-    };
-    let cursor_display = if m.split {
-        fr.split_of.get(m.cursor.row).copied().unwrap_or(0)
-    } else {
-        m.cursor.row
-    };
-    let total = if m.split {
-        fr.split.len()
-    } else {
-        fr.rows.len()
-    };
-    for k in 0..h {
-        let d = m.scroll + k;
-        if d >= total {
-            break;
+    let ctx = Ctx::new(m, fr, inner.width as usize, t);
+    let cursor_display = ctx.cursor_display();
+    let total = ctx.total();
+    let mut y = 0usize;
+    let mut d = m.scroll;
+    while y < h && d < total {
+        let lines = ctx.lines(d);
+        for line in lines.into_iter().take(h - y) {
+            let r = Rect::new(inner.x, inner.y + y as u16, inner.width, 1);
+            // The cursor row's background goes under the text: word emphasis and search hits
+            // keep their own backgrounds on top of it.
+            if d == cursor_display {
+                f.buffer_mut().set_style(r, t.cursor());
+            }
+            f.render_widget(Paragraph::new(line), r);
+            y += 1;
         }
-        let r = Rect::new(inner.x, inner.y + k as u16, inner.width, 1);
-        let line = if m.split {
-            split_row(m, fr, d, inner.width as usize, &gutter, cur_unit, t)
+        d += 1;
+    }
+}
+
+/// Screen lines row `d` of the current file's layout takes at the model's size.
+pub fn row_height(m: &Model, d: usize) -> usize {
+    let Some(fr) = m.file_rows(m.cursor.file) else {
+        return 1;
+    };
+    if !m.wrap {
+        return 1;
+    }
+    let width = super::diff_inner_width(m);
+    Ctx::new(m, fr, width, Theme { mono: true })
+        .lines(d)
+        .len()
+        .max(1)
+}
+
+/// What drawing one file's rows needs.
+struct Ctx<'a> {
+    m: &'a Model,
+    fr: &'a FileRows,
+    width: usize,
+    g: Gutter,
+    cur: Option<usize>,
+    t: Theme,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(m: &'a Model, fr: &'a FileRows, width: usize, t: Theme) -> Ctx<'a> {
+        let id_w = m.files[m.cursor.file]
+            .units
+            .iter()
+            .map(|u| u.label().len())
+            .max()
+            .unwrap_or(2);
+        Ctx {
+            m,
+            fr,
+            width,
+            g: Gutter {
+                id_w,
+                no_w: fr.number_width,
+            },
+            cur: m.current_unit(),
+            t,
+        }
+    }
+
+    fn cursor_display(&self) -> usize {
+        if self.m.split {
+            self.fr.split_of.get(self.m.cursor.row).copied().unwrap_or(0)
         } else {
-            unified_row(m, fr, d, inner.width as usize, &gutter, cur_unit, t)
-        };
-        // The cursor row's background goes under the text: word emphasis and search hits keep
-        // their own backgrounds on top of it.
-        if d == cursor_display {
-            f.buffer_mut().set_style(r, t.cursor());
+            self.m.cursor.row
         }
-        f.render_widget(Paragraph::new(line), r);
+    }
+
+    fn total(&self) -> usize {
+        if self.m.split {
+            self.fr.split.len()
+        } else {
+            self.fr.rows.len()
+        }
+    }
+
+    /// The screen lines of display row `d`: one, or (wrapping) as many as its text needs.
+    fn lines(&self, d: usize) -> Vec<Line<'static>> {
+        if self.m.split {
+            split_row(self, d)
+        } else {
+            unified_row(self, d)
+        }
     }
 }
 
@@ -103,14 +159,8 @@ struct Gutter {
 }
 
 /// Decision marker, edit id and flag for a row: `▌✓ #3≈ `.
-fn edit_gutter(
-    m: &Model,
-    fr: &FileRows,
-    row: Option<usize>,
-    g: &Gutter,
-    cur: Option<usize>,
-    t: Theme,
-) -> Vec<Span<'static>> {
+fn edit_gutter(c: &Ctx, row: Option<usize>) -> Vec<Span<'static>> {
+    let (m, fr, g, t) = (c.m, c.fr, &c.g, c.t);
     let unit = row.and_then(|r| fr.rows[r].unit);
     let Some(u) = unit else {
         return vec![Span::raw(" ".repeat(3 + g.id_w + 2))];
@@ -131,7 +181,7 @@ fn edit_gutter(
     } else {
         " ".repeat(g.id_w)
     };
-    let marker = if cur == Some(u) {
+    let marker = if c.cur == Some(u) {
         Span::styled("▌", t.current())
     } else {
         Span::raw(" ")
@@ -140,10 +190,22 @@ fn edit_gutter(
         marker,
         Span::styled(state.glyph().to_string(), t.state(state)),
         Span::raw(" "),
-        Span::styled(id, if cur == Some(u) { t.current() } else { t.dim() }),
+        Span::styled(id, if c.cur == Some(u) { t.current() } else { t.dim() }),
         Span::styled(flag.to_string(), t.flag()),
         Span::raw(" "),
     ]
+}
+
+/// The gutter of a wrapped row's continuation lines: the decision marker carries on, the rest
+/// is blank.
+fn continuation_gutter(c: &Ctx, row: Option<usize>, width: usize) -> Vec<Span<'static>> {
+    let unit = row.and_then(|r| c.fr.rows[r].unit);
+    let marker = if unit.is_some() && c.cur == unit {
+        Span::styled("▌", c.t.current())
+    } else {
+        Span::raw(" ")
+    };
+    vec![marker, Span::raw(" ".repeat(width.saturating_sub(1)))]
 }
 
 fn number(n: Option<usize>, w: usize) -> String {
@@ -197,9 +259,22 @@ fn decision_style(m: &Model, unit: Option<usize>) -> Style {
     }
 }
 
-/// The body of one row (after the line numbers) in `width` columns.
-fn body(m: &Model, row: &Row, width: usize, t: Theme) -> Vec<Span<'static>> {
+/// The body of one row (after the line numbers) in `width` columns: one line, or with wrapping
+/// as many as it needs. Without wrapping, the text starts at the horizontal scroll and a change
+/// cut off at either edge is marked (`«`/`»`).
+fn body(c: &Ctx, row: &Row, width: usize) -> Vec<Vec<Span<'static>>> {
+    let (m, t) = (c.m, c.t);
     let deco = decision_style(m, row.unit);
+    let lay = |cells: Vec<text::Cell>, width: usize, change: Style| -> Vec<Vec<Span<'static>>> {
+        if m.wrap {
+            text::wrap(&cells, width)
+                .into_iter()
+                .map(|r| r.spans)
+                .collect()
+        } else {
+            vec![text::window(&cells, m.hscroll, width, t.dim(), change).spans]
+        }
+    };
     match &row.kind {
         RowKind::Line {
             tag, text: s, emph, ..
@@ -210,19 +285,35 @@ fn body(m: &Model, row: &Row, width: usize, t: Theme) -> Vec<Span<'static>> {
                 Tag::Insert => "+",
             };
             let base = t.line(*tag).patch(deco);
-            let mut spans = vec![Span::styled(format!("{sign} "), base)];
             let ov = overlays(m, *tag, s, emph, is_cursor_row(m, row), t);
-            spans.extend(text::render(s, base, &ov, t.dim(), width.saturating_sub(2)).spans);
-            spans
+            // What counts as changed for the edge marks: the emphasized words, or the whole
+            // line when it has none (it was rewritten).
+            let whole = [0..s.len()];
+            let changed: &[std::ops::Range<usize>] = match tag {
+                Tag::Context => &[],
+                _ if emph.is_empty() => &whole,
+                _ => emph,
+            };
+            let cells = text::cells(s, base, &ov, changed, t.dim());
+            let mut out = lay(cells, width.saturating_sub(2), t.emph(*tag).patch(t.bold()));
+            for (k, l) in out.iter_mut().enumerate() {
+                let lead = if k == 0 {
+                    Span::styled(format!("{sign} "), base)
+                } else {
+                    Span::styled("↪ ", t.dim())
+                };
+                l.insert(0, lead);
+            }
+            out
         }
         RowKind::NoNewline { tag } => {
-            vec![Span::styled(
+            vec![vec![Span::styled(
                 text_cut("\\ No newline at end of file", width),
                 t.line(*tag).patch(t.dim()),
-            )]
+            )]]
         }
         RowKind::Gap { lines } => {
-            vec![Span::styled(
+            vec![vec![Span::styled(
                 text_cut(
                     &format!(
                         "⋯ {lines} unchanged line{} ⋯",
@@ -231,14 +322,19 @@ fn body(m: &Model, row: &Row, width: usize, t: Theme) -> Vec<Span<'static>> {
                     width,
                 ),
                 t.dim(),
-            )]
+            )]]
         }
         RowKind::Note { text: s } => {
             let style = match row.unit.map(|u| m.state(m.cursor.file, u)) {
                 Some(State::Failed) | None => t.warn(),
                 _ => Style::new(),
             };
-            text::render(s, style.patch(deco), &[], t.dim(), width).spans
+            let cells = text::cells(s, style.patch(deco), &[], &[], t.dim());
+            if m.wrap {
+                lay(cells, width, t.dim())
+            } else {
+                vec![text::window(&cells, 0, width, t.dim(), t.dim()).spans]
+            }
         }
     }
 }
@@ -251,110 +347,123 @@ fn text_cut(s: &str, width: usize) -> String {
         .collect()
 }
 
-fn unified_row(
-    m: &Model,
-    fr: &FileRows,
-    d: usize,
-    width: usize,
-    g: &Gutter,
-    cur: Option<usize>,
-    t: Theme,
-) -> Line<'static> {
-    let row = &fr.rows[d];
-    let mut spans = edit_gutter(m, fr, Some(d), g, cur, t);
+fn spans_width(spans: &[Span]) -> usize {
+    spans.iter().map(|s| s.width()).sum()
+}
+
+fn unified_row(c: &Ctx, d: usize) -> Vec<Line<'static>> {
+    let row = &c.fr.rows[d];
+    let mut gutter = edit_gutter(c, Some(d));
     let (old_no, new_no) = match row.kind {
         RowKind::Line { old_no, new_no, .. } => (old_no, new_no),
         _ => (None, None),
     };
-    spans.push(Span::styled(
-        format!("{} {} ", number(old_no, g.no_w), number(new_no, g.no_w)),
-        t.dim(),
+    gutter.push(Span::styled(
+        format!(
+            "{} {} ",
+            number(old_no, c.g.no_w),
+            number(new_no, c.g.no_w)
+        ),
+        c.t.dim(),
     ));
-    let used: usize = spans.iter().map(|s| s.width()).sum();
-    spans.extend(body(m, row, width.saturating_sub(used), t));
-    Line::from(spans)
+    let used = spans_width(&gutter);
+    let mut out = Vec::new();
+    for (k, b) in body(c, row, c.width.saturating_sub(used))
+        .into_iter()
+        .enumerate()
+    {
+        let mut spans = if k == 0 {
+            gutter.clone()
+        } else {
+            continuation_gutter(c, Some(d), used)
+        };
+        spans.extend(b);
+        out.push(Line::from(spans));
+    }
+    out
 }
 
-fn split_row(
-    m: &Model,
-    fr: &FileRows,
-    d: usize,
-    width: usize,
-    g: &Gutter,
-    cur: Option<usize>,
-    t: Theme,
-) -> Line<'static> {
+/// One side of a split row: its line number and body lines, each padded to `w` columns.
+fn side(c: &Ctx, i: usize, left: bool, w: usize) -> Vec<Vec<Span<'static>>> {
+    let row = &c.fr.rows[i];
+    let no = match row.kind {
+        RowKind::Line { old_no, new_no, .. } => {
+            if left {
+                old_no
+            } else {
+                new_no
+            }
+        }
+        _ => None,
+    };
+    let bw = w.saturating_sub(c.g.no_w + 1);
+    body(c, row, bw)
+        .into_iter()
+        .enumerate()
+        .map(|(k, b)| {
+            let n = if k == 0 {
+                format!("{} ", number(no, c.g.no_w))
+            } else {
+                " ".repeat(c.g.no_w + 1)
+            };
+            let used = spans_width(&b);
+            let mut spans = vec![Span::styled(n, c.t.dim())];
+            spans.extend(b);
+            spans.push(Span::raw(" ".repeat(bw.saturating_sub(used))));
+            spans
+        })
+        .collect()
+}
+
+fn split_row(c: &Ctx, d: usize) -> Vec<Line<'static>> {
+    let (fr, t) = (c.fr, c.t);
     let s = fr.split[d];
     let full = s.left.is_some() && s.left == s.right;
     let lead = s.left.filter(|&l| fr.rows[l].unit.is_some()).or(s.right);
-    let mut spans = edit_gutter(m, fr, lead, g, cur, t);
-    let used: usize = spans.iter().map(|s| s.width()).sum();
-    let rest = width.saturating_sub(used);
-    if full {
-        let i = s.left.unwrap_or(0);
-        let row = &fr.rows[i];
-        if let RowKind::Line {
-            tag: Tag::Context,
-            old_no,
-            new_no,
-            text: s,
-            ..
-        } = &row.kind
-        {
-            // Context shows on both sides.
-            let half = rest.saturating_sub(1) / 2;
-            for (no, w) in [(old_no, half), (new_no, rest.saturating_sub(half + 1))] {
-                spans.push(Span::styled(format!("{} ", number(*no, g.no_w)), t.dim()));
-                let tw = w.saturating_sub(g.no_w + 1 + 2);
-                let r = text::render(
-                    s,
-                    Style::new(),
-                    &overlays(m, Tag::Context, s, &[], is_cursor_row(m, row), t),
-                    t.dim(),
-                    tw,
-                );
-                spans.push(Span::raw("  "));
-                let pad = tw.saturating_sub(r.width);
-                spans.extend(r.spans);
-                spans.push(Span::raw(" ".repeat(pad)));
-                if no == old_no {
-                    spans.push(Span::styled("│", t.border()));
-                }
-            }
-            return Line::from(spans);
-        }
-        spans.extend(body(m, row, rest, t));
-        return Line::from(spans);
-    }
+    let gutter = edit_gutter(c, lead);
+    let used = spans_width(&gutter);
+    let rest = c.width.saturating_sub(used);
     let half = rest.saturating_sub(1) / 2;
-    for (side, w, left) in [
-        (s.left, half, true),
-        (s.right, rest.saturating_sub(half + 1), false),
-    ] {
-        match side {
-            Some(i) => {
-                let row = &fr.rows[i];
-                let no = match row.kind {
-                    RowKind::Line { old_no, new_no, .. } => {
-                        if left {
-                            old_no
-                        } else {
-                            new_no
-                        }
-                    }
-                    _ => None,
+    let (lw, rw) = (half, rest.saturating_sub(half + 1));
+    let i = s.left.or(s.right).unwrap_or(0);
+    if full && !matches!(fr.rows[i].kind, RowKind::Line { tag: Tag::Context, .. }) {
+        // Gaps, notes: across both columns.
+        return body(c, &fr.rows[i], rest)
+            .into_iter()
+            .enumerate()
+            .map(|(k, b)| {
+                let mut spans = if k == 0 {
+                    gutter.clone()
+                } else {
+                    continuation_gutter(c, lead, used)
                 };
-                spans.push(Span::styled(format!("{} ", number(no, g.no_w)), t.dim()));
-                let b = body(m, row, w.saturating_sub(g.no_w + 1), t);
-                let bw: usize = b.iter().map(|s| s.width()).sum();
                 spans.extend(b);
-                spans.push(Span::raw(" ".repeat(w.saturating_sub(g.no_w + 1 + bw))));
-            }
-            None => spans.push(Span::styled(" ".repeat(w), t.dim())),
-        }
-        if left {
-            spans.push(Span::styled("│", t.border()));
-        }
+                Line::from(spans)
+            })
+            .collect();
     }
-    Line::from(spans)
+    // Context shows on both sides; a change block pairs old left and new right.
+    let (l, r) = if full { (Some(i), Some(i)) } else { (s.left, s.right) };
+    let ls = l.map(|i| side(c, i, true, lw)).unwrap_or_default();
+    let rs = r.map(|i| side(c, i, false, rw)).unwrap_or_default();
+    let n = ls.len().max(rs.len()).max(1);
+    (0..n)
+        .map(|k| {
+            let mut spans = if k == 0 {
+                gutter.clone()
+            } else {
+                continuation_gutter(c, lead, used)
+            };
+            match ls.get(k) {
+                Some(x) => spans.extend(x.iter().cloned()),
+                None => spans.push(Span::raw(" ".repeat(lw))),
+            }
+            spans.push(Span::styled("│", t.border()));
+            match rs.get(k) {
+                Some(x) => spans.extend(x.iter().cloned()),
+                None => spans.push(Span::raw(" ".repeat(rw))),
+            }
+            Line::from(spans)
+        })
+        .collect()
 }

@@ -46,8 +46,11 @@ impl Areas {
             (None, body)
         };
         let (diff, drawer) = if m.drawer {
-            let h = (right.height * 45 / 100)
-                .clamp(6, 16)
+            // As tall as its content (every differing line shows), between 6 rows and 60% of
+            // the pane, leaving the diff at least 5.
+            let want = why::content_height(m, right.width.saturating_sub(2) as usize) as u16 + 2;
+            let h = want
+                .clamp(6, (right.height * 60 / 100).max(6))
                 .min(right.height.saturating_sub(5));
             let [d, w] = Layout::vertical([Constraint::Min(1), Constraint::Length(h)]).areas(right);
             (d, Some(w))
@@ -61,6 +64,24 @@ impl Areas {
             drawer,
             footer,
         }
+    }
+}
+
+/// Columns inside the diff pane at the model's terminal size.
+pub fn diff_inner_width(m: &Model) -> usize {
+    let a = Areas::of(m, Rect::new(0, 0, m.size.0, m.size.1));
+    a.diff.width.saturating_sub(2) as usize
+}
+
+pub use diff::row_height;
+
+/// How far the why drawer can scroll at the model's size.
+pub fn drawer_max_scroll(m: &Model) -> usize {
+    let a = Areas::of(m, Rect::new(0, 0, m.size.0, m.size.1));
+    match a.drawer {
+        Some(d) => why::content_height(m, d.width.saturating_sub(2) as usize)
+            .saturating_sub(d.height.saturating_sub(2) as usize),
+        None => 0,
     }
 }
 

@@ -21,20 +21,30 @@ pub struct Rendered {
     pub width: usize,
 }
 
-/// Renders `text` into at most `width` columns. `overlays` patch `base` on their byte ranges
-/// (later ones win); `marker` styles the whitespace and control markers.
-pub fn render(
+/// One display cell group: what is drawn for one source character, its style, its columns, and
+/// whether it belongs to a changed range (an overlay marked `changed`).
+#[derive(Debug, Clone)]
+pub struct Cell {
+    pub shown: String,
+    pub style: Style,
+    pub width: usize,
+    pub changed: bool,
+}
+
+/// The display cells of `text`. `overlays` patch `base` on their byte ranges (later ones win);
+/// the ranges in `changed` are what the line changes (word emphasis), remembered per cell so a
+/// window can say whether it hides any of them; `marker` styles whitespace and control markers.
+pub fn cells(
     text: &str,
     base: Style,
     overlays: &[(Range<usize>, Style)],
+    changed: &[Range<usize>],
     marker: Style,
-    width: usize,
-) -> Rendered {
+) -> Vec<Cell> {
     let body = text.strip_suffix('\r').unwrap_or(text);
     let trailing_from = body.trim_end_matches(|c: char| c.is_whitespace()).len();
-    let mut cells: Vec<(String, Style, usize)> = Vec::new();
+    let mut out: Vec<Cell> = Vec::with_capacity(text.len());
     let mut col = 0usize;
-    let mut cut = false;
     for (i, c) in text.char_indices() {
         let mut style = base;
         for (r, s) in overlays {
@@ -66,39 +76,157 @@ pub fn render(
             }
             c => (c.to_string(), c.width().unwrap_or(0), style),
         };
-        if col + w > width {
-            cut = true;
-            break;
-        }
         col += w;
-        cells.push((shown, st, w));
+        out.push(Cell {
+            shown,
+            style: st,
+            width: w,
+            changed: changed.iter().any(|r| r.contains(&i)),
+        });
     }
-    if cut && width > 0 {
-        while col + 1 > width {
-            match cells.pop() {
-                Some((_, _, w)) => col -= w,
-                None => break,
-            }
-        }
-        cells.push(("…".into(), marker, 1));
-        col += 1;
-    }
+    out
+}
+
+/// Total columns of `cells`.
+pub fn cells_width(cells: &[Cell]) -> usize {
+    cells.iter().map(|c| c.width).sum()
+}
+
+/// Joins cells into spans, one per run of equal style.
+pub fn spans_of<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> Vec<Span<'static>> {
     let mut spans: Vec<Span<'static>> = Vec::new();
     let mut cur = String::new();
     let mut cur_style: Option<Style> = None;
-    for (s, st, _) in cells {
-        if cur_style != Some(st) {
+    for c in cells {
+        if cur_style != Some(c.style) {
             if let Some(cs) = cur_style {
                 spans.push(Span::styled(std::mem::take(&mut cur), cs));
             }
-            cur_style = Some(st);
+            cur_style = Some(c.style);
         }
-        cur.push_str(&s);
+        cur.push_str(&c.shown);
     }
     if let Some(cs) = cur_style {
         spans.push(Span::styled(cur, cs));
     }
-    Rendered { spans, width: col }
+    spans
+}
+
+/// What a window hides on each side: nothing, text, or changed text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Hidden {
+    #[default]
+    Nothing,
+    Text,
+    Change,
+}
+
+/// The columns `skip..skip + width` of `cells`, with a marker in the edge column on each side
+/// that hides something: `…` for text, `hidden_change` (styled `change_style`) when what it
+/// hides includes changed text, so no change is ever off-screen without a mark.
+pub fn window(
+    cells: &[Cell],
+    skip: usize,
+    width: usize,
+    marker: Style,
+    change_style: Style,
+) -> Rendered {
+    if width == 0 {
+        return Rendered {
+            spans: Vec::new(),
+            width: 0,
+        };
+    }
+    let total = cells_width(cells);
+    // Cells fully inside the window, and what lies left and right of it.
+    let mut col = 0usize;
+    let (mut left, mut right) = (Hidden::Nothing, Hidden::Nothing);
+    let mut inside: Vec<&Cell> = Vec::new();
+    let mut used = 0usize;
+    let need_right = total > skip + width;
+    let room_right = if need_right { width - 1 } else { width };
+    let room_left_start = if skip > 0 { 1 } else { 0 };
+    for c in cells {
+        let start = col;
+        col += c.width;
+        let hide = |h: &mut Hidden| {
+            *h = if c.changed {
+                Hidden::Change
+            } else if *h == Hidden::Change {
+                Hidden::Change
+            } else {
+                Hidden::Text
+            }
+        };
+        if start < skip + room_left_start {
+            hide(&mut left);
+        } else if used + c.width <= room_right.saturating_sub(room_left_start) {
+            inside.push(c);
+            used += c.width;
+        } else {
+            hide(&mut right);
+        }
+    }
+    let mark = |h: Hidden| -> Option<Span<'static>> {
+        match h {
+            Hidden::Nothing => None,
+            Hidden::Text => Some(Span::styled("…", marker)),
+            Hidden::Change => Some(Span::styled("»", change_style)),
+        }
+    };
+    let mut spans = Vec::new();
+    let mut w = used;
+    if let Some(s) = mark(left) {
+        spans.push(if left == Hidden::Change {
+            Span::styled("«", change_style)
+        } else {
+            s
+        });
+        w += 1;
+    }
+    spans.extend(spans_of(inside));
+    if let Some(s) = mark(right) {
+        spans.push(s);
+        w += 1;
+    }
+    Rendered { spans, width: w }
+}
+
+/// `cells` in rows of at most `width` columns (a wide character never splits); at least one row.
+pub fn wrap(cells: &[Cell], width: usize) -> Vec<Rendered> {
+    let width = width.max(1);
+    let mut out = Vec::new();
+    let mut row: Vec<&Cell> = Vec::new();
+    let mut used = 0usize;
+    for c in cells {
+        if used + c.width > width && !row.is_empty() {
+            out.push(Rendered {
+                spans: spans_of(std::mem::take(&mut row)),
+                width: used,
+            });
+            used = 0;
+        }
+        row.push(c);
+        used += c.width;
+    }
+    out.push(Rendered {
+        spans: spans_of(row),
+        width: used,
+    });
+    out
+}
+
+/// Renders `text` into at most `width` columns, cut with `…`. `overlays` patch `base` on their
+/// byte ranges (later ones win); `marker` styles the whitespace and control markers.
+pub fn render(
+    text: &str,
+    base: Style,
+    overlays: &[(Range<usize>, Style)],
+    marker: Style,
+    width: usize,
+) -> Rendered {
+    let c = cells(text, base, overlays, &[], marker);
+    window(&c, 0, width, marker, marker)
 }
 
 /// Text with every whitespace character visible (for the why drawer): `·` space, `→` tab,
@@ -185,6 +313,36 @@ mod tests {
         assert_eq!(plain("abcdef", 4), "abc…");
         assert_eq!(plain("日本語", 5), "日本…");
         assert_eq!(plain("日本", 4), "日本");
+    }
+
+    #[test]
+    fn a_window_marks_hidden_changes_on_either_side() {
+        let m = Style::default();
+        let ch = Style::default().add_modifier(ratatui::style::Modifier::REVERSED);
+        let line = "let a = 1; // a long comment that goes on, and then: CHANGED";
+        let at = line.find("CHANGED").unwrap();
+        let c = cells(line, m, &[], &[at..line.len()], m);
+        let show = |r: Rendered| r.spans.iter().map(|s| s.content.to_string()).collect::<String>();
+        // The change is past the right edge: `»` says so.
+        let w = window(&c, 0, 20, m, ch);
+        assert_eq!(show(w), "let a = 1; // a lon»");
+        // Scrolled right to the change: it shows, and the left edge says text is hidden.
+        let w = window(&c, at - 5, 20, m, ch);
+        assert_eq!(show(w), "…en: CHANGED");
+        // Unchanged text cut: the plain `…`.
+        let c = cells(line, m, &[], &[], m);
+        assert_eq!(show(window(&c, 0, 10, m, ch)), "let a = 1…");
+    }
+
+    #[test]
+    fn wrapping_keeps_every_cell_and_wide_chars_whole() {
+        let m = Style::default();
+        let c = cells("abcdef日本", m, &[], &[], m);
+        let rows: Vec<String> = wrap(&c, 3)
+            .into_iter()
+            .map(|r| r.spans.iter().map(|s| s.content.to_string()).collect())
+            .collect();
+        assert_eq!(rows, vec!["abc", "def", "日", "本"]);
     }
 
     #[test]

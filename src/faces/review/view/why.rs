@@ -33,15 +33,44 @@ pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
             )],
         ),
     };
+    let inner_h = area.height.saturating_sub(2) as usize;
+    let total = content_height(m, area.width.saturating_sub(2) as usize);
+    let scroll = m.drawer_scroll.min(total.saturating_sub(inner_h));
+    let mut title_line = Line::from(title).style(t.bold());
+    if total > inner_h {
+        let last = (scroll + inner_h).min(total);
+        title_line.push_span(Span::styled(
+            format!(
+                "rows {}–{last} of {total} · {} ",
+                scroll + 1,
+                match (scroll > 0, last < total) {
+                    (true, true) => "Ctrl-e/Ctrl-y scroll",
+                    (false, _) => "Ctrl-e scrolls down",
+                    (true, false) => "Ctrl-y scrolls up",
+                }
+            ),
+            t.warn(),
+        ));
+    }
     let block = Block::bordered()
-        .title(Line::from(title).style(t.bold()))
+        .title(title_line)
         .border_style(t.focus_border());
     let inner = block.inner(area);
     f.render_widget(block, area);
     f.render_widget(
-        Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
+        Paragraph::new(lines)
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .scroll((scroll as u16, 0)),
         inner,
     );
+}
+
+/// Rows the drawer's content takes at `width` columns (wrapped), for sizing the drawer.
+pub fn content_height(m: &Model, width: usize) -> usize {
+    let Some(u) = m.current_unit() else { return 1 };
+    let (_, lines) = explain(m, m.cursor.file, u, width, Theme { mono: true });
+    let w = width.max(1);
+    lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum()
 }
 
 fn label(t: Theme, s: &str) -> Span<'static> {
@@ -104,9 +133,12 @@ pub fn explain(
                             "exact — oldText is in the file as written".to_string(),
                             t.good(),
                         ),
-                        MatchKind::Normalized => (
+                        // Normalized, and any looser kind the engine adds (the relaxed tier of
+                        // SPEC §3b): its name, then what had to be normalized or relaxed.
+                        kind => (
                             format!(
-                                "normalized — it matched only after: {}",
+                                "{} — it matched only after: {}",
+                                kind.as_str(),
                                 r.normalizations
                                     .iter()
                                     .map(|n| describe(n.as_str()))
@@ -138,13 +170,17 @@ pub fn explain(
                     }
                     out.extend(decision.iter().cloned());
                     if let (Some(doc), Some(span)) = (doc, r.spans.first()) {
-                        compare(
-                            &mut out,
-                            &e.spec.old_text,
-                            &doc.text[span.clone()],
-                            width,
-                            t,
-                        );
+                        let found = &doc.text[span.clone()];
+                        // What the agent expected against what is there: only when they differ.
+                        if r.kind != MatchKind::Exact {
+                            compare(&mut out, &e.spec.old_text, found, width, t);
+                        }
+                        // What the edit does there: the file's text now → what will be written.
+                        out.push(Line::from(vec![
+                            label(t, "change"),
+                            Span::styled("the file's text here → what accepting writes", t.dim()),
+                        ]));
+                        compare_as(&mut out, ("old", "new"), found, &r.replacement, width, t);
                     }
                 }
                 Outcome::Failed(fl) => {
@@ -172,16 +208,10 @@ pub fn explain(
                         ]));
                     }
                     if let Some(doc) = doc {
-                        failure_places(&mut out, fl, doc, width, t);
+                        failure_places(&mut out, &e.spec.old_text, fl, doc, width, t);
                     }
                     out.extend(decision.iter().cloned());
-                    out.push(Line::from(vec![
-                        label(t, "expected"),
-                        Span::raw(first_line_visible(
-                            &e.spec.old_text,
-                            width.saturating_sub(10),
-                        )),
-                    ]));
+                    block(&mut out, "expected", &e.spec.old_text, t);
                 }
                 Outcome::Skipped => {
                     skipped(&mut out, plan, t);
@@ -222,13 +252,8 @@ fn e_new_text(out: &mut Vec<Line<'static>>, e: &EditPlan, width: usize, t: Theme
     if matches!(e.outcome, Outcome::Resolved(_)) {
         return None;
     }
-    out.push(Line::from(vec![
-        label(t, "new"),
-        Span::raw(first_line_visible(
-            &e.spec.new_text,
-            width.saturating_sub(10),
-        )),
-    ]));
+    let _ = width;
+    block(out, "new", &e.spec.new_text, t);
     Some(())
 }
 
@@ -286,8 +311,43 @@ fn location(doc: &Document, spans: &[std::ops::Range<usize>], replace_all: bool)
     }
 }
 
+/// The nearest non-blank line above the line holding byte `at`.
+fn line_before(text: &str, at: usize) -> Option<&str> {
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    text[..start]
+        .trim_end_matches(['\n', '\r'])
+        .lines()
+        .rev()
+        .take(50)
+        .find(|l| !l.trim().is_empty())
+}
+
+/// Every line of `s` (up to [`COMPARE_MAX_LINES`]) with whitespace visible, under `name`.
+fn block(out: &mut Vec<Line<'static>>, name: &str, s: &str, t: Theme) {
+    let lines: Vec<&str> = s.split('\n').collect();
+    for (k, l) in lines.iter().take(COMPARE_MAX_LINES).enumerate() {
+        let mut v = visible_whitespace(l);
+        if k + 1 < lines.len() {
+            v.push('⏎');
+        }
+        let mut spans = vec![label(t, if k == 0 { name } else { "" })];
+        spans.extend(text::spans_of(&text::cells(&v, Style::new(), &[], &[], t.dim())));
+        out.push(Line::from(spans));
+    }
+    if lines.len() > COMPARE_MAX_LINES {
+        out.push(Line::from(vec![
+            label(t, ""),
+            Span::styled(
+                format!("… {} more line(s)", lines.len() - COMPARE_MAX_LINES),
+                t.dim(),
+            ),
+        ]));
+    }
+}
+
 fn failure_places(
     out: &mut Vec<Line<'static>>,
+    expected: &str,
     fl: &crate::engine::plan::Failure,
     doc: &Document,
     width: usize,
@@ -304,12 +364,10 @@ fn failure_places(
         out.push(Line::from(vec![
             label(t, "closest"),
             Span::styled(format!("{:>3.0}% ", c.score * 100.0), t.flag()),
-            Span::raw(format!("{at}: ")),
-            Span::styled(
-                first_line_visible(&doc.text[c.span.clone()], width.saturating_sub(24)),
-                t.dim(),
-            ),
+            Span::raw(format!("{at}, the lines that differ:")),
         ]));
+        // Every differing line, never folded away behind a count.
+        compare(out, expected, &doc.text[c.span.clone()], width, t);
     }
     if !fl.matches.is_empty() {
         let lines: Vec<String> = fl
@@ -330,73 +388,144 @@ fn failure_places(
                 lines.join(", ")
             )),
         ]));
-    }
-}
-
-fn first_line_visible(s: &str, width: usize) -> String {
-    let n = s.lines().count();
-    let first = s.split('\n').next().unwrap_or("");
-    let more = if n > 1 {
-        format!("  (+{} lines)", n - 1)
-    } else {
-        String::new()
-    };
-    let v = visible_whitespace(first);
-    let cut: String = text::render(
-        &v,
-        Style::new(),
-        &[],
-        Style::new(),
-        width.saturating_sub(text::width(&more)),
-    )
-    .spans
-    .iter()
-    .map(|s| s.content.to_string())
-    .collect();
-    cut + &more
-}
-
-/// Expected (oldText) against found (the file's span), line by line, whitespace visible, the
-/// characters that differ emphasized.
-fn compare(out: &mut Vec<Line<'static>>, expected: &str, found: &str, width: usize, t: Theme) {
-    let found_lf = crate::engine::normalize::lf(found);
-    let expected_lf = crate::engine::normalize::lf(expected);
-    let el: Vec<&str> = expected_lf.split('\n').collect();
-    let fl: Vec<&str> = found_lf.split('\n').collect();
-    let rows = el.len().max(fl.len()).min(6);
-    let w = width.saturating_sub(10);
-    for k in 0..rows {
-        let (e, f) = (el.get(k).copied(), fl.get(k).copied());
-        let (ee, fe) = match (e, f) {
-            (Some(e), Some(f)) => char_diff(e, f),
-            _ => (Vec::new(), Vec::new()),
-        };
-        for (name, s, emph) in [("expected", e, ee), ("found", f, fe)] {
-            let Some(s) = s else { continue };
-            let lbl = if k == 0 { name } else { "" };
-            let last = k + 1 == el.len().max(fl.len());
-            let mut shown = String::new();
-            let mut ov = Vec::new();
-            for (i, c) in s.char_indices() {
-                let start = shown.len();
-                shown.push_str(&visible_whitespace(&c.to_string()));
-                if emph.iter().any(|r| r.contains(&i)) {
-                    ov.push((start..shown.len(), t.emph(crate::engine::diff::Tag::Delete)));
+        // Each place with the line above it, so they can be told apart.
+        for (k, m) in fl.matches.iter().enumerate() {
+            let line = doc.line_of(m.start) + 1;
+            let before = line_before(&doc.text, m.start);
+            let mut spans = vec![
+                label(t, ""),
+                Span::styled(format!("{}. line {line}", k + 1), t.flag()),
+            ];
+            match before {
+                Some(b) => {
+                    spans.push(Span::styled("  after: ", t.dim()));
+                    let cells = text::cells(b.trim(), Style::new(), &[], &[], t.dim());
+                    spans.extend(text::spans_of(&cells));
                 }
+                None => spans.push(Span::styled("  at the start of the file", t.dim())),
             }
-            if !last {
-                shown.push('⏎');
-            }
-            let mut spans = vec![label(t, lbl)];
-            spans.extend(text::render(&shown, Style::new(), &ov, t.dim(), w).spans);
             out.push(Line::from(spans));
         }
     }
-    let more = el.len().max(fl.len()).saturating_sub(rows);
+}
+
+/// Most lines of one comparison shown; past this the drawer says how many more differ.
+const COMPARE_MAX_LINES: usize = 24;
+
+/// Expected (oldText) against found (the file's span), line by line, whitespace visible, the
+/// characters that differ emphasized. Every line that differs is shown (up to
+/// [`COMPARE_MAX_LINES`]); runs of equal lines fold into one `⋯ n equal lines` row, so a single
+/// differing line is never hidden behind a count.
+fn compare(out: &mut Vec<Line<'static>>, expected: &str, found: &str, width: usize, t: Theme) {
+    compare_as(out, ("expected", "found"), expected, found, width, t)
+}
+
+/// [`compare`] with other labels (`old`/`new` for what the edit changes). Lines are matched by
+/// a line diff, so an inserted line shows as one new line rather than shifting every pair.
+fn compare_as(
+    out: &mut Vec<Line<'static>>,
+    names: (&str, &str),
+    a: &str,
+    b: &str,
+    width: usize,
+    t: Theme,
+) {
+    let _ = width;
+    let a_lf = crate::engine::normalize::lf(a);
+    let b_lf = crate::engine::normalize::lf(b);
+    let al: Vec<&str> = a_lf.split('\n').collect();
+    let bl: Vec<&str> = b_lf.split('\n').collect();
+    let ops = capture_diff_slices(Algorithm::Myers, &al, &bl);
+    if ops.iter().all(|op| op.as_tag_tuple().0 == DiffTag::Equal) {
+        out.push(Line::from(vec![
+            label(t, names.0),
+            Span::styled(format!("identical to {}", names.1), t.dim()),
+        ]));
+        return;
+    }
+    let mut shown = 0usize;
+    let mut more = 0usize;
+    let mut named = (false, false);
+    let mut line = |out: &mut Vec<Line<'static>>,
+                    which: bool,
+                    s: &str,
+                    emph: &[std::ops::Range<usize>],
+                    last: bool| {
+        let name = if which { names.1 } else { names.0 };
+        let seen = if which { &mut named.1 } else { &mut named.0 };
+        let lbl = if *seen { "" } else { name };
+        *seen = true;
+        let mut text = String::new();
+        let mut ov = Vec::new();
+        let tag = if which {
+            crate::engine::diff::Tag::Insert
+        } else {
+            crate::engine::diff::Tag::Delete
+        };
+        for (i, c) in s.char_indices() {
+            let start = text.len();
+            text.push_str(&visible_whitespace(&c.to_string()));
+            if emph.iter().any(|r| r.contains(&i)) {
+                ov.push((start..text.len(), t.emph(tag)));
+            }
+        }
+        if !last {
+            text.push('⏎');
+        }
+        let mut spans = vec![label(t, lbl)];
+        // Never cut: the drawer wraps long lines, so a difference far right still shows.
+        spans.extend(text::spans_of(&text::cells(
+            &text,
+            Style::new(),
+            &ov,
+            &[],
+            t.dim(),
+        )));
+        out.push(Line::from(spans));
+    };
+    for op in ops {
+        let (tag, ro, rn) = op.as_tag_tuple();
+        if tag == DiffTag::Equal {
+            let n = ro.len();
+            out.push(Line::from(vec![
+                label(t, ""),
+                Span::styled(
+                    format!("⋯ {n} equal line{}", if n == 1 { "" } else { "s" }),
+                    t.dim(),
+                ),
+            ]));
+            continue;
+        }
+        if shown >= COMPARE_MAX_LINES {
+            more += ro.len().max(rn.len());
+            continue;
+        }
+        // Pairs in order get character emphasis; the rest are whole lines.
+        let pairs = ro.len().min(rn.len());
+        let emph: Vec<_> = (0..pairs)
+            .map(|k| char_diff(al[ro.start + k], bl[rn.start + k]))
+            .collect();
+        for (k, i) in ro.clone().enumerate() {
+            let e = emph.get(k).map(|p| p.0.as_slice()).unwrap_or(&[]);
+            line(out, false, al[i], e, i + 1 == al.len());
+        }
+        for (k, i) in rn.clone().enumerate() {
+            let e = emph.get(k).map(|p| p.1.as_slice()).unwrap_or(&[]);
+            line(out, true, bl[i], e, i + 1 == bl.len());
+        }
+        shown += ro.len().max(rn.len());
+    }
+    // Trailing equal lines say nothing.
+    if out
+        .last()
+        .is_some_and(|l| l.spans.iter().any(|s| s.content.starts_with("⋯ ")))
+    {
+        out.pop();
+    }
     if more > 0 {
         out.push(Line::from(vec![
             label(t, ""),
-            Span::styled(format!("… {more} more line(s)"), t.dim()),
+            Span::styled(format!("… {more} more differing line(s)"), t.dim()),
         ]));
     }
 }
