@@ -106,16 +106,6 @@ pub fn response_schema() -> Value {
     })
 }
 
-/// The request schema as a tool's `inputSchema` (no `$schema`, no title).
-fn request_input_schema() -> Value {
-    let mut v = crate::request::wire::request_schema();
-    if let Value::Object(map) = &mut v {
-        map.remove("$schema");
-        map.remove("title");
-    }
-    v
-}
-
 /// Names of the tools, in the order they are listed.
 pub const READ_FILE: &str = "read_file";
 pub const PREVIEW_EDITS: &str = "preview_edits";
@@ -128,7 +118,7 @@ pub fn tools() -> Vec<Value> {
         map.remove("title");
         map.remove("description");
     }
-    let request = request_input_schema();
+    let request = crate::request::wire::tool_input_schema();
     // `apply` rejects `documents` (SPEC §3a): do not offer it to a model calling apply_edits.
     let mut apply = request.clone();
     if let Some(Value::Object(props)) = apply.get_mut("properties") {

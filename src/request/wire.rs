@@ -1,27 +1,32 @@
 //! The JSON request (SPEC §2): every accepted shape, converted into [`Request`].
 //!
-//! Accepted top-level shapes, each converted to the canonical form:
+//! Each shape is a typed struct below; the same structs generate the published schema
+//! ([`request_schema`], and the MCP tools' input schema [`tool_input_schema`]) and parse requests
+//! ([`de`] walks the schema alongside the JSON, so the schema is what the parser obeys). The
+//! shapes, told apart by their keys:
 //!
-//! - canonical `{"files": [...], "documents"?: [...], "dryRun"?: bool, "version"?: 1}`;
-//! - one file object `{path, edits, dryRun?}` (Pi, MCP filesystem `edit_file`, Claude MultiEdit);
-//! - a legacy single edit `{path, oldText, newText, replaceAll?, id?}` (also Claude's
-//!   `{file_path, old_string, new_string, replace_all}`);
-//! - a JSON array of such file objects;
-//! - a flat `{"edits": [{path, oldText, newText, ...}, ...], "documents"?, "dryRun"?}`, grouped
-//!   by path in order of first appearance.
+//! - `files` → canonical [`WireRequest`] `{files, documents?, dryRun?, version?}`;
+//! - `command` → Anthropic's text-editor tool, [`TextEditorCommand`];
+//! - any field that only a file object has (`path`, `oldText`, `content`, …) → one
+//!   [`FileObject`] (Pi, MCP filesystem `edit_file`, Claude Code Edit/MultiEdit, the legacy
+//!   single edit `{path, oldText, newText}`);
+//! - `edits` → the flat [`FlatRequest`] `{edits: [{path, oldText, newText}, …]}`, grouped by path
+//!   in order of first appearance;
+//! - a JSON array → [`FileObject`]s.
 //!
 //! Rules that are not obvious from SPEC:
 //!
-//! - **Names.** Every camelCase field also accepts its snake_case spelling (`dry_run`, `move_to`,
-//!   `expect_hash`, `replace_all`); `oldText`/`newText`/`path` also accept `old_string`,
-//!   `old_str`, `old_text`, `oldString` (likewise for new) and `file_path`, `filePath` (Claude
-//!   Code, Anthropic's text editor tool, OpenCode). Two names of one field in one object are an
-//!   error, never a silent pick. Duplicate JSON keys are an error too.
+//! - **Names.** A field's other accepted names are listed on it (`x-aliases` in its schema):
+//!   every camelCase field also takes its snake_case spelling, and `oldText`/`newText`/`path`
+//!   also take `old_string`, `old_str`, `old_text`, `oldString` (likewise for new) and
+//!   `file_path`, `filePath` (Claude Code, Anthropic's text editor tool, OpenCode). The published
+//!   schema lists every alias as a property. Two names of one field in one object are an error,
+//!   never a silent pick; so are duplicate JSON keys. Errors name a field as it was sent.
 //! - **null** means absent for optional fields (function-calling APIs with strict schemas send
 //!   every field); for a required field it is a type error.
-//! - **dryRun** is honoured wherever an object may carry it: the top level of the canonical and
-//!   flat shapes, and every file object of the single-object and array shapes. Any `true` makes
-//!   the whole request a dry run. Inside the canonical `files[]` it is an unknown field.
+//! - **dryRun** is honoured on every object that may carry it: the top level of the canonical and
+//!   flat shapes, every `files[]` entry and every file object. Any `true` makes the whole
+//!   request a dry run.
 //! - **Legacy leniency from Pi**: a file object may carry `edits` *and* a top-level
 //!   `oldText`/`newText` pair, which becomes the last edit; `edits` sent as a string holding a JSON
 //!   array is decoded (pointers then index into the decoded array). Neither is allowed in the
@@ -29,164 +34,254 @@
 //! - **delete** must be `true` when given; `false` is an error rather than a no-op, so a request
 //!   never means less than it says.
 //! - **Merging.** Objects whose paths are equal after [`merge_key`] merge into one
-//!   [`FileRequest`] (path and pointer as first written). An operation joins a path only if it is
-//!   compatible with what the path already has; identical repeats of `content`, `delete`,
-//!   `moveTo` and `expectHash` are fine, different ones are an error at the later pointer.
+//!   [`crate::request::FileRequest`] (path and pointer as first written). An operation joins a
+//!   path only if it is compatible with what the path already has; identical repeats of
+//!   `content`, `delete`, `moveTo` and `expectHash` are fine, different ones are an error at the
+//!   later pointer.
+//! - **Order.** Of several errors, the first in request order is reported: objects are read in
+//!   order, and the checks made after reading an object (empty values, conflicts) run before the
+//!   next object of a top-level list is read. Within one object, a value of the wrong type is
+//!   found before such a check.
 //! - Not checked here: an `oldText` whose N(·) is empty (the engine does it), paths leaving the
 //!   root (the writer does it), `documents` with `apply` (the command does it).
 
-mod fields;
+mod de;
 mod merge;
+mod schema;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Deserialize;
+use serde_json::{Map, Value};
 
 use crate::request::{DocumentOverride, EditSpec, Request, RequestError};
 
-use fields::{
-    CONTENT, DELETE, DOCUMENTS, DRY_RUN, EDITS, EXPECT_HASH, FILES, Fields, ID, MOVE_TO, NEW_TEXT,
-    Names, OLD_TEXT, PATH, REPLACE_ALL, TEXT, VERSION, child, item, kind, place,
-};
+use de::{child, item, kind, place};
 use merge::Batch;
 
 pub use merge::merge_key;
+pub use schema::{request_schema, tool_input_schema};
 
 /// A batch of edits for redline to resolve and apply all or nothing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[schemars(title = "redline request")]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename = "object", rename_all = "camelCase", deny_unknown_fields)]
 pub struct WireRequest {
-    /// Request format version; 1 is the only one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(schema_with = "version_schema")]
-    pub version: Option<u32>,
     /// What to do to each file. Several objects for one path are merged: all their edits match
     /// against the same original content.
     #[schemars(length(min = 1))]
     pub files: Vec<WireFile>,
     /// Unsaved editor buffers that replace the disk content for matching (resolve and filter
     /// only; apply rejects them).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub documents: Vec<WireDocument>,
+    #[serde(default)]
+    #[schemars(with = "Vec<WireDocument>")]
+    pub documents: Option<Vec<WireDocument>>,
     /// Resolve and report the result without writing anything.
-    #[serde(default, alias = "dry_run", skip_serializing_if = "is_false")]
-    pub dry_run: bool,
+    #[serde(default)]
+    #[schemars(with = "bool", extend("x-aliases" = ["dry_run"]))]
+    pub dry_run: Option<bool>,
+    /// Request format version; 1 is the only one.
+    #[serde(default)]
+    #[schemars(schema_with = "version_schema")]
+    pub version: Option<Value>,
 }
 
 /// What to do to one file: `edits` (optionally with `moveTo`), `content`, `delete`, or `moveTo`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename = "file object", rename_all = "camelCase", deny_unknown_fields)]
 pub struct WireFile {
     /// Path of the file, relative to the root (or absolute inside it).
-    #[serde(alias = "file_path", alias = "filePath")]
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1), extend("x-aliases" = ["file_path", "filePath"]))]
     pub path: String,
     /// Replacements, each matched against the original content (never against another edit's
     /// output); their matches must not overlap.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "Vec<WireEdit>", length(min = 1))]
     pub edits: Option<Vec<WireEdit>>,
     /// The whole new content: creates the file, or overwrites it. Not combined with `edits`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "String")]
     pub content: Option<String>,
     /// `true` deletes the file. Not combined with anything else.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "bool", extend("const" = true))]
     pub delete: Option<bool>,
     /// Moves the file to this path (after applying `edits`, if any).
-    #[serde(default, alias = "move_to", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String", length(min = 1))]
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1), extend("x-aliases" = ["move_to"]))]
     pub move_to: Option<String>,
     /// The `sha256:<hex>` version the file must still have (as printed by `redline read`);
     /// otherwise the file fails with `stale`.
-    #[serde(
-        default,
-        alias = "expect_hash",
-        skip_serializing_if = "Option::is_none"
+    #[serde(default)]
+    #[schemars(
+        with = "String",
+        regex(pattern = r"^[sS][hH][aA]256:[0-9a-fA-F]{64}$"),
+        extend("x-aliases" = ["expect_hash"])
     )]
-    #[schemars(with = "String", pattern(r"^sha256:[0-9a-fA-F]{64}$"))]
     pub expect_hash: Option<String>,
     /// Resolve and report without writing; `true` on any object makes the whole request a dry
     /// run (as the top-level `dryRun`).
-    #[serde(default, alias = "dry_run", skip_serializing_if = "is_false")]
-    pub dry_run: bool,
+    #[serde(default)]
+    #[schemars(with = "bool", extend("x-aliases" = ["dry_run"]))]
+    pub dry_run: Option<bool>,
 }
 
 /// One replacement: the unique match of `oldText` becomes `newText`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename = "edit object", rename_all = "camelCase", deny_unknown_fields)]
 pub struct WireEdit {
     /// Text to find, copied from the file. Matched exactly first, then with line endings,
     /// trailing whitespace, Unicode quotes, dashes and spaces normalized. Must occur exactly
     /// once unless `replaceAll`.
-    #[serde(
-        alias = "old_string",
-        alias = "old_str",
-        alias = "old_text",
-        alias = "oldString"
+    #[schemars(
+        length(min = 1),
+        extend("x-aliases" = ["old_string", "old_str", "old_text", "oldString"])
     )]
-    #[schemars(length(min = 1))]
     pub old_text: String,
     /// Replacement text, inserted as given (line endings adapted to the file). May be empty.
-    #[serde(
-        alias = "new_string",
-        alias = "new_str",
-        alias = "new_text",
-        alias = "newString"
-    )]
+    #[schemars(extend("x-aliases" = ["new_string", "new_str", "new_text", "newString"]))]
     pub new_text: String,
     /// Replace every occurrence instead of requiring exactly one.
-    #[serde(default, alias = "replace_all", skip_serializing_if = "is_false")]
-    pub replace_all: bool,
+    #[serde(default)]
+    #[schemars(with = "bool", extend("x-aliases" = ["replace_all"]))]
+    pub replace_all: Option<bool>,
     /// Caller's name for this edit, echoed in the response.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     #[schemars(with = "String")]
     pub id: Option<String>,
 }
 
 /// An unsaved editor buffer that stands in for the file on disk.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(
+    rename = "document object",
+    rename_all = "camelCase",
+    deny_unknown_fields
+)]
 pub struct WireDocument {
     /// Path of the file this buffer holds, as in `files[].path`.
-    #[serde(alias = "file_path", alias = "filePath")]
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1), extend("x-aliases" = ["file_path", "filePath"]))]
     pub path: String,
     /// The buffer's full text.
     pub text: String,
 }
 
+/// One file object on its own (or as an item of a top-level array): the fields of a `files[]`
+/// entry, plus one edit given inline (`{path, oldText, newText}`, Claude Code's
+/// `{file_path, old_string, new_string, replace_all}`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename = "file object", rename_all = "camelCase", deny_unknown_fields)]
+pub struct FileObject {
+    /// Path of the file, relative to the root (or absolute inside it).
+    #[schemars(length(min = 1), extend("x-aliases" = ["file_path", "filePath"]))]
+    pub path: String,
+    /// Replacements, each matched against the original content (never against another edit's
+    /// output); their matches must not overlap.
+    #[serde(default)]
+    #[schemars(with = "Vec<WireEdit>", length(min = 1))]
+    pub edits: Option<Vec<WireEdit>>,
+    /// One edit given inline: the text to find (as `oldText` in `edits`).
+    #[serde(default)]
+    #[schemars(
+        with = "String",
+        length(min = 1),
+        extend("x-aliases" = ["old_string", "old_str", "old_text", "oldString"])
+    )]
+    pub old_text: Option<String>,
+    /// One edit given inline: its replacement text (as `newText` in `edits`).
+    #[serde(default)]
+    #[schemars(
+        with = "String",
+        extend("x-aliases" = ["new_string", "new_str", "new_text", "newString"])
+    )]
+    pub new_text: Option<String>,
+    /// For the inline edit: replace every occurrence instead of requiring exactly one.
+    #[serde(default)]
+    #[schemars(with = "bool", extend("x-aliases" = ["replace_all"]))]
+    pub replace_all: Option<bool>,
+    /// For the inline edit: the caller's name for it, echoed in the response.
+    #[serde(default)]
+    #[schemars(with = "String")]
+    pub id: Option<String>,
+    /// The whole new content: creates the file, or overwrites it. Not combined with edits.
+    #[serde(default)]
+    #[schemars(with = "String")]
+    pub content: Option<String>,
+    /// `true` deletes the file. Not combined with anything else.
+    #[serde(default)]
+    #[schemars(with = "bool", extend("const" = true))]
+    pub delete: Option<bool>,
+    /// Moves the file to this path (after applying the edits, if any).
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1), extend("x-aliases" = ["move_to"]))]
+    pub move_to: Option<String>,
+    /// The `sha256:<hex>` version the file must still have (as printed by `redline read`).
+    #[serde(default)]
+    #[schemars(
+        with = "String",
+        regex(pattern = r"^[sS][hH][aA]256:[0-9a-fA-F]{64}$"),
+        extend("x-aliases" = ["expect_hash"])
+    )]
+    pub expect_hash: Option<String>,
+    /// Resolve and report without writing anything.
+    #[serde(default)]
+    #[schemars(with = "bool", extend("x-aliases" = ["dry_run"]))]
+    pub dry_run: Option<bool>,
+}
+
+/// Edits that each name their file: `{"edits": [{path, oldText, newText}, …]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename = "object", rename_all = "camelCase", deny_unknown_fields)]
+pub struct FlatRequest {
+    /// Replacements, grouped by path in order of first appearance; all edits of one path match
+    /// against its original content.
+    #[schemars(length(min = 1))]
+    pub edits: Vec<FlatEdit>,
+    /// Unsaved editor buffers that replace the disk content for matching (resolve and filter
+    /// only; apply rejects them).
+    #[serde(default)]
+    #[schemars(with = "Vec<WireDocument>")]
+    pub documents: Option<Vec<WireDocument>>,
+    /// Resolve and report the result without writing anything.
+    #[serde(default)]
+    #[schemars(with = "bool", extend("x-aliases" = ["dry_run"]))]
+    pub dry_run: Option<bool>,
+    /// Request format version; 1 is the only one.
+    #[serde(default)]
+    #[schemars(schema_with = "version_schema")]
+    pub version: Option<Value>,
+}
+
+/// One replacement in the file named by `path`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename = "edit object", rename_all = "camelCase", deny_unknown_fields)]
+pub struct FlatEdit {
+    /// Path of the file, relative to the root (or absolute inside it).
+    #[schemars(length(min = 1), extend("x-aliases" = ["file_path", "filePath"]))]
+    pub path: String,
+    /// Text to find, copied from the file (as `oldText` in `files[].edits`).
+    #[schemars(
+        length(min = 1),
+        extend("x-aliases" = ["old_string", "old_str", "old_text", "oldString"])
+    )]
+    pub old_text: String,
+    /// Replacement text, inserted as given (line endings adapted to the file). May be empty.
+    #[schemars(extend("x-aliases" = ["new_string", "new_str", "new_text", "newString"]))]
+    pub new_text: String,
+    /// Replace every occurrence instead of requiring exactly one.
+    #[serde(default)]
+    #[schemars(with = "bool", extend("x-aliases" = ["replace_all"]))]
+    pub replace_all: Option<bool>,
+    /// Caller's name for this edit, echoed in the response.
+    #[serde(default)]
+    #[schemars(with = "String")]
+    pub id: Option<String>,
+}
+
 fn version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"type": "integer", "const": 1})
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-/// The JSON Schema (2020-12) of the canonical request, with every subschema inlined (no `$ref`:
-/// several MCP clients cannot follow references). Aliases are accepted but not advertised.
-pub fn request_schema() -> Value {
-    let settings = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| s.inline_subschemas = true)
-        .with_transform(schemars::transform::RecursiveTransform(
-            one_line_descriptions,
-        ));
-    settings
-        .into_generator()
-        .into_root_schema_for::<WireRequest>()
-        .to_value()
-}
-
-/// Doc comments wrap at 100 columns; a schema description reads better unwrapped.
-fn one_line_descriptions(schema: &mut schemars::Schema) {
-    if let Some(Value::String(text)) = schema.get_mut("description") {
-        *text = text.replace('\n', " ");
-    }
 }
 
 /// Parses a JSON request in any accepted shape into the canonical [`Request`].
@@ -194,7 +289,7 @@ fn one_line_descriptions(schema: &mut schemars::Schema) {
 /// Malformed JSON fails with its line and column; every other error carries the JSON pointer
 /// of the offending value (of the parent object for a missing field).
 pub fn parse_json(text: &str) -> Result<Request, RequestError> {
-    from_value(&fields::parse_value(text)?)
+    from_value(&de::parse_value(text)?)
 }
 
 /// Like [`parse_json`] for a request that is already a JSON value (JSON-RPC `params`, MCP tool
@@ -203,22 +298,18 @@ pub fn from_value(value: &Value) -> Result<Request, RequestError> {
     let mut parser = Parser::default();
     match value {
         Value::Array(objects) => parser.array(objects)?,
-        Value::Object(map) => {
-            let has = |names: Names| names.iter().any(|name| map.contains_key(*name));
-            if has(FILES) {
-                parser.canonical(value)?;
-            } else if has(PATH) || has(OLD_TEXT) || has(NEW_TEXT) || has(CONTENT) || has(DELETE) {
-                parser.loose_file(value, "")?;
-            } else if has(EDITS) {
-                parser.flat(value)?;
-            } else {
+        Value::Object(map) => match Shape::of(map) {
+            Some(Shape::Canonical) => parser.canonical(value)?,
+            Some(Shape::File) => parser.file_object(value, "")?,
+            Some(Shape::Flat) => parser.flat(value)?,
+            None => {
                 return Err(RequestError::new(
                     "the request has none of `files`, `edits` or `path`",
                 )
                 .at("")
                 .hint("send {\"files\": [{\"path\": ..., \"edits\": [{\"oldText\": ..., \"newText\": ...}]}]}"));
             }
-        }
+        },
         other => {
             return Err(RequestError::new(format!(
                 "the request must be a JSON object or array, found {}",
@@ -230,25 +321,142 @@ pub fn from_value(value: &Value) -> Result<Request, RequestError> {
     Ok(parser.finish())
 }
 
-/// Fields of the canonical `files[]` objects (exactly [`WireFile`]'s).
-const FILE_FIELDS: &[Names] = &[PATH, EDITS, CONTENT, DELETE, MOVE_TO, EXPECT_HASH, DRY_RUN];
-/// Fields of a file object outside `files[]`: also an inline legacy edit and `dryRun`.
-const LOOSE_FILE_FIELDS: &[Names] = &[
-    PATH,
-    EDITS,
-    CONTENT,
-    DELETE,
-    MOVE_TO,
-    EXPECT_HASH,
-    OLD_TEXT,
-    NEW_TEXT,
-    REPLACE_ALL,
-    ID,
-    DRY_RUN,
-];
-const EDIT_FIELDS: &[Names] = &[OLD_TEXT, NEW_TEXT, REPLACE_ALL, ID];
-const FLAT_EDIT_FIELDS: &[Names] = &[PATH, OLD_TEXT, NEW_TEXT, REPLACE_ALL, ID];
-const DOCUMENT_FIELDS: &[Names] = &[PATH, TEXT];
+/// Which shape a top-level object is, by its keys.
+enum Shape {
+    Canonical,
+    File,
+    Flat,
+}
+
+impl Shape {
+    fn of(map: &Map<String, Value>) -> Option<Shape> {
+        let shapes = schema::shapes();
+        if map.contains_key("files") {
+            return Some(Shape::Canonical);
+        }
+        // A field that a file object has and the flat shape lacks (`path`, `oldText`, …).
+        let file_only = map.keys().any(|key| {
+            schema::field_of(&shapes.file, key).is_some()
+                && schema::field_of(&shapes.flat, key).is_none()
+        });
+        if file_only {
+            Some(Shape::File)
+        } else if map.contains_key("edits") {
+            Some(Shape::Flat)
+        } else {
+            None
+        }
+    }
+}
+
+/// An object of the request as sent: where it is, its keys, and its schema, so that messages
+/// can name a field the way the caller spelled it.
+struct Sent<'a> {
+    pointer: String,
+    map: Option<&'a Map<String, Value>>,
+    schema: &'a Value,
+}
+
+impl<'a> Sent<'a> {
+    fn new(value: &'a Value, pointer: String, schema: &'a Value) -> Sent<'a> {
+        Sent {
+            pointer,
+            map: value.as_object(),
+            schema,
+        }
+    }
+
+    /// The name under which the caller sent `field` (its canonical name when absent).
+    fn key(&self, field: &'a str) -> &'a str {
+        let Some(map) = self.map else {
+            return field;
+        };
+        if map.contains_key(field) {
+            return field;
+        }
+        schema::names(self.schema, field)
+            .find(|name| map.contains_key(*name))
+            .unwrap_or(field)
+    }
+
+    /// The pointer of `field` as sent.
+    fn at(&self, field: &'a str) -> String {
+        child(&self.pointer, self.key(field))
+    }
+
+    /// Item `i` of the array `field` of this object.
+    fn item(&self, field: &'a str, i: usize) -> Sent<'a> {
+        let key = self.key(field);
+        let value = self
+            .map
+            .and_then(|map| map.get(key))
+            .and_then(|list| list.get(i))
+            .unwrap_or(&Value::Null);
+        let schema = schema::items(self.schema, field);
+        Sent::new(value, item(&child(&self.pointer, key), i), schema)
+    }
+
+    /// How this object reads in a message.
+    fn place(&self) -> String {
+        place(&self.pointer)
+    }
+}
+
+/// One file object's fields, from whichever shape it came.
+struct FileFields {
+    path: String,
+    edits: Option<Vec<WireEdit>>,
+    /// An edit given inline (`oldText`/`newText` on the file object itself).
+    inline: Option<InlineEdit>,
+    content: Option<String>,
+    delete: Option<bool>,
+    move_to: Option<String>,
+    expect_hash: Option<String>,
+    dry_run: Option<bool>,
+}
+
+struct InlineEdit {
+    old_text: Option<String>,
+    new_text: Option<String>,
+    replace_all: Option<bool>,
+    id: Option<String>,
+}
+
+impl From<WireFile> for FileFields {
+    fn from(f: WireFile) -> FileFields {
+        FileFields {
+            path: f.path,
+            edits: f.edits,
+            inline: None,
+            content: f.content,
+            delete: f.delete,
+            move_to: f.move_to,
+            expect_hash: f.expect_hash,
+            dry_run: f.dry_run,
+        }
+    }
+}
+
+impl From<FileObject> for FileFields {
+    fn from(f: FileObject) -> FileFields {
+        let inline = (f.old_text.is_some() || f.new_text.is_some()).then_some(InlineEdit {
+            old_text: f.old_text,
+            new_text: f.new_text,
+            replace_all: f.replace_all,
+            id: f.id,
+        });
+        FileFields {
+            path: f.path,
+            edits: f.edits,
+            inline,
+            content: f.content,
+            delete: f.delete,
+            move_to: f.move_to,
+            expect_hash: f.expect_hash,
+            dry_run: f.dry_run,
+        }
+    }
+}
 
 #[derive(Default)]
 struct Parser {
@@ -269,18 +477,26 @@ impl Parser {
 
     /// `{"files": [...], "documents"?, "dryRun"?, "version"?}`.
     fn canonical(&mut self, value: &Value) -> Result<(), RequestError> {
-        let top = Fields::read(
-            value,
-            "",
-            "an object",
-            &[FILES, DOCUMENTS, DRY_RUN, VERSION],
-        )?;
-        self.top_level(&top)?;
-        let files = non_empty(&top, FILES)?;
-        for (i, file) in files.iter().enumerate() {
-            let fields = Fields::read(file, &item("/files", i), "a file object", FILE_FIELDS)?;
-            self.dry_run |= fields.opt_bool(DRY_RUN)?.unwrap_or(false);
-            self.file(&fields, false)?;
+        let shapes = schema::shapes();
+        let top = Sent::new(value, String::new(), &shapes.canonical);
+        let item_schema = schema::items(&shapes.canonical, "files");
+        let wire: WireRequest = match de::from_value(value, "", &shapes.canonical) {
+            Ok(wire) => wire,
+            Err(e) => {
+                return Err(self.first_in_order(e, &top, "files", |parser, i| {
+                    let at = top.item("files", i);
+                    let file: WireFile =
+                        de::from_value(&value["files"][i], &at.pointer, item_schema)?;
+                    parser.file(file.into(), &at)
+                }));
+            }
+        };
+        self.top_level(wire.version, wire.documents, wire.dry_run, &top)?;
+        if wire.files.is_empty() {
+            return Err(empty(&top, "files"));
+        }
+        for (i, file) in wire.files.into_iter().enumerate() {
+            self.file(file.into(), &top.item("files", i))?;
         }
         Ok(())
     }
@@ -291,149 +507,200 @@ impl Parser {
             return Err(RequestError::new("the request is an empty array").at(""));
         }
         for (i, object) in objects.iter().enumerate() {
-            self.loose_file(object, &item("", i))?;
+            self.file_object(object, &item("", i))?;
         }
         Ok(())
+    }
+
+    /// One file object outside `files[]` (single-object and array shapes).
+    fn file_object(&mut self, value: &Value, pointer: &str) -> Result<(), RequestError> {
+        let shapes = schema::shapes();
+        let value = pi_stringified_edits(value, pointer)?;
+        let at = Sent::new(&value, pointer.to_owned(), &shapes.file);
+        let file: FileObject = de::from_value(&value, pointer, &shapes.file)?;
+        self.file(file.into(), &at)
     }
 
     /// `{"edits": [{path, oldText, newText, ...}, ...], "documents"?, "dryRun"?, "version"?}`.
     fn flat(&mut self, value: &Value) -> Result<(), RequestError> {
-        let top = Fields::read(
-            value,
-            "",
-            "an object",
-            &[EDITS, DOCUMENTS, DRY_RUN, VERSION],
-        )?;
-        self.top_level(&top)?;
-        let edits = non_empty(&top, EDITS)?;
-        for (i, value) in edits.iter().enumerate() {
-            let pointer = item("/edits", i);
-            let fields = Fields::read(value, &pointer, "an edit object", FLAT_EDIT_FIELDS)?;
-            let path = path(&fields)?;
-            let edit = edit(&fields)?;
-            self.batch.slot(path, &pointer).add_edit(edit, &pointer)?;
+        let shapes = schema::shapes();
+        let top = Sent::new(value, String::new(), &shapes.flat);
+        let item_schema = schema::items(&shapes.flat, "edits");
+        let wire: FlatRequest = match de::from_value(value, "", &shapes.flat) {
+            Ok(wire) => wire,
+            Err(e) => {
+                return Err(self.first_in_order(e, &top, "edits", |parser, i| {
+                    let at = top.item("edits", i);
+                    let edit: FlatEdit =
+                        de::from_value(&value["edits"][i], &at.pointer, item_schema)?;
+                    parser.flat_edit(edit, &at)
+                }));
+            }
+        };
+        self.top_level(wire.version, wire.documents, wire.dry_run, &top)?;
+        if wire.edits.is_empty() {
+            return Err(empty(&top, "edits"));
+        }
+        for (i, edit) in wire.edits.into_iter().enumerate() {
+            self.flat_edit(edit, &top.item("edits", i))?;
         }
         Ok(())
     }
 
-    /// `documents`, `dryRun` and `version` of the canonical and flat shapes.
-    fn top_level(&mut self, top: &Fields) -> Result<(), RequestError> {
-        if let Some(version) = top.get(VERSION)
-            && version.value.as_u64() != Some(1)
-        {
-            return Err(RequestError::new(format!(
-                "unsupported request version {}",
-                version.value
-            ))
-            .at(version.pointer.clone())
-            .hint("1 is the only version; omit `version` or send 1"));
-        }
-        self.dry_run |= top.opt_bool(DRY_RUN)?.unwrap_or(false);
-        let Some(documents) = top.get(DOCUMENTS) else {
-            return Ok(());
+    fn flat_edit(&mut self, e: FlatEdit, at: &Sent) -> Result<(), RequestError> {
+        let path = checked_path(&e.path, at)?;
+        let edit = edit(e.old_text, e.new_text, e.replace_all, e.id, at)?;
+        self.batch
+            .slot(path, &at.pointer)
+            .add_edit(edit, &at.pointer)
+    }
+
+    /// The first error in request order, when reading the whole shape failed with `structural`:
+    /// an element of the top-level list `field` that comes before it may fail a check that is
+    /// only made after an object is read (an empty value, a conflict between merged objects).
+    fn first_in_order(
+        &mut self,
+        structural: RequestError,
+        top: &Sent,
+        field: &'static str,
+        mut check: impl FnMut(&mut Parser, usize) -> Result<(), RequestError>,
+    ) -> RequestError {
+        let list = top.at(field);
+        let Some(index) = structural
+            .pointer
+            .as_deref()
+            .and_then(|p| p.strip_prefix(list.as_str()))
+            .and_then(|rest| rest.strip_prefix('/'))
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|i| i.parse::<usize>().ok())
+        else {
+            return structural;
         };
-        for (i, value) in documents.array()?.unwrap_or_default().iter().enumerate() {
-            let pointer = item(&documents.pointer, i);
-            let fields = Fields::read(value, &pointer, "a document object", DOCUMENT_FIELDS)?;
-            let path = path(&fields)?;
+        for i in 0..index {
+            if let Err(e) = check(self, i) {
+                return e;
+            }
+        }
+        structural
+    }
+
+    /// `documents`, `dryRun` and `version` of the canonical and flat shapes.
+    fn top_level(
+        &mut self,
+        version: Option<Value>,
+        documents: Option<Vec<WireDocument>>,
+        dry_run: Option<bool>,
+        top: &Sent,
+    ) -> Result<(), RequestError> {
+        if let Some(version) = version
+            && version.as_u64() != Some(1)
+        {
+            return Err(
+                RequestError::new(format!("unsupported request version {version}"))
+                    .at(top.at("version"))
+                    .hint("1 is the only version; omit `version` or send 1"),
+            );
+        }
+        self.dry_run |= dry_run.unwrap_or(false);
+        for (i, document) in documents.unwrap_or_default().into_iter().enumerate() {
+            let at = top.item("documents", i);
+            let path = checked_path(&document.path, &at)?;
             let key = merge_key(path);
             if let Some((_, earlier)) = self.document_keys.iter().find(|(k, _)| *k == key) {
                 return Err(RequestError::new(format!(
-                    "document {pointer} repeats the path of document {earlier}"
+                    "document {} repeats the path of document {earlier}",
+                    at.pointer
                 ))
-                .at(child(&pointer, "path")));
+                .at(at.at("path")));
             }
-            self.document_keys.push((key, pointer.clone()));
-            let text = fields.string(TEXT)?;
+            self.document_keys.push((key, at.pointer.clone()));
             self.documents.push(DocumentOverride {
                 path: path.to_owned(),
-                text: text.to_owned(),
+                text: document.text,
             });
         }
         Ok(())
     }
 
-    /// A file object outside `files[]` (single-object and array shapes).
-    fn loose_file(&mut self, value: &Value, pointer: &str) -> Result<(), RequestError> {
-        let fields = Fields::read(value, pointer, "a file object", LOOSE_FILE_FIELDS)?;
-        self.dry_run |= fields.opt_bool(DRY_RUN)?.unwrap_or(false);
-        self.file(&fields, true)
-    }
-
-    /// One file object: its operations join the slot of its path. `loose` objects (outside the
-    /// canonical `files[]`) may send `edits` as a string holding a JSON array.
-    fn file(&mut self, fields: &Fields, loose: bool) -> Result<(), RequestError> {
-        let path = path(fields)?;
-        let slot = self.batch.slot(path, &fields.pointer);
+    /// One file object: its operations join the slot of its path.
+    fn file(&mut self, f: FileFields, at: &Sent) -> Result<(), RequestError> {
+        self.dry_run |= f.dry_run.unwrap_or(false);
+        let path = checked_path(&f.path, at)?;
+        let slot = self.batch.slot(path, &at.pointer);
         let mut operations = 0;
-        if let Some(found) = fields.get(EDITS) {
-            let decoded;
-            let items = match found.value {
-                // Pi #3370: some models send the edits array as a JSON string.
-                Value::String(text) if loose => match serde_json::from_str::<Value>(text) {
-                    Ok(Value::Array(items)) => {
-                        decoded = items;
-                        &decoded[..]
-                    }
-                    _ => return Err(not_array(found)),
-                },
-                _ => found.array()?.unwrap_or_default(),
-            };
-            if items.is_empty() {
-                return Err(empty(&found.pointer, &fields.pointer));
+        if let Some(edits) = f.edits {
+            if edits.is_empty() {
+                return Err(empty(at, "edits"));
             }
-            for (i, value) in items.iter().enumerate() {
-                let pointer = item(&found.pointer, i);
-                let edit_fields = Fields::read(value, &pointer, "an edit object", EDIT_FIELDS)?;
-                slot.add_edit(edit(&edit_fields)?, &pointer)?;
+            for (i, e) in edits.into_iter().enumerate() {
+                let edit_at = at.item("edits", i);
+                let edit = edit(e.old_text, e.new_text, e.replace_all, e.id, &edit_at)?;
+                slot.add_edit(edit, &edit_at.pointer)?;
             }
             operations += 1;
         }
-        if fields.has(OLD_TEXT) || fields.has(NEW_TEXT) {
+        if let Some(inline) = f.inline {
             // The edit is the object itself; conflicts name its `oldText` for clarity.
-            let source = fields
-                .get(OLD_TEXT)
-                .map_or(fields.pointer.as_str(), |f| &f.pointer);
-            slot.add_edit(edit(fields)?, source)?;
+            let (Some(old_text), Some(new_text)) = (inline.old_text, inline.new_text) else {
+                let missing = if at.map.is_some_and(|m| names_present(m, at, "oldText")) {
+                    "newText"
+                } else {
+                    "oldText"
+                };
+                return Err(RequestError::new(format!(
+                    "missing field `{missing}` in {}",
+                    at.place()
+                ))
+                .at(at.pointer.clone()));
+            };
+            let source = at.at("oldText");
+            let edit = edit(old_text, new_text, inline.replace_all, inline.id, at)?;
+            slot.add_edit(edit, &source)?;
             operations += 1;
         }
-        if let Some(content) = fields.get(CONTENT) {
-            slot.set_content(content.string()?.unwrap_or_default(), &content.pointer)?;
+        if let Some(content) = &f.content {
+            slot.set_content(content, &at.at("content"))?;
             operations += 1;
         }
-        if let Some(delete) = fields.get(DELETE) {
-            if delete.boolean()? != Some(true) {
+        if let Some(delete) = f.delete {
+            if !delete {
                 return Err(RequestError::new(format!(
                     "`{}` must be true when present in {}",
-                    delete.key,
-                    place(&fields.pointer)
+                    at.key("delete"),
+                    at.place()
                 ))
-                .at(delete.pointer.clone())
+                .at(at.at("delete"))
                 .hint("omit `delete` unless the file is to be deleted"));
             }
-            slot.set_delete(&delete.pointer)?;
+            slot.set_delete(&at.at("delete"))?;
             operations += 1;
         }
-        if let Some(target) = fields.get(MOVE_TO) {
-            let target_text = target.string()?.unwrap_or_default();
-            if target_text.is_empty() {
-                return Err(RequestError::new(format!("`{}` is empty", target.key))
-                    .at(target.pointer.clone()));
+        if let Some(target) = &f.move_to {
+            if target.is_empty() {
+                return Err(empty(at, "moveTo"));
             }
-            slot.set_move_to(target_text, &target.pointer)?;
+            slot.set_move_to(target, &at.at("moveTo"))?;
             operations += 1;
         }
-        if let Some(hash) = fields.get(EXPECT_HASH) {
-            slot.set_expect_hash(expect_hash(hash)?, &hash.pointer)?;
+        if let Some(hash) = &f.expect_hash {
+            let hash = expect_hash(hash).ok_or_else(|| {
+                RequestError::new(format!(
+                    "`{}` is not a sha256 version",
+                    at.key("expectHash")
+                ))
+                .at(at.at("expectHash"))
+                .hint("use the `sha256:<64 hex digits>` string printed by `redline read`")
+            })?;
+            slot.set_expect_hash(hash, &at.at("expectHash"))?;
         }
         if operations == 0 {
-            let which = match fields.pointer.as_str() {
+            let which = match at.pointer.as_str() {
                 "" => "the request".to_owned(),
                 pointer => format!("file object {pointer}"),
             };
             return Err(
                 RequestError::new(format!("{which} names a path but no operation"))
-                    .at(fields.pointer.clone())
+                    .at(at.pointer.clone())
                     .hint("give `edits`, `content`, `delete: true` or `moveTo`"),
             );
         }
@@ -441,95 +708,81 @@ impl Parser {
     }
 }
 
-/// The required, non-empty array field `names` of `fields`.
-fn non_empty<'a>(fields: &Fields<'a>, names: Names) -> Result<&'a [Value], RequestError> {
-    let items = match fields.get(names) {
-        Some(found) => found.array()?.unwrap_or_default(),
-        None => {
-            return Err(RequestError::new(format!(
-                "missing field `{}` in {}",
-                names[0],
-                place(&fields.pointer)
-            ))
-            .at(fields.pointer.clone()));
+/// Whether the object sent any name of `field`.
+fn names_present(map: &Map<String, Value>, at: &Sent, field: &str) -> bool {
+    map.contains_key(field) || schema::names(at.schema, field).any(|n| map.contains_key(n))
+}
+
+/// Pi #3370: some models send a file object's `edits` array as a JSON string; it is decoded
+/// before the object is read (pointers then index into the decoded array).
+fn pi_stringified_edits<'v>(
+    value: &'v Value,
+    pointer: &str,
+) -> Result<Cow<'v, Value>, RequestError> {
+    let Some(Value::String(text)) = value.get("edits") else {
+        return Ok(Cow::Borrowed(value));
+    };
+    match serde_json::from_str::<Value>(text) {
+        Ok(decoded @ Value::Array(_)) => {
+            let mut value = value.clone();
+            value["edits"] = decoded;
+            Ok(Cow::Owned(value))
         }
-    };
-    if items.is_empty() {
-        return Err(empty(&child(&fields.pointer, names[0]), &fields.pointer));
+        _ => Err(RequestError::new(
+            "`edits` must be an array, found a string that is not a JSON array",
+        )
+        .at(child(pointer, "edits"))),
     }
-    Ok(items)
 }
 
-fn empty(pointer: &str, parent: &str) -> RequestError {
-    let name = pointer.rsplit('/').next().unwrap_or_default();
-    RequestError::new(format!("`{name}` is empty in {}", place(parent))).at(pointer)
+/// The error for an empty `field` (a list or a string) of `at`.
+fn empty(at: &Sent, field: &'static str) -> RequestError {
+    RequestError::new(format!("`{}` is empty in {}", at.key(field), at.place())).at(at.at(field))
 }
 
-fn not_array(found: &fields::Found) -> RequestError {
-    RequestError::new(format!(
-        "`{}` must be an array, found a string that is not a JSON array",
-        found.key
-    ))
-    .at(found.pointer.clone())
-}
-
-/// The required `path` of an object: a non-empty string without NUL.
-fn path<'a>(fields: &Fields<'a>) -> Result<&'a str, RequestError> {
-    let path = fields.string(PATH)?;
-    let at = || {
-        fields
-            .get(PATH)
-            .map(|f| f.pointer.clone())
-            .unwrap_or_default()
-    };
+/// The `path` of an object: a non-empty string without NUL.
+fn checked_path<'p>(path: &'p str, at: &Sent) -> Result<&'p str, RequestError> {
     if path.is_empty() {
-        return Err(
-            RequestError::new(format!("`path` is empty in {}", place(&fields.pointer))).at(at()),
-        );
+        return Err(empty(at, "path"));
     }
     if path.contains('\0') {
         return Err(RequestError::new(format!(
-            "`path` contains a NUL character in {}",
-            place(&fields.pointer)
+            "`{}` contains a NUL character in {}",
+            at.key("path"),
+            at.place()
         ))
-        .at(at()));
+        .at(at.at("path")));
     }
     Ok(path)
 }
 
-/// An edit from `oldText`, `newText`, `replaceAll` and `id` of `fields`.
-fn edit(fields: &Fields) -> Result<EditSpec, RequestError> {
-    let old_text = fields.string(OLD_TEXT)?;
+/// An edit from its fields; `at` is the object that holds them.
+fn edit(
+    old_text: String,
+    new_text: String,
+    replace_all: Option<bool>,
+    id: Option<String>,
+    at: &Sent,
+) -> Result<EditSpec, RequestError> {
     if old_text.is_empty() {
-        let at = fields
-            .get(OLD_TEXT)
-            .map(|f| f.pointer.clone())
-            .unwrap_or_default();
-        return Err(RequestError::new(format!("`oldText` is empty in {}", place(&fields.pointer)))
-            .at(at)
-            .hint("quote the text to replace, copied from the file; to create a file use `content`"));
+        return Err(empty(at, "oldText").hint(
+            "quote the text to replace, copied from the file; to create a file use `content`",
+        ));
     }
     Ok(EditSpec {
-        old_text: old_text.to_owned(),
-        new_text: fields.string(NEW_TEXT)?.to_owned(),
-        replace_all: fields.opt_bool(REPLACE_ALL)?.unwrap_or(false),
-        id: fields.opt_string(ID)?.map(str::to_owned),
-        pointer: Some(fields.pointer.clone()),
+        old_text,
+        new_text,
+        replace_all: replace_all.unwrap_or(false),
+        id,
+        pointer: Some(at.pointer.clone()),
     })
 }
 
-/// `sha256:` and 64 hex digits, returned in the lowercase form `redline read` prints.
-fn expect_hash(found: &fields::Found) -> Result<String, RequestError> {
-    let text = found.string()?.unwrap_or_default();
-    let valid = text
-        .strip_prefix("sha256:")
-        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()));
-    if !valid {
-        return Err(
-            RequestError::new(format!("`{}` is not a sha256 version", found.key))
-                .at(found.pointer.clone())
-                .hint("use the `sha256:<64 hex digits>` string printed by `redline read`"),
-        );
-    }
-    Ok(text.to_ascii_lowercase())
+/// `sha256:` and 64 hex digits (any case), in the lowercase form `redline read` prints.
+fn expect_hash(text: &str) -> Option<String> {
+    let (prefix, hex) = text.split_at_checked(7)?;
+    let valid = prefix.eq_ignore_ascii_case("sha256:")
+        && hex.len() == 64
+        && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    valid.then(|| text.to_ascii_lowercase())
 }

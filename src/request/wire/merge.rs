@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use crate::request::{EditSpec, FileRequest, RequestError};
 
-use super::fields::place;
+use super::de::place;
 
 /// The key under which objects for one path merge: the path lexically normalized.
 ///

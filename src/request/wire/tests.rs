@@ -2,7 +2,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{WireRequest, merge_key, parse_json, request_schema};
+use super::{merge_key, parse_json, request_schema};
 use crate::request::{EditSpec, FileRequest, Request, RequestError};
 
 fn ok(text: &str) -> Request {
@@ -230,10 +230,11 @@ fn pi_legacy_mixed_and_stringified_edits() {
         "/files/0/edits",
         "must be an array, found a string",
     );
+    // The first error in request order (SPEC §3a): `oldText` comes before `newText`.
     err_at(
         json!({"files": [{"path": "a", "oldText": "x", "newText": "y"}]}),
-        "/files/0/newText",
-        "unknown field `newText` in /files/0",
+        "/files/0/oldText",
+        "unknown field `oldText` in /files/0",
     );
 }
 
@@ -858,49 +859,6 @@ fn fixtures() -> Vec<(String, PathBuf)> {
     out
 }
 
-/// parse_json and the typed structs must agree on every canonical example: serde reads it into
-/// [`WireRequest`], which serializes back to canonical JSON that parses to the same request.
-#[test]
-fn canonical_fixtures_parse_through_both_paths() {
-    let mut seen = 0;
-    for (name, path) in fixtures()
-        .into_iter()
-        .filter(|(n, _)| n.starts_with("ok-canonical"))
-    {
-        let text = std::fs::read_to_string(&path).unwrap();
-        let direct = ok(&text);
-        let wire: WireRequest =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let again = ok(&serde_json::to_string(&wire).unwrap());
-        assert_eq!(direct, again, "{name}");
-        seen += 1;
-    }
-    assert!(seen >= 5, "only {seen} canonical fixtures");
-}
-
-/// Shape errors that serde can see are refused by the typed structs too.
-#[test]
-fn typed_structs_refuse_what_parse_json_refuses() {
-    for name in [
-        "err-unknown-field",
-        "err-unknown-top-field",
-        "err-missing-path",
-        "err-missing-new-text",
-        "err-wrong-type",
-        "err-duplicate-key",
-        "err-two-aliases",
-    ] {
-        let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("testdata/requests/{name}.json"));
-        let text = std::fs::read_to_string(path).unwrap();
-        assert!(
-            serde_json::from_str::<WireRequest>(&text).is_err(),
-            "{name}"
-        );
-        assert!(parse_json(&text).is_err(), "{name}");
-    }
-}
-
 /// Every `ok-*` fixture parses; every `err-*` fixture fails as `expected-errors.json` says.
 #[test]
 fn fixtures_match_expectations() {
@@ -1006,5 +964,97 @@ proptest::proptest! {
     #[test]
     fn any_text_is_an_answer(text in ".{0,64}") {
         let _ = parse_json(&text);
+    }
+}
+
+// ---- the schema accepts what the docs and the parser accept ----
+
+/// The JSON examples of the README's "Requests" section: one request per block, or one per line.
+fn documented_requests() -> Vec<Value> {
+    let readme = include_str!("../../../README.md");
+    let start = readme
+        .find("\n## Requests")
+        .expect("README has a Requests section");
+    let section = &readme[start + 1..];
+    let section = &section[..section.find("\n## ").unwrap_or(section.len())];
+    let mut out = Vec::new();
+    for block in section.split("```json\n").skip(1) {
+        // `sha256:…` stands for a file's version.
+        let block = block[..block.find("```").unwrap()]
+            .replace("sha256:…", &format!("sha256:{}", "0".repeat(64)));
+        let block = block.as_str();
+        match serde_json::from_str::<Value>(block) {
+            Ok(value) => out.push(value),
+            Err(_) => out.extend(
+                block
+                    .lines()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}"))),
+            ),
+        }
+    }
+    out
+}
+
+fn validates(schema: &Value, instance: &Value) -> Result<(), String> {
+    let validator = jsonschema::validator_for(schema).map_err(|e| e.to_string())?;
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("; "))
+    }
+}
+
+/// Every shape the README shows parses, and is valid under `redline schema request` and (when
+/// it is an object, as tool arguments are) under the MCP tools' input schema.
+#[test]
+fn documented_shapes_are_valid_under_the_schemas() {
+    let requests = documented_requests();
+    assert!(requests.len() >= 6, "only {} examples", requests.len());
+    let tool = super::tool_input_schema();
+    for request in &requests {
+        ok_value(request.clone());
+        validates(&request_schema(), request).unwrap_or_else(|e| panic!("{request}: {e}"));
+        if request.is_object() {
+            validates(&tool, request).unwrap_or_else(|e| panic!("tool schema, {request}: {e}"));
+        }
+    }
+}
+
+/// Every fixture the parser accepts is valid under the request schema, except the Pi leniency
+/// that the schema does not advertise (`edits` sent as a JSON string).
+#[test]
+fn accepted_fixtures_are_valid_under_the_schema() {
+    let schema = request_schema();
+    let mut seen = 0;
+    for (name, path) in fixtures() {
+        if !name.starts_with("ok-") || name == "ok-pi-legacy-mixed.json" {
+            continue;
+        }
+        let value: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        validates(&schema, &value).unwrap_or_else(|e| panic!("{name}: {e}"));
+        seen += 1;
+    }
+    assert!(seen >= 12, "only {seen} fixtures");
+}
+
+/// The schema is closed where the parser is: an unknown field fails both.
+#[test]
+fn unknown_fields_fail_the_schema_too() {
+    let schema = request_schema();
+    let tool = super::tool_input_schema();
+    for request in [
+        json!({"files": [{"path": "a", "delete": true}], "atomic": true}),
+        json!({"files": [{"path": "a", "edits": [{"oldText": "x", "newText": "y", "foo": 1}]}]}),
+        json!({"path": "a", "oldText": "x", "newText": "y", "mode": 1}),
+        json!({"edits": [{"path": "a", "oldText": "x", "newText": "y", "mode": 1}]}),
+    ] {
+        assert!(validates(&schema, &request).is_err(), "{request}");
+        assert!(validates(&tool, &request).is_err(), "{request}");
+        assert!(parse_json(&request.to_string()).is_err(), "{request}");
     }
 }
