@@ -464,13 +464,20 @@ fn without_wrap_a_hidden_change_is_marked_and_scrolls_into_view() {
     let s = screen(&m, 120, 32);
     assert!(!s.contains("NEWARG"), "{s}");
     let marked: Vec<&str> = s.lines().filter(|l| l.contains("»│")).collect();
-    assert_eq!(marked.len(), 2, "both changed lines say a change is off-screen: {s}");
+    assert_eq!(
+        marked.len(),
+        2,
+        "both changed lines say a change is off-screen: {s}"
+    );
     for _ in 0..10 {
         press(&mut m, "l");
     }
     let s = screen(&m, 120, 32);
     assert!(s.contains("OLDARG") && s.contains("NEWARG"), "{s}");
-    assert!(s.contains("→100 cols"), "the title says the view is scrolled: {s}");
+    assert!(
+        s.contains("→100 cols"),
+        "the title says the view is scrolled: {s}"
+    );
     press(&mut m, "hhhhhhhhhh");
     assert_eq!(m.hscroll, 0);
     // The marker is drawn in the emphasis style, so it is seen.
@@ -481,7 +488,10 @@ fn without_wrap_a_hidden_change_is_marked_and_scrolls_into_view() {
         .find(|&p| buf[p].symbol() == "»")
         .map(|p| buf[p].clone())
         .unwrap();
-    assert!(cell.modifier.contains(ratatui::style::Modifier::BOLD), "{cell:?}");
+    assert!(
+        cell.modifier.contains(ratatui::style::Modifier::BOLD),
+        "{cell:?}"
+    );
 }
 
 #[test]
@@ -519,11 +529,17 @@ fn the_drawer_shows_every_place_of_an_ambiguous_edit_and_old_to_new_of_a_match()
     let s = screen(&m, 120, 40);
     assert!(s.contains("matches 2 places"), "{s}");
     assert!(s.contains("1. line 8") && s.contains("2. line 12"), "{s}");
-    assert!(s.contains("after:"), "each place says what comes before it: {s}");
+    assert!(
+        s.contains("after:"),
+        "each place says what comes before it: {s}"
+    );
     // A resolved exact edit shows old → new in the drawer too.
     press(&mut m, "<esc>{i");
     let s = screen(&m, 120, 40);
-    assert!(s.contains("change") && s.contains("old ") && s.contains("new "), "{s}");
+    assert!(
+        s.contains("change") && s.contains("old ") && s.contains("new "),
+        "{s}"
+    );
 }
 
 #[test]

@@ -619,7 +619,10 @@ pub fn reveal(m: &mut Model, jumped: bool) {
     let fits = |m: &Model| {
         m.scroll <= d
             && d - m.scroll < h
-            && (m.scroll..=d).map(|k| view::row_height(m, k)).sum::<usize>() <= h
+            && (m.scroll..=d)
+                .map(|k| view::row_height(m, k))
+                .sum::<usize>()
+                <= h
     };
     if !fits(m) {
         m.scroll = if jumped {

@@ -2,7 +2,9 @@
 //!
 //! Every field of every object goes through [`Slot`], so "an object that mixes `content` with
 //! `edits`" and "two objects for one path that disagree" are the same check with the same
-//! message: the later field conflicts with what the path already has.
+//! message: the later field conflicts with what the path already has. The error points at the
+//! later field when both are in one object, and at the later object when they are in two
+//! (SPEC §3a); the message names both fields' pointers either way.
 
 use std::collections::HashMap;
 
@@ -48,7 +50,8 @@ pub(super) struct Batch {
 }
 
 impl Batch {
-    /// The slot for `path`, created with `pointer` as its first object if new.
+    /// The slot for `path`, to which the object at `pointer` now adds its fields (the path's
+    /// first object if new).
     pub fn slot(&mut self, path: &str, pointer: &str) -> &mut Slot {
         let key = merge_key(path);
         let index = match self.by_key.get(&key) {
@@ -59,12 +62,15 @@ impl Batch {
                 self.slots.push(Slot {
                     file,
                     at: Default::default(),
+                    object: String::new(),
                 });
                 self.by_key.insert(key, self.slots.len() - 1);
                 self.slots.len() - 1
             }
         };
-        &mut self.slots[index]
+        let slot = &mut self.slots[index];
+        slot.object = pointer.to_owned();
+        slot
     }
 
     pub fn into_files(self) -> Vec<FileRequest> {
@@ -72,20 +78,24 @@ impl Batch {
     }
 }
 
-/// Where each operation of a path was first given (pointers into the request as sent).
+/// Where each operation of a path was first given: the field's pointer and its object's.
+type Source = Option<(String, String)>;
+
 #[derive(Default)]
 struct Sources {
-    edits: Option<String>,
-    content: Option<String>,
-    delete: Option<String>,
-    move_to: Option<String>,
-    expect_hash: Option<String>,
+    edits: Source,
+    content: Source,
+    delete: Source,
+    move_to: Source,
+    expect_hash: Source,
 }
 
 /// One path being assembled from its objects.
 pub(super) struct Slot {
     file: FileRequest,
     at: Sources,
+    /// Pointer of the object whose fields are being added now.
+    object: String,
 }
 
 impl Slot {
@@ -94,17 +104,17 @@ impl Slot {
         &self,
         field: &str,
         pointer: &str,
-        rivals: &[(&str, &Option<String>)],
+        rivals: &[(&str, &Source)],
     ) -> Result<(), RequestError> {
-        for (rival, at) in rivals {
-            if let Some(at) = at {
+        for (rival, source) in rivals {
+            if let Some((at, object)) = source {
                 return Err(RequestError::new(format!(
                     "`{field}` at {} conflicts with `{rival}` at {} for `{}`",
                     place(pointer),
                     place(at),
                     self.file.path
                 ))
-                .at(pointer)
+                .at(self.culprit(pointer, object))
                 .hint(
                     "a path either gets edits (optionally with moveTo), new content, \
                      delete: true, or moveTo alone",
@@ -114,14 +124,29 @@ impl Slot {
         Ok(())
     }
 
-    fn differs(&self, field: &str, pointer: &str, earlier: &Option<String>) -> RequestError {
+    fn differs(&self, field: &str, pointer: &str, earlier: &Source) -> RequestError {
+        let (at, object) = earlier.clone().unwrap_or_default();
         RequestError::new(format!(
             "`{field}` at {} differs from `{field}` at {} for `{}`",
             place(pointer),
-            earlier.as_deref().map(place).unwrap_or_default(),
+            place(&at),
             self.file.path
         ))
-        .at(pointer)
+        .at(self.culprit(pointer, &object))
+    }
+
+    /// Where a conflict with a field of `rival_object` points: the later field when it is in
+    /// the same object, else the later object.
+    fn culprit(&self, pointer: &str, rival_object: &str) -> String {
+        if rival_object == self.object {
+            pointer.to_owned()
+        } else {
+            self.object.clone()
+        }
+    }
+
+    fn source(&self, pointer: &str) -> Source {
+        Some((pointer.to_owned(), self.object.clone()))
     }
 
     pub fn add_edit(&mut self, edit: EditSpec, pointer: &str) -> Result<(), RequestError> {
@@ -130,7 +155,9 @@ impl Slot {
             pointer,
             &[("content", &self.at.content), ("delete", &self.at.delete)],
         )?;
-        self.at.edits.get_or_insert_with(|| pointer.to_owned());
+        if self.at.edits.is_none() {
+            self.at.edits = self.source(pointer);
+        }
         self.file.edits.push(edit);
         Ok(())
     }
@@ -152,7 +179,7 @@ impl Slot {
             Some(_) => Ok(()),
             None => {
                 self.file.content = Some(content.to_owned());
-                self.at.content = Some(pointer.to_owned());
+                self.at.content = self.source(pointer);
                 Ok(())
             }
         }
@@ -169,7 +196,9 @@ impl Slot {
             ],
         )?;
         self.file.delete = true;
-        self.at.delete.get_or_insert_with(|| pointer.to_owned());
+        if self.at.delete.is_none() {
+            self.at.delete = self.source(pointer);
+        }
         Ok(())
     }
 
@@ -186,7 +215,7 @@ impl Slot {
             Some(_) => Ok(()),
             None => {
                 self.file.move_to = Some(target.to_owned());
-                self.at.move_to = Some(pointer.to_owned());
+                self.at.move_to = self.source(pointer);
                 Ok(())
             }
         }
@@ -200,7 +229,7 @@ impl Slot {
             Some(_) => Ok(()),
             None => {
                 self.file.expect_hash = Some(hash);
-                self.at.expect_hash = Some(pointer.to_owned());
+                self.at.expect_hash = self.source(pointer);
                 Ok(())
             }
         }

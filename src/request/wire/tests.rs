@@ -652,48 +652,50 @@ fn objects_for_one_path_merge_in_request_order() {
 
 #[test]
 fn merged_objects_must_agree() {
+    // SPEC §3a: a conflict between merged objects points at the later object; its message names
+    // both fields' pointers. (Within one object it points at the later field.)
     let h1 = format!("sha256:{}", "1".repeat(64));
     let h2 = format!("sha256:{}", "2".repeat(64));
     let edit = json!([{"oldText": "x", "newText": "y"}]);
     let cases = [
         (
             json!({"files": [{"path": "a", "content": "1"}, {"path": "./a", "delete": true}]}),
-            "/files/1/delete",
+            "/files/1",
             "`delete` at /files/1/delete conflicts with `content` at /files/0/content for `a`",
         ),
         (
             json!({"files": [{"path": "a", "content": "1"}, {"path": "a", "content": "2"}]}),
-            "/files/1/content",
+            "/files/1",
             "`content` at /files/1/content differs from `content` at /files/0/content",
         ),
         (
             json!({"files": [{"path": "a", "edits": edit}, {"path": "a", "content": "2"}]}),
-            "/files/1/content",
-            "conflicts with `edits` at /files/0/edits/0",
+            "/files/1",
+            "`content` at /files/1/content conflicts with `edits` at /files/0/edits/0",
         ),
         (
             json!({"files": [{"path": "a", "delete": true}, {"path": "a", "edits": edit}]}),
-            "/files/1/edits/0",
+            "/files/1",
             "`edits` at /files/1/edits/0 conflicts with `delete`",
         ),
         (
             json!({"files": [{"path": "a", "moveTo": "b"}, {"path": "a", "moveTo": "c"}]}),
-            "/files/1/moveTo",
-            "differs",
+            "/files/1",
+            "`moveTo` at /files/1/moveTo differs",
         ),
         (
             json!({"files": [{"path": "a", "delete": true}, {"path": "a", "moveTo": "c"}]}),
-            "/files/1/moveTo",
-            "conflicts with `delete`",
+            "/files/1",
+            "`moveTo` at /files/1/moveTo conflicts with `delete`",
         ),
         (
             json!({"files": [{"path": "a", "edits": edit, "expectHash": h1}, {"path": "a", "edits": edit, "expectHash": h2}]}),
-            "/files/1/expectHash",
-            "differs",
+            "/files/1",
+            "`expectHash` at /files/1/expectHash differs",
         ),
         (
             json!([{"path": "a", "content": "1"}, {"path": "a", "oldText": "x", "newText": "y"}]),
-            "/1/oldText",
+            "/1",
             "`edits` at /1/oldText conflicts with `content` at /0/content",
         ),
     ];
@@ -1056,5 +1058,167 @@ fn unknown_fields_fail_the_schema_too() {
         assert!(validates(&schema, &request).is_err(), "{request}");
         assert!(validates(&tool, &request).is_err(), "{request}");
         assert!(parse_json(&request.to_string()).is_err(), "{request}");
+    }
+}
+
+// ---- SPEC §3a "Request details" ----
+
+/// Pointers and messages name a field as it was sent (issue 8: `/old_string`, not `/oldText`).
+#[test]
+fn pointers_name_aliases_as_sent() {
+    let e = err_at(
+        json!({"files": [{"path": "a", "edits": [{"old_string": "", "new_string": "x"}]}]}),
+        "/files/0/edits/0/old_string",
+        "`old_string` is empty in /files/0/edits/0",
+    );
+    assert!(e.hint.is_some());
+    err_at(
+        json!({"files": [{"path": "a", "edits": [{"old_str": 1, "new_str": "y"}]}]}),
+        "/files/0/edits/0/old_str",
+        "`old_str` must be a string, found a number in /files/0/edits/0",
+    );
+    err_at(
+        json!({"file_path": "a", "old_string": "", "new_string": "y"}),
+        "/old_string",
+        "`old_string` is empty in the request",
+    );
+    err_at(
+        json!({"file_path": "a", "old_string": "x", "new_string": "y", "content": "c"}),
+        "/content",
+        "conflicts with `edits` at /old_string",
+    );
+    err_at(
+        json!({"files": [{"file_path": "", "delete": true}]}),
+        "/files/0/file_path",
+        "`file_path` is empty in /files/0",
+    );
+    err_at(
+        json!({"files": [{"path": "a", "delete": true, "expect_hash": "md5:x"}]}),
+        "/files/0/expect_hash",
+        "`expect_hash` is not a sha256 version",
+    );
+    err_at(
+        json!({"files": [{"path": "a", "move_to": ""}]}),
+        "/files/0/move_to",
+        "`move_to` is empty in /files/0",
+    );
+    err_at(
+        json!({"files": [{"path": "a", "moveTo": "b"}, {"path": "a", "move_to": "c"}]}),
+        "/files/1",
+        "`moveTo` at /files/1/move_to differs from `moveTo` at /files/0/moveTo",
+    );
+    err_at(
+        json!({"edits": [{"filePath": "a", "oldString": "x", "newString": "y", "replace_all": "no"}]}),
+        "/edits/0/replace_all",
+        "`replace_all` must be a boolean",
+    );
+    err_at(
+        json!({"edits": [{"path": "a", "old_text": "x", "new_string": "y", "old_str": "z"}]}),
+        "/edits/0/old_str",
+        "`old_text` and `old_str` are two names for one field in /edits/0",
+    );
+    let r = ok_value(json!({"edits": [{"file_path": "a", "old_text": "x", "new_text": "y"}]}));
+    assert_eq!(r.files[0].edits[0].pointer.as_deref(), Some("/edits/0"));
+}
+
+/// `newText` is required (it may be empty), under any of its names.
+#[test]
+fn new_text_is_required_and_may_be_empty() {
+    for request in [
+        json!({"files": [{"path": "a", "edits": [{"oldText": "x"}]}]}),
+        json!({"edits": [{"path": "a", "old_string": "x"}]}),
+        json!({"file_path": "a", "old_string": "x"}),
+        json!([{"path": "a", "oldText": "x"}]),
+    ] {
+        let e = err(request.clone());
+        assert!(
+            e.message.contains("missing field `newText`"),
+            "{request}: {e:?}"
+        );
+    }
+    for new in ["newText", "new_string", "new_str", "new_text", "newString"] {
+        let mut edit = serde_json::Map::new();
+        edit.insert("oldText".into(), json!("x"));
+        edit.insert(new.into(), json!(""));
+        let r = ok_value(json!({"files": [{"path": "a", "edits": [edit]}]}));
+        assert_eq!(r.files[0].edits[0].new_text, "", "{new}");
+    }
+}
+
+/// Of several request-level errors, the first in request order is reported, whether the later
+/// one is found while reading (a type, an unknown field) or after (an empty value, a conflict).
+#[test]
+fn first_error_in_request_order() {
+    let cases = [
+        // A check made after reading an object, before a type error in a later object.
+        (
+            json!({"files": [{"path": "a", "edits": [{"oldText": "", "newText": "x"}]},
+                             {"path": "b", "delete": "yes"}]}),
+            "/files/0/edits/0/oldText",
+        ),
+        (
+            json!({"files": [{"path": "a", "content": "1"}, {"path": "a", "delete": true},
+                             {"path": "b", "delete": true, "mode": 1}]}),
+            "/files/1",
+        ),
+        (
+            json!({"files": [{"path": "a"}, {"path": "b", "edits": [{"oldText": 1, "newText": "x"}]}]}),
+            "/files/0",
+        ),
+        (
+            json!({"edits": [{"path": "a", "oldText": "", "newText": "x"},
+                             {"path": "b", "oldText": "x", "newText": "y", "bad": 1}]}),
+            "/edits/0/oldText",
+        ),
+        (
+            json!([{"path": "a", "delete": false}, {"path": "b", "delete": "x"}]),
+            "/0/delete",
+        ),
+        // A type error before a later check.
+        (
+            json!({"files": [{"path": "a", "delete": "yes"}, {"path": "b", "content": "1"},
+                             {"path": "b", "delete": true}]}),
+            "/files/0/delete",
+        ),
+        // Two unknown fields: the first as sent.
+        (
+            json!({"files": [{"path": "a", "delete": true, "zeta": 1, "alpha": 2}]}),
+            "/files/0/zeta",
+        ),
+    ];
+    for (request, pointer) in cases {
+        let e = err(request.clone());
+        assert_eq!(e.pointer.as_deref(), Some(pointer), "{request}: {e:?}");
+    }
+}
+
+/// `expectHash` is `sha256:` and 64 hex digits, prefix and digits in any case.
+#[test]
+fn expect_hash_is_case_insensitive() {
+    let digits = "0123456789abcdef".repeat(4);
+    for hash in [
+        format!("sha256:{digits}"),
+        format!("SHA256:{}", digits.to_uppercase()),
+        format!("Sha256:{digits}"),
+    ] {
+        let r = ok_value(json!({"files": [{"path": "a", "delete": true, "expectHash": hash}]}));
+        assert_eq!(
+            r.files[0].expect_hash,
+            Some(format!("sha256:{digits}")),
+            "{hash}"
+        );
+    }
+    for bad in [
+        format!("sha256 :{digits}"),
+        format!("sha256:{digits}0"),
+        format!("sha256:{}g", &digits[1..]),
+        format!("sha-256:{digits}"),
+        format!(" sha256:{digits}"),
+    ] {
+        err_at(
+            json!({"files": [{"path": "a", "delete": true, "expectHash": bad}]}),
+            "/files/0/expectHash",
+            "not a sha256 version",
+        );
     }
 }

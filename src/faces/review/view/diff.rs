@@ -127,7 +127,11 @@ impl<'a> Ctx<'a> {
 
     fn cursor_display(&self) -> usize {
         if self.m.split {
-            self.fr.split_of.get(self.m.cursor.row).copied().unwrap_or(0)
+            self.fr
+                .split_of
+                .get(self.m.cursor.row)
+                .copied()
+                .unwrap_or(0)
         } else {
             self.m.cursor.row
         }
@@ -190,7 +194,14 @@ fn edit_gutter(c: &Ctx, row: Option<usize>) -> Vec<Span<'static>> {
         marker,
         Span::styled(state.glyph().to_string(), t.state(state)),
         Span::raw(" "),
-        Span::styled(id, if c.cur == Some(u) { t.current() } else { t.dim() }),
+        Span::styled(
+            id,
+            if c.cur == Some(u) {
+                t.current()
+            } else {
+                t.dim()
+            },
+        ),
         Span::styled(flag.to_string(), t.flag()),
         Span::raw(" "),
     ]
@@ -359,11 +370,7 @@ fn unified_row(c: &Ctx, d: usize) -> Vec<Line<'static>> {
         _ => (None, None),
     };
     gutter.push(Span::styled(
-        format!(
-            "{} {} ",
-            number(old_no, c.g.no_w),
-            number(new_no, c.g.no_w)
-        ),
+        format!("{} {} ", number(old_no, c.g.no_w), number(new_no, c.g.no_w)),
         c.t.dim(),
     ));
     let used = spans_width(&gutter);
@@ -426,7 +433,15 @@ fn split_row(c: &Ctx, d: usize) -> Vec<Line<'static>> {
     let half = rest.saturating_sub(1) / 2;
     let (lw, rw) = (half, rest.saturating_sub(half + 1));
     let i = s.left.or(s.right).unwrap_or(0);
-    if full && !matches!(fr.rows[i].kind, RowKind::Line { tag: Tag::Context, .. }) {
+    if full
+        && !matches!(
+            fr.rows[i].kind,
+            RowKind::Line {
+                tag: Tag::Context,
+                ..
+            }
+        )
+    {
         // Gaps, notes: across both columns.
         return body(c, &fr.rows[i], rest)
             .into_iter()
@@ -443,7 +458,11 @@ fn split_row(c: &Ctx, d: usize) -> Vec<Line<'static>> {
             .collect();
     }
     // Context shows on both sides; a change block pairs old left and new right.
-    let (l, r) = if full { (Some(i), Some(i)) } else { (s.left, s.right) };
+    let (l, r) = if full {
+        (Some(i), Some(i))
+    } else {
+        (s.left, s.right)
+    };
     let ls = l.map(|i| side(c, i, true, lw)).unwrap_or_default();
     let rs = r.map(|i| side(c, i, false, rw)).unwrap_or_default();
     let n = ls.len().max(rs.len()).max(1);

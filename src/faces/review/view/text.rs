@@ -322,7 +322,12 @@ mod tests {
         let line = "let a = 1; // a long comment that goes on, and then: CHANGED";
         let at = line.find("CHANGED").unwrap();
         let c = cells(line, m, &[], &[at..line.len()], m);
-        let show = |r: Rendered| r.spans.iter().map(|s| s.content.to_string()).collect::<String>();
+        let show = |r: Rendered| {
+            r.spans
+                .iter()
+                .map(|s| s.content.to_string())
+                .collect::<String>()
+        };
         // The change is past the right edge: `»` says so.
         let w = window(&c, 0, 20, m, ch);
         assert_eq!(show(w), "let a = 1; // a lon»");

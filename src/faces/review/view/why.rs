@@ -331,7 +331,13 @@ fn block(out: &mut Vec<Line<'static>>, name: &str, s: &str, t: Theme) {
             v.push('⏎');
         }
         let mut spans = vec![label(t, if k == 0 { name } else { "" })];
-        spans.extend(text::spans_of(&text::cells(&v, Style::new(), &[], &[], t.dim())));
+        spans.extend(text::spans_of(&text::cells(
+            &v,
+            Style::new(),
+            &[],
+            &[],
+            t.dim(),
+        )));
         out.push(Line::from(spans));
     }
     if lines.len() > COMPARE_MAX_LINES {
