@@ -857,3 +857,124 @@ fn readme_canonical_request_is_valid() {
     assert_eq!(v["ok"], true, "{v:#}");
     assert_eq!(code(&o), 0);
 }
+
+/// `redline completions SHELL` and `redline man` come from the clap definitions: bash loads the
+/// script and completes `redline`; the page has every command.
+#[test]
+fn completions_and_man_page() {
+    let r = Root::new(&[]);
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = r.run(&["completions", shell]);
+        assert_eq!(code(&o), 0, "{shell}: {}", stderr(&o));
+        assert!(stdout(&o).contains("redline"), "{shell}");
+    }
+    assert_eq!(code(&r.run(&["completions", "tcsh"])), 2);
+    let script = stdout(&r.run(&["completions", "bash"]));
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg("source /dev/stdin; complete -p redline")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(script.as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("redline"), "{}", stdout(&o));
+
+    let man = stdout(&r.run(&["man"]));
+    assert!(man.contains(".TH redline 1"), "{man}");
+    for cmd in [
+        "apply", "review", "resolve", "read", "filter", "serve", "mcp", "schema",
+    ] {
+        assert!(man.contains(&format!("redline\\-{cmd}(1)")), "{cmd}: {man}");
+        let page = stdout(&r.run(&["man", cmd]));
+        assert!(page.contains(&format!(".TH redline-{cmd} 1")), "{cmd}: {page}");
+        assert!(page.contains("Exit status:"), "{cmd}: {page}");
+    }
+    assert_eq!(code(&r.run(&["man", "nope"])), 2);
+}
+
+/// Every command says what it does, and the long help of each one that takes input has examples
+/// and its exit statuses.
+#[test]
+fn every_command_has_a_description_examples_and_exit_statuses() {
+    let r = Root::new(&[]);
+    let top = stdout(&r.run(&["--help"]));
+    let commands: Vec<&str> = top
+        .lines()
+        .skip_while(|l| *l != "Commands:")
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(commands.len() >= 12, "{top}");
+    for line in &commands {
+        let mut words = line.split_whitespace();
+        let name = words.next().unwrap();
+        assert!(words.next().is_some(), "`{name}` has no description");
+    }
+    for cmd in [
+        "apply",
+        "review",
+        "resolve",
+        "read",
+        "filter",
+        "serve",
+        "mcp",
+        "schema",
+        "recover",
+        "demo",
+        "completions",
+        "man",
+    ] {
+        let help = stdout(&r.run(&[cmd, "--help"]));
+        assert!(help.contains("Exit status:"), "{cmd}: {help}");
+        assert!(help.contains("Example"), "{cmd}: {help}");
+    }
+    assert!(top.contains("Exit status:"), "{top}");
+}
+
+/// Colour under --color auto follows NO_COLOR, CLICOLOR_FORCE, CLICOLOR and TERM=dumb.
+#[test]
+fn colour_follows_the_environment() {
+    let r = Root::new(&[("a.txt", b"one\n")]);
+    let req = r.request(
+        "r.json",
+        br#"{"path": "a.txt", "oldText": "one", "newText": "two"}"#,
+    );
+    let coloured = |env: &[(&str, &str)]| {
+        let mut c = r.cmd();
+        c.args(["apply", "--dry-run", "--format", "diff"]).arg(&req);
+        for k in ["NO_COLOR", "CLICOLOR_FORCE", "CLICOLOR", "TERM"] {
+            c.env_remove(k);
+        }
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let o = c.output().unwrap();
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        stdout(&o).contains('\x1b')
+    };
+    assert!(!coloured(&[]), "not a terminal");
+    assert!(coloured(&[("CLICOLOR_FORCE", "1")]));
+    assert!(!coloured(&[("CLICOLOR_FORCE", "0")]));
+    assert!(!coloured(&[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]));
+    let mut c = r.cmd();
+    let o = c
+        .args([
+            "--color",
+            "always",
+            "apply",
+            "--dry-run",
+            "--format",
+            "diff",
+        ])
+        .arg(&req)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(stdout(&o).contains('\x1b'), "--color always wins");
+}

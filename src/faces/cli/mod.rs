@@ -2,6 +2,7 @@
 
 mod agent;
 mod editor;
+mod help;
 mod output;
 mod read;
 
@@ -19,27 +20,44 @@ use std::path::PathBuf;
 #[command(
     name = "redline",
     version,
-    about = "Review and apply batches of text edits proposed by coding agents"
+    about = "Review and apply batches of text edits proposed by coding agents",
+    after_long_help = help::TOP
 )]
 pub struct Cli {
     /// Directory every path resolves beneath.
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_name = "DIR"
+    )]
     root: Option<PathBuf>,
     /// Request dialect.
-    #[arg(long, global = true, value_enum, default_value_t = InputArg::Auto)]
+    #[arg(long, global = true, help_heading = "Global options", value_enum, default_value_t = InputArg::Auto)]
     input: InputArg,
-    /// When to use colour (NO_COLOR is honoured for auto).
-    #[arg(long, global = true, value_enum, default_value_t = ColorArg::Auto)]
+    /// When to use colour; auto follows NO_COLOR, CLICOLOR_FORCE, CLICOLOR and TERM=dumb.
+    #[arg(long, global = true, help_heading = "Global options", value_enum, default_value_t = ColorArg::Auto)]
     color: ColorArg,
     /// Output format: apply takes json|diff|text (default json when stdout is not a terminal,
     /// else text); resolve takes json|lsp; read takes text|json.
-    #[arg(long, global = true, value_name = "FORMAT")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_name = "FORMAT"
+    )]
     format: Option<String>,
     /// Files larger than this many bytes are refused as `too_large` (suffixes K, M, G).
-    #[arg(long, global = true, value_name = "BYTES", value_parser = parse_size, default_value = "256M")]
+    #[arg(long, global = true, help_heading = "Global options", value_name = "BYTES", value_parser = parse_size, default_value = "256M")]
     max_file_size: u64,
     /// How `character` in positions counts.
-    #[arg(long, global = true, value_name = "ENC", default_value = "utf-16")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        value_name = "ENC",
+        default_value = "utf-16"
+    )]
     position_encoding: String,
     #[command(subcommand)]
     command: Command,
@@ -63,6 +81,7 @@ pub enum ColorArg {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Resolve and write, headless.
+    #[command(after_long_help = help::apply())]
     Apply {
         /// Request file; `-` or absent for stdin.
         request: Option<String>,
@@ -76,6 +95,7 @@ enum Command {
     /// Resolve the batch and open the terminal reviewer; write only what is accepted.
     /// When stdout is not a terminal the reviewer runs on /dev/tty and the JSON result
     /// (the response of the accepted edits, `applied`, `decisions`) goes to stdout.
+    #[command(after_long_help = help::review())]
     Review {
         /// Request file; `-` or absent for stdin.
         request: Option<String>,
@@ -84,18 +104,22 @@ enum Command {
         accept_exact: bool,
     },
     /// The reviewer on a small sample workspace built into the binary (copied to a temp dir).
+    #[command(after_long_help = help::DEMO)]
     Demo {
         /// Start exact matches accepted.
         #[arg(long)]
         accept_exact: bool,
     },
     /// Resolve only, for editors.
+    #[command(after_long_help = help::resolve())]
     Resolve {
         /// Request file; `-` or absent for stdin.
         request: Option<String>,
     },
     /// Print a file with line numbers and its version.
+    #[command(after_long_help = help::READ)]
     Read {
+        /// The file, relative to --root (or absolute inside it).
         path: String,
         /// 1-based first line.
         #[arg(long)]
@@ -105,9 +129,11 @@ enum Command {
         limit: Option<usize>,
     },
     /// Finish or roll back an interrupted multi-file commit under --root.
+    #[command(after_long_help = help::RECOVER)]
     Recover,
     /// Editor pipe: apply a request's edits for one path to the buffer on stdin; the edited
     /// buffer goes to stdout. On failure: exit 1, the input echoed unchanged, nothing on stderr.
+    #[command(after_long_help = help::FILTER)]
     Filter {
         /// The buffer's path, as the request names it (relative to --root).
         #[arg(long, value_name = "P")]
@@ -121,8 +147,10 @@ enum Command {
     },
     /// Long-running JSON-RPC 2.0 server on stdin/stdout (one JSON object per line, or
     /// Content-Length framing): resolve, apply, read, schema, shutdown.
+    #[command(after_long_help = help::SERVE)]
     Serve,
     /// MCP server on stdio: tools read_file, preview_edits and apply_edits.
+    #[command(after_long_help = help::MCP)]
     Mcp {
         /// Send each apply_edits batch to `redline watch` on the root first; only what the
         /// human accepts is written.
@@ -167,7 +195,20 @@ enum Command {
         #[arg(long)]
         remove: bool,
     },
+    /// Shell completion script for SHELL (bash, zsh, fish, elvish, powershell) on stdout.
+    #[command(after_long_help = help::COMPLETIONS)]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// The manual page (roff, section 1) on stdout: redline(1), or redline-COMMAND(1).
+    #[command(after_long_help = help::MAN)]
+    Man {
+        /// A command, for its own page.
+        command: Option<String>,
+    },
     /// JSON Schema of the request, the response, or the MCP/LLM tool definitions.
+    #[command(after_long_help = help::SCHEMA)]
     Schema {
         #[arg(value_parser = ["request", "response", "tools"])]
         which: Option<String>,
@@ -219,12 +260,12 @@ pub fn main() -> ExitStatus {
         color: output::use_color(cli.color),
         format: cli.format.clone(),
     };
-    // The reviewer always draws on a terminal (stdout or /dev/tty), so only --color and
-    // NO_COLOR decide its theme.
+    // The reviewer always draws on a terminal (stdout or /dev/tty), so only --color and the
+    // colour variables decide its theme.
     let review_mono = match cli.color {
         ColorArg::Always => false,
         ColorArg::Never => true,
-        ColorArg::Auto => std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+        ColorArg::Auto => !output::env_color(true),
     };
     match cli.command {
         Command::Hook {
@@ -274,6 +315,45 @@ pub fn main() -> ExitStatus {
         Command::Serve => editor::serve(&ctx.settings),
         Command::Mcp { review } => editor::mcp(&ctx.settings, review),
         Command::Schema { which } => editor::schema(which.as_deref()),
+        Command::Completions { shell } => {
+            use clap::CommandFactory as _;
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "redline", &mut out);
+            output::out(&String::from_utf8_lossy(&out));
+            ExitStatus::Success
+        }
+        Command::Man { command } => man(command.as_deref()),
+    }
+}
+
+/// `redline man [COMMAND]`: the page of redline or of one command, rendered from the clap
+/// definitions.
+fn man(command: Option<&str>) -> ExitStatus {
+    use clap::CommandFactory as _;
+    let mut cmd = Cli::command();
+    cmd.build();
+    let page = match command {
+        None => cmd,
+        Some(name) => match cmd.find_subcommand(name) {
+            Some(sub) => sub.clone(),
+            None => {
+                return usage(
+                    &format!("no command `{name}`"),
+                    "run `redline --help` for the commands",
+                );
+            }
+        },
+    };
+    let mut out = Vec::new();
+    match clap_mangen::Man::new(page).render(&mut out) {
+        Ok(()) => {
+            output::out(&String::from_utf8_lossy(&out));
+            ExitStatus::Success
+        }
+        Err(e) => {
+            output::diagnostic(&format!("cannot render the manual page: {e}"), None);
+            ExitStatus::Internal
+        }
     }
 }
 

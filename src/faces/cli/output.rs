@@ -13,15 +13,31 @@ pub fn stdout_is_terminal() -> bool {
     std::io::stdout().is_terminal()
 }
 
-/// Whether to colour stdout: `always`, `never`, or a terminal without NO_COLOR.
+/// Whether to colour stdout: `always`, `never`, or for `auto` what the environment says
+/// ([`env_color`]) on a terminal.
 pub fn use_color(arg: ColorArg) -> bool {
     match arg {
         ColorArg::Always => true,
         ColorArg::Never => false,
-        ColorArg::Auto => {
-            stdout_is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
+        ColorArg::Auto => env_color(stdout_is_terminal()),
     }
+}
+
+/// Colour under `--color auto`, by the conventions users set (as ripgrep and cargo read them):
+/// `NO_COLOR` (non-empty) turns it off; else `CLICOLOR_FORCE` (non-empty, not `0`) turns it on
+/// even off a terminal; else `CLICOLOR=0` or `TERM=dumb` turn it off; else a terminal has it.
+pub fn env_color(terminal: bool) -> bool {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if var("NO_COLOR").is_some() {
+        return false;
+    }
+    if var("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
+        return true;
+    }
+    if var("CLICOLOR").is_some_and(|v| v == "0") || var("TERM").is_some_and(|v| v == "dumb") {
+        return false;
+    }
+    terminal
 }
 
 /// Writes to stdout, ignoring a closed pipe.
