@@ -293,7 +293,9 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
     let opts = ResolveOptions {
         allow_documents: mode == Mode::Resolve,
     };
-    if let Err(e) = plan::check_request(req, opts) {
+    if let Err(e) = plan::check_request(req, opts)
+        .and_then(|()| crate::request::limits::check_edits(req, settings.limits.max_edits))
+    {
         return Run::failed(&e);
     }
     let locked = if mode.writes() {

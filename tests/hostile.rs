@@ -160,3 +160,294 @@ fn file_name_over_255_bytes_is_a_bad_path() {
     assert_eq!(o.status.code(), Some(0), "{}", json(&o));
     assert_eq!(fs::read(root.join(&ok)).unwrap(), b"x\n");
 }
+
+/// What a child cost: its exit code, peak resident memory and CPU time, from `wait4`, so the
+/// figures are the child's own whatever else the machine runs (no wall-clock assertions).
+struct Cost {
+    code: Option<i32>,
+    max_rss: u64,
+    cpu: std::time::Duration,
+    stdout: Vec<u8>,
+}
+
+/// Runs `redline ARGS…` with `stdin`, measuring it with `wait4`.
+///
+/// The measuring is done by a fresh, small process (this test binary in helper mode): the
+/// kernel adds the memory of the process that spawned a child (vfork shares it) to the child's
+/// peak, so spawning from this big, multi-threaded test process would measure this process.
+fn measured(root: &Path, args: &[&str], stdin: Stdio) -> Cost {
+    let t = tempfile::tempdir().unwrap();
+    let (out, report) = (t.path().join("stdout"), t.path().join("report"));
+    let mut all = vec!["--root".to_string(), root.display().to_string()];
+    all.extend(args.iter().map(|a| a.to_string()));
+    let status = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "measure_helper", "--nocapture", "--test-threads=1"])
+        .env(MEASURE, serde_json::to_string(&all).unwrap())
+        .env(MEASURE_STDOUT, &out)
+        .env(MEASURE_REPORT, &report)
+        .stdin(stdin)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "the measuring helper failed");
+    let figures = fs::read_to_string(&report).unwrap();
+    let f: Vec<i64> = figures
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    Cost {
+        code: (f[0] >= 0).then_some(f[0] as i32),
+        max_rss: f[1] as u64,
+        cpu: std::time::Duration::from_micros(f[2] as u64),
+        stdout: fs::read(&out).unwrap(),
+    }
+}
+
+const MEASURE: &str = "REDLINE_HOSTILE_MEASURE";
+const MEASURE_STDOUT: &str = "REDLINE_HOSTILE_MEASURE_STDOUT";
+const MEASURE_REPORT: &str = "REDLINE_HOSTILE_MEASURE_REPORT";
+
+/// Helper mode of [`measured`] (a no-op as an ordinary test): runs redline with the arguments
+/// in `REDLINE_HOSTILE_MEASURE` on this process's stdin and writes `exit max_rss cpu_us`.
+#[test]
+fn measure_helper() {
+    let Ok(args) = std::env::var(MEASURE) else {
+        return;
+    };
+    let args: Vec<String> = serde_json::from_str(&args).unwrap();
+    let out = fs::File::create(std::env::var_os(MEASURE_STDOUT).unwrap()).unwrap();
+    let child = Command::new(BIN)
+        .args(&args)
+        .stdin(Stdio::inherit())
+        .stdout(out)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value; wait4 fills it for our own child.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    assert_eq!(r, pid, "wait4 failed");
+    let us = |t: libc::timeval| t.tv_sec as i64 * 1_000_000 + t.tv_usec as i64;
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status) as i64
+    } else {
+        -1
+    };
+    fs::write(
+        std::env::var_os(MEASURE_REPORT).unwrap(),
+        format!(
+            "{code} {} {}",
+            ru.ru_maxrss as i64 * 1024,
+            us(ru.ru_utime) + us(ru.ru_stime)
+        ),
+    )
+    .unwrap();
+}
+
+/// The cap of issue 14 for bad input: 3 × (file + request) of memory, plus what the binary
+/// needs at rest (measured from `redline --version`, doubled), and 10 s of CPU time.
+fn within_caps(what: &str, cost: &Cost, input: u64, base_rss: u64) {
+    let cap = 3 * input + 2 * base_rss;
+    eprintln!(
+        "{what}: exit {:?}, peak {} KiB (cap {} KiB), cpu {:?}",
+        cost.code,
+        cost.max_rss / 1024,
+        cap / 1024,
+        cost.cpu
+    );
+    assert!(
+        cost.max_rss <= cap,
+        "{what}: peak memory {} bytes over the cap {cap}",
+        cost.max_rss
+    );
+    assert!(
+        cost.cpu <= std::time::Duration::from_secs(10),
+        "{what}: {:?} of CPU time",
+        cost.cpu
+    );
+}
+
+fn base_rss(root: &Path) -> u64 {
+    measured(root, &["--version"], Stdio::null()).max_rss
+}
+
+fn dev_zero() -> Stdio {
+    Stdio::from(fs::File::open("/dev/zero").unwrap())
+}
+
+/// Issue 14.2: endless or oversized input is refused at the limit, in bounded memory: `apply
+/// /dev/zero`, `apply - < /dev/zero`, `filter < /dev/zero` (nothing echoed, `too_large` in the
+/// report), `serve` and `mcp` with an endless line (an error answer, never silence).
+#[test]
+fn endless_input_stops_at_the_limit() {
+    let (t, root) = root();
+    let base = base_rss(&root);
+    let limit: u64 = 4 << 20;
+    let lim = limit.to_string();
+    for (what, args, stdin) in [
+        ("apply /dev/zero", vec!["apply", "/dev/zero"], Stdio::null()),
+        ("apply - < /dev/zero", vec!["apply", "-"], dev_zero()),
+        ("resolve < /dev/zero", vec!["resolve"], dev_zero()),
+    ] {
+        let mut a = vec!["--max-request-size", lim.as_str(), "--format", "json"];
+        a.extend(args);
+        let c = measured(&root, &a, stdin);
+        within_caps(what, &c, limit, base);
+        assert_eq!(c.code, Some(2), "{what}");
+        let v: Value = serde_json::from_slice(&c.stdout).unwrap();
+        assert_eq!(v["error"]["code"], "too_large", "{what}: {v}");
+        assert!(
+            v["error"]["message"].as_str().unwrap().contains(&lim),
+            "{v}"
+        );
+    }
+    // filter: stdin over --max-file-size is not copied anywhere.
+    let edits = t.path().join("edits.json");
+    fs::write(
+        &edits,
+        r#"{"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "beta"}]}"#,
+    )
+    .unwrap();
+    let report = t.path().join("report.json");
+    let c = measured(
+        &root,
+        &[
+            "--max-file-size",
+            &lim,
+            "filter",
+            "--path",
+            "a.txt",
+            "--edits",
+            edits.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        dev_zero(),
+    );
+    within_caps("filter < /dev/zero", &c, limit, base);
+    assert_eq!(c.code, Some(1));
+    assert!(c.stdout.is_empty(), "{} bytes echoed", c.stdout.len());
+    let v: Value = serde_json::from_slice(&fs::read(&report).unwrap()).unwrap();
+    assert_eq!(v["error"]["code"], "too_large", "{v}");
+    // The same request file over --max-request-size is refused too.
+    let big = t.path().join("big.json");
+    fs::write(&big, vec![b' '; 2 * limit as usize]).unwrap();
+    let c = measured(
+        &root,
+        &[
+            "--max-request-size",
+            &lim,
+            "filter",
+            "--path",
+            "a.txt",
+            "--edits",
+            big.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        Stdio::from(fs::File::open(root.join("a.txt")).unwrap()),
+    );
+    assert_eq!(c.code, Some(1));
+    assert_eq!(c.stdout, b"alpha\n", "the buffer is echoed unchanged");
+    let v: Value = serde_json::from_slice(&fs::read(&report).unwrap()).unwrap();
+    assert_eq!(v["error"]["code"], "too_large", "{v}");
+}
+
+/// Writes `lines` to `redline ARGS…` and returns its stdout lines, each parsed.
+fn session(root: &Path, args: &[&str], input: Vec<u8>) -> (Vec<Value>, Cost) {
+    let feed = t_file(&input);
+    let c = measured(root, args, Stdio::from(fs::File::open(feed.path()).unwrap()));
+    let replies = c
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    (replies, c)
+}
+
+fn t_file(bytes: &[u8]) -> tempfile::NamedTempFile {
+    let f = tempfile::NamedTempFile::new().unwrap();
+    fs::write(f.path(), bytes).unwrap();
+    f
+}
+
+/// Issue 14.2 and 14.5: `serve` and `mcp` agree on the message cap (`--max-request-size`): a
+/// message over it is skipped without being buffered and answered with an error carrying its
+/// `id` (found at the top level while skipping), and the session goes on; an error answer to a
+/// batch in `mcp` has `"id": null`.
+#[test]
+fn serve_and_mcp_answer_a_message_over_the_cap() {
+    let (_t, root) = root();
+    let base = base_rss(&root);
+    let limit: u64 = 1 << 20;
+    let lim = limit.to_string();
+    let huge = serde_json::json!({"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": {
+        "name": "preview_edits",
+        "arguments": {"path": "a.txt", "oldText": "x".repeat(3 * limit as usize), "newText": "y"}}});
+    let ping = |id: u32, method: &str| match method {
+        "read" => serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"path": "a.txt"}}),
+        _ => serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method}),
+    };
+    for (face, next) in [("serve", "read"), ("mcp", "ping")] {
+        let mut input = Vec::new();
+        for m in [&huge, &ping(42, next)] {
+            input.extend(m.to_string().as_bytes());
+            input.push(b'\n');
+        }
+        // An endless line (cut off here so that the session ends).
+        input.extend(std::iter::repeat_n(b'{', 8 * limit as usize));
+        input.push(b'\n');
+        input.extend(ping(43, next).to_string().as_bytes());
+        input.push(b'\n');
+        let (replies, c) = session(&root, &["--max-request-size", &lim, face], input);
+        within_caps(face, &c, limit, base);
+        let by_id = |id: Value| {
+            replies
+                .iter()
+                .find(|r| r["id"] == id)
+                .unwrap_or_else(|| panic!("{face}: no reply with id {id}: {replies:?}"))
+        };
+        let e = by_id(Value::from(41));
+        assert_eq!(e["error"]["code"], -32600, "{face}: {e}");
+        assert_eq!(e["error"]["data"]["code"], "too_large", "{face}: {e}");
+        assert!(e["error"]["message"].as_str().unwrap().contains(&lim));
+        assert!(by_id(Value::from(42)).get("result").is_some(), "{face}");
+        assert!(by_id(Value::from(43)).get("result").is_some(), "{face}");
+        let e = by_id(Value::Null);
+        assert_eq!(e["error"]["data"]["code"], "too_large", "{face}: {e}");
+    }
+    // mcp: a batch (not part of MCP) is answered with an error whose id is null, not absent.
+    let batch = format!("{}\n", serde_json::json!([ping(1, "ping")]));
+    let (replies, _) = session(&root, &["mcp"], batch.into_bytes());
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(replies[0].get("error").is_some(), "{replies:?}");
+    assert_eq!(replies[0].get("id"), Some(&Value::Null), "{replies:?}");
+}
+
+/// Issue 14.2: more edits than --max-edits is `too_large` before any matching.
+#[test]
+fn too_many_edits_are_too_large() {
+    let (_t, root) = root();
+    let edits: Vec<Value> = (0..101)
+        .map(|i| serde_json::json!({"oldText": format!("missing {i}"), "newText": "x"}))
+        .collect();
+    let req = serde_json::json!({"files": [{"path": "a.txt", "edits": edits}]});
+    let o = run(
+        &root,
+        &["--max-edits", "100", "apply", "--format", "json"],
+        req.to_string().as_bytes(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let v = json(&o);
+    assert_eq!(v["error"]["code"], "too_large", "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("101"));
+    let o = run(
+        &root,
+        &["--max-edits", "101", "apply", "--format", "json"],
+        req.to_string().as_bytes(),
+    );
+    assert_eq!(json(&o)["errors"][0]["code"], "not_found");
+}

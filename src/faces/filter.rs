@@ -159,6 +159,9 @@ pub fn filter(req: &Request, path: &str, input: &[u8], settings: &Settings) -> F
         files: vec![fr],
         dry_run: false,
     };
+    if let Err(e) = crate::request::limits::check_edits(&one, settings.limits.max_edits) {
+        return Filtered::failed(FilterError::Request(e));
+    }
     let plan = match plan::resolve(
         &one,
         &root,

@@ -250,23 +250,119 @@ fn unroutable(method: &str) -> ErrorData {
 }
 
 /// Serves MCP on stdin/stdout until the client closes stdin.
+///
+/// stdin is read by [`crate::faces::lines`] with the same cap as `serve` (`--max-request-size`):
+/// a message over it is never buffered and is answered with a JSON-RPC error (its `id` when one
+/// is found at the top level, else `null`) instead of rmcp's silent drop. Every error rmcp sends
+/// without an `id` member (a batch, a message of the wrong shape) gets `"id": null`, as JSON-RPC
+/// 2.0 requires.
 pub fn run(settings: Settings, review: bool) -> std::io::Result<()> {
+    use crate::faces::lines::{self, Line};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let cap = settings.limits.max_request_size;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     rt.block_on(async move {
+        let (mut to_rmcp, rmcp_in) = tokio::io::duplex(1 << 16);
+        let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 16);
+        let (in_tx, mut in_rx) = tokio::sync::mpsc::channel::<Line>(4);
+        let (reply_tx, mut reply_rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+        // stdin is read on a thread of its own: blocking reads, bounded lines.
+        std::thread::spawn(move || {
+            let stdin = std::io::stdin();
+            let mut r = stdin.lock();
+            while let Ok(Some(line)) = lines::read_line(&mut r, cap) {
+                if in_tx.blocking_send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        // Lines within the cap go to rmcp; the answer to one over it goes straight out.
+        let pump = tokio::spawn(async move {
+            while let Some(line) = in_rx.recv().await {
+                match line {
+                    Line::Full(mut l) => {
+                        l.push(b'\n');
+                        if to_rmcp.write_all(&l).await.is_err() {
+                            break;
+                        }
+                    }
+                    Line::Over { len, id } => {
+                        let reply = lines::too_large(id, len, cap).to_string().into_bytes();
+                        if reply_tx.send(reply).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+            let _ = to_rmcp.shutdown().await;
+        });
+        // rmcp's messages and ours, one whole line at a time.
+        let out = tokio::spawn(async move {
+            let mut stdout = tokio::io::stdout();
+            let mut from_rmcp = tokio::io::BufReader::new(from_rmcp);
+            let (mut rmcp_open, mut replies_open) = (true, true);
+            while rmcp_open || replies_open {
+                let mut line = Vec::new();
+                let msg = tokio::select! {
+                    n = from_rmcp.read_until(b'\n', &mut line), if rmcp_open => match n {
+                        Ok(0) | Err(_) => { rmcp_open = false; continue; }
+                        Ok(_) => with_null_id(line),
+                    },
+                    r = reply_rx.recv(), if replies_open => match r {
+                        None => { replies_open = false; continue; }
+                        Some(mut r) => { r.push(b'\n'); r }
+                    },
+                };
+                if stdout.write_all(&msg).await.is_err() || stdout.flush().await.is_err() {
+                    break;
+                }
+            }
+        });
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(rmcp_in, rmcp_out)
+            .with_max_line_length(usize::try_from(cap).unwrap_or(usize::MAX).saturating_add(2));
         let server = if review {
             Server::reviewed(settings)
         } else {
             Server::new(settings)
         };
-        let running = rmcp::service::serve_directly(server, rmcp::transport::stdio(), None);
-        running
+        let running = rmcp::service::serve_directly(server, transport, None);
+        let result = running
             .waiting()
             .await
             .map(|_| ())
-            .map_err(std::io::Error::other)
+            .map_err(std::io::Error::other);
+        let _ = pump.await;
+        let _ = out.await;
+        result
     })
+}
+
+/// An error reply without an `id` member gets `"id": null` (JSON-RPC 2.0 §5); anything else is
+/// passed through as it is.
+fn with_null_id(line: Vec<u8>) -> Vec<u8> {
+    let mut scan = crate::faces::lines::IdScan::default();
+    scan.feed(&line);
+    if scan.has_id() {
+        return line;
+    }
+    match serde_json::from_slice::<Value>(&line) {
+        Ok(Value::Object(m)) if m.contains_key("error") => {
+            let mut fixed = serde_json::Map::new();
+            fixed.insert("jsonrpc".into(), Value::from("2.0"));
+            fixed.insert("id".into(), Value::Null);
+            for (k, v) in m {
+                if k != "jsonrpc" {
+                    fixed.insert(k, v);
+                }
+            }
+            let mut out = Value::Object(fixed).to_string().into_bytes();
+            out.push(b'\n');
+            out
+        }
+        _ => line,
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@ pub mod cli;
 pub mod demo;
 pub mod filter;
 pub mod hook;
+pub mod lines;
 pub mod lsp;
 pub mod mcp;
 pub mod read;

@@ -22,16 +22,13 @@ use crate::report::response::RequestFailure;
 use crate::request::RequestError;
 use crate::service::{self, Run, Settings};
 use serde_json::{Value, json};
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read as _, Write};
 
 /// JSON-RPC 2.0 error codes.
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
-
-/// Largest message accepted (a `Content-Length` above it is a parse error).
-const MAX_MESSAGE: usize = 256 * 1024 * 1024;
 
 /// How a message was framed; the reply uses the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,56 +39,72 @@ pub enum Framing {
     Header,
 }
 
-/// A message as read: its framing and body, or why the frame was unreadable.
-type Frame = (Framing, Result<Vec<u8>, String>);
+/// A message as read: its framing and body, or the error reply for a frame that could not be
+/// read (malformed headers, or over the size limit).
+type Frame = (Framing, Result<Vec<u8>, Value>);
 
-/// Reads the next message; `None` at end of input. Blank lines between messages are skipped.
-pub fn read_message(r: &mut impl BufRead) -> io::Result<Option<Frame>> {
+/// Header lines longer than this are malformed (a header is `Content-Length: N`).
+const MAX_HEADER: u64 = 4096;
+
+/// Reads the next message, holding at most `cap` bytes of it in memory (`--max-request-size`);
+/// `None` at end of input. Blank lines between messages are skipped. A message over `cap` is
+/// skipped unread and its frame is the `too_large` error reply (see [`crate::faces::lines`]).
+pub fn read_message(r: &mut impl BufRead, cap: u64) -> io::Result<Option<Frame>> {
+    use crate::faces::lines::{self, Line};
+    let unreadable = |why: &str| error(Value::Null, PARSE_ERROR, why, None);
     loop {
-        let mut line = Vec::new();
-        if r.read_until(b'\n', &mut line)? == 0 {
-            return Ok(None);
-        }
-        let text = trim_eol(&line);
+        let text = match lines::read_line(r, cap)? {
+            None => return Ok(None),
+            Some(Line::Full(text)) => text,
+            Some(Line::Over { len, id }) => {
+                return Ok(Some((Framing::Line, Err(lines::too_large(id, len, cap)))));
+            }
+        };
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let Some(len) = header_value(text, "content-length") else {
-            return Ok(Some((Framing::Line, Ok(text.to_vec()))));
+        let Some(len) = header_value(&text, "content-length") else {
+            return Ok(Some((Framing::Line, Ok(text))));
         };
+        let len = std::str::from_utf8(len)
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok());
         // Further headers (Content-Type) until the blank line.
         loop {
-            let mut h = Vec::new();
-            if r.read_until(b'\n', &mut h)? == 0 {
-                return Ok(Some((
-                    Framing::Header,
-                    Err("end of input inside the headers".into()),
-                )));
-            }
-            if trim_eol(&h).is_empty() {
-                break;
+            match lines::read_line(r, MAX_HEADER)? {
+                None => {
+                    return Ok(Some((
+                        Framing::Header,
+                        Err(unreadable("end of input inside the headers")),
+                    )));
+                }
+                Some(Line::Over { .. }) => {
+                    return Ok(Some((
+                        Framing::Header,
+                        Err(unreadable("a header line is too long")),
+                    )));
+                }
+                Some(Line::Full(h)) if h.is_empty() => break,
+                Some(Line::Full(_)) => {}
             }
         }
-        let len = match std::str::from_utf8(len)
-            .ok()
-            .and_then(|s| s.trim().parse::<usize>().ok())
-        {
-            Some(n) if n <= MAX_MESSAGE => n,
-            _ => return Ok(Some((Framing::Header, Err("bad Content-Length".into())))),
+        let Some(len) = len else {
+            return Ok(Some((Framing::Header, Err(unreadable("bad Content-Length")))));
         };
-        let mut body = vec![0; len];
-        return match r.read_exact(&mut body) {
-            Ok(()) => Ok(Some((Framing::Header, Ok(body)))),
-            // A frame cut short by the end of input: nothing left to answer.
-            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
-            Err(e) => Err(e),
-        };
+        if len > cap {
+            return Ok(match lines::skip(r, len)? {
+                Some(id) => Some((Framing::Header, Err(lines::too_large(id, len, cap)))),
+                // A frame cut short by the end of input: nothing left to answer.
+                None => None,
+            });
+        }
+        let mut body = Vec::new();
+        (&mut *r).take(len).read_to_end(&mut body)?;
+        if (body.len() as u64) < len {
+            return Ok(None);
+        }
+        return Ok(Some((Framing::Header, Ok(body))));
     }
-}
-
-fn trim_eol(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
 }
 
 /// The value of header `name` (ASCII case-insensitive) if `line` is that header.
@@ -138,10 +151,11 @@ pub fn serve(
     settings: &Settings,
 ) -> io::Result<Session> {
     let mut session = Session::default();
-    while let Some((framing, body)) = read_message(&mut input)? {
+    let cap = settings.limits.max_request_size;
+    while let Some((framing, body)) = read_message(&mut input, cap)? {
         let reply = match body {
             Ok(body) => handle(&body, settings, &mut session),
-            Err(why) => Some(error(Value::Null, PARSE_ERROR, &why, None)),
+            Err(reply) => Some(reply),
         };
         if let Some(reply) = reply {
             write_message(&mut output, framing, &reply)?;
@@ -339,18 +353,18 @@ mod tests {
                 .to_vec();
         let mut r = io::Cursor::new(input);
         assert_eq!(
-            read_message(&mut r).unwrap(),
+            read_message(&mut r, 1 << 20).unwrap(),
             Some((Framing::Line, Ok(b"{\"a\":1}".to_vec())))
         );
         assert_eq!(
-            read_message(&mut r).unwrap(),
+            read_message(&mut r, 1 << 20).unwrap(),
             Some((Framing::Header, Ok(b"{\"b\":2}".to_vec())))
         );
         assert_eq!(
-            read_message(&mut r).unwrap(),
+            read_message(&mut r, 1 << 20).unwrap(),
             Some((Framing::Line, Ok(b"{\"c\":3}".to_vec())))
         );
-        assert_eq!(read_message(&mut r).unwrap(), None);
+        assert_eq!(read_message(&mut r, 1 << 20).unwrap(), None);
     }
 
     #[test]

@@ -225,7 +225,7 @@ impl RequestFailure {
             version: VERSION,
             ok: false,
             error: RequestErrorDetail {
-                code: Code::InvalidRequest,
+                code: e.code,
                 message: e.message.clone(),
                 pointer: e.pointer.clone(),
                 line: e.line,

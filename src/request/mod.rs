@@ -4,6 +4,7 @@
 //! Paths are kept as the caller wrote them; the writer resolves them beneath the root.
 //! [`wire`] parses the JSON shapes; [`dialect`] parses Codex patches and SEARCH/REPLACE blocks.
 pub mod dialect;
+pub mod limits;
 pub mod wire;
 
 /// One edit: replace the unique match of `old_text` with `new_text`.
@@ -99,6 +100,8 @@ pub struct Request {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct RequestError {
+    /// `invalid_request`, or `too_large` for a request over a limit.
+    pub code: crate::error::Code,
     pub message: String,
     /// JSON pointer into the request as sent (a missing field points at its parent).
     pub pointer: Option<String>,
@@ -111,10 +114,19 @@ pub struct RequestError {
 impl RequestError {
     pub fn new(message: impl Into<String>) -> RequestError {
         RequestError {
+            code: crate::error::Code::InvalidRequest,
             message: message.into(),
             pointer: None,
             line: None,
             hint: None,
+        }
+    }
+
+    /// A request over one of the limits (`too_large`).
+    pub fn too_large(message: impl Into<String>) -> RequestError {
+        RequestError {
+            code: crate::error::Code::TooLarge,
+            ..RequestError::new(message)
         }
     }
 

@@ -33,17 +33,30 @@ pub use journal::{RecoveryAction, RecoveryReport};
 /// refused.
 pub const JOURNAL_DIR: &str = ".redline-journal";
 
-/// Limits applied to every file read or written.
+/// Limits that bound what one request can cost (time and memory linear in them).
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// Files larger than this are `too_large`.
+    /// Files larger than this are `too_large` (also the buffer `filter` reads on stdin).
     pub max_file_size: u64,
+    /// Requests larger than this many bytes are `too_large` (request files, stdin, one `serve`
+    /// or `mcp` message).
+    pub max_request_size: u64,
+    /// Requests with more edits than this (over all files; a Codex hunk counts as one) are
+    /// `too_large`.
+    pub max_edits: usize,
 }
+
+/// Default `--max-file-size`.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 256 * 1024 * 1024;
+/// Default `--max-edits`.
+pub const DEFAULT_MAX_EDITS: usize = 10_000;
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_file_size: 256 * 1024 * 1024,
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            max_request_size: DEFAULT_MAX_FILE_SIZE,
+            max_edits: DEFAULT_MAX_EDITS,
         }
     }
 }

@@ -44,10 +44,34 @@ pub fn filter(
     edits: &Path,
     report: Option<&Path>,
 ) -> ExitStatus {
+    // The buffer is read up to --max-file-size and no further: a larger one (or an endless
+    // stream) cannot be echoed in bounded time and memory, so it is refused with nothing on
+    // stdout (an editor shows an empty result, never a truncated buffer) and `too_large` in the
+    // report.
+    let limit = settings.limits.max_file_size;
+    let mut stdin = std::io::stdin().lock();
     let mut input = Vec::new();
-    if std::io::stdin().read_to_end(&mut input).is_err() {
+    if (&mut stdin)
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut input)
+        .is_err()
+    {
         return ExitStatus::Rejected;
     }
+    if input.len() as u64 > limit {
+        if let Some(file) = report {
+            let e = RequestError::too_large(format!(
+                "the buffer on stdin is larger than --max-file-size ({limit} bytes); nothing \
+                 was echoed"
+            ))
+            .hint("raise --max-file-size to filter larger buffers");
+            let json = serde_json::to_value(RequestFailure::new(&e)).unwrap_or_default();
+            let text = serde_json::to_string_pretty(&json).unwrap_or_default();
+            let _ = std::fs::write(file, text + "\n");
+        }
+        return ExitStatus::Rejected;
+    }
+    drop(stdin);
     std::panic::set_hook(Box::new(|_| {}));
     let result =
         std::panic::catch_unwind(|| filtered(settings, input_kind, path, edits, report, &input))
@@ -71,8 +95,15 @@ fn filtered(
     report: Option<&Path>,
     input: &[u8],
 ) -> Option<Vec<u8>> {
-    let request = std::fs::read(edits)
+    let request = std::fs::File::open(edits)
         .map_err(|e| RequestError::new(format!("cannot read {}: {e}", edits.display())))
+        .and_then(|f| {
+            crate::request::limits::read_capped(
+                f,
+                settings.limits.max_request_size,
+                &format!("the request file {}", edits.display()),
+            )
+        })
         .and_then(|b| {
             String::from_utf8(b)
                 .map_err(|_| RequestError::new(format!("{} is not UTF-8", edits.display())))

@@ -13,7 +13,7 @@ use crate::request::dialect::InputKind;
 use crate::request::{Request, RequestError};
 use crate::service::{self, Settings};
 use clap::{Parser, Subcommand, ValueEnum};
-use std::io::{IsTerminal as _, Read as _, Write as _};
+use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -50,6 +50,13 @@ pub struct Cli {
     /// Files larger than this many bytes are refused as `too_large` (suffixes K, M, G).
     #[arg(long, global = true, help_heading = "Global options", value_name = "BYTES", value_parser = parse_size, default_value = "256M")]
     max_file_size: u64,
+    /// Requests larger than this many bytes are refused as `too_large`: a request file, stdin,
+    /// one `serve`/`mcp` message (default: the same as --max-file-size).
+    #[arg(long, global = true, value_name = "BYTES", value_parser = parse_size)]
+    max_request_size: Option<u64>,
+    /// Requests with more edits than this are refused as `too_large`.
+    #[arg(long, global = true, value_name = "N", default_value_t = crate::write::DEFAULT_MAX_EDITS)]
+    max_edits: usize,
     /// How `character` in positions counts.
     #[arg(
         long,
@@ -248,7 +255,8 @@ pub fn main() -> ExitStatus {
             encoding,
             limits: crate::write::Limits {
                 max_file_size: cli.max_file_size,
-                ..Default::default()
+                max_request_size: cli.max_request_size.unwrap_or(cli.max_file_size),
+                max_edits: cli.max_edits,
             },
         },
         input: match cli.input {
@@ -464,10 +472,10 @@ fn usage(message: &str, hint: &str) -> ExitStatus {
     ExitStatus::Usage
 }
 
-/// Reads the request text from a path, or stdin for `-`/absent.
-fn request_text(path: Option<&str>) -> Result<String, RequestError> {
-    let mut bytes = Vec::new();
-    match path {
+/// Reads the request text from a path, or stdin for `-`/absent, at most `limit` bytes.
+fn request_text(path: Option<&str>, limit: u64) -> Result<String, RequestError> {
+    use crate::request::limits::read_capped;
+    let bytes = match path {
         None | Some("-") => {
             // On a terminal, reading stdin looks like a hang: say what is awaited.
             if std::io::stdin().is_terminal() {
@@ -475,17 +483,16 @@ fn request_text(path: Option<&str>) -> Result<String, RequestError> {
                     "reading the request from stdin (end it with Ctrl-D; or pass a request file)",
                 );
             }
-            std::io::stdin().read_to_end(&mut bytes).map_err(|e| {
-                RequestError::new(format!("cannot read the request from stdin: {e}"))
-            })?;
+            read_capped(std::io::stdin().lock(), limit, "the request on stdin")?
         }
         Some(p) => {
-            bytes = std::fs::read(p).map_err(|e| {
+            let file = std::fs::File::open(p).map_err(|e| {
                 RequestError::new(format!("cannot read the request file {p}: {e}"))
                     .hint("pass a readable file, or `-` for stdin")
             })?;
+            read_capped(file, limit, &format!("the request file {p}"))?
         }
-    }
+    };
     String::from_utf8(bytes).map_err(|e| {
         RequestError::new(format!(
             "the request is not UTF-8 (invalid byte at {})",
@@ -497,7 +504,7 @@ fn request_text(path: Option<&str>) -> Result<String, RequestError> {
 
 /// Reads and parses the request in the chosen dialect.
 fn load(ctx: &Context, path: Option<&str>) -> Result<Request, RequestError> {
-    let text = request_text(path)?;
+    let text = request_text(path, ctx.settings.limits.max_request_size)?;
     crate::request::dialect::parse(&text, ctx.input, crate::request::wire::parse_json)
 }
 

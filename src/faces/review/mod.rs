@@ -74,6 +74,7 @@ impl ReviewError {
 /// human accepts.
 pub fn run(req: &Request, opts: &ReviewOptions) -> Result<Outcome, ReviewError> {
     let root = service::open_root(&opts.settings)?;
+    crate::request::limits::check_edits(req, opts.settings.limits.max_edits)?;
     // Like every writing command, finish an interrupted commit first (briefly locked).
     let _ = service::lock(&root);
     let plan = plan::resolve(req, &root, ResolveOptions::default())?;

@@ -1,0 +1,328 @@
+//! Bounded reading of JSON-RPC messages, shared by `serve` and `mcp` so that both apply the same
+//! limit (`--max-request-size`) the same way: a message over it is never buffered (memory stays
+//! at the limit, whatever arrives: `/dev/zero`, a line without end), it is skipped, and it is
+//! answered with a JSON-RPC error naming the limit, with the request's `id` when it can be found
+//! at the top level of the skipped bytes (else `null`), so the client never waits forever.
+
+use serde_json::{Value, json};
+use std::io::{self, BufRead};
+
+/// JSON-RPC "Invalid Request", the code of the answer to a message over the limit.
+pub const INVALID_REQUEST: i64 = -32600;
+
+/// One line of input.
+#[derive(Debug, PartialEq)]
+pub enum Line {
+    /// The line, without its `\n` (nor a `\r` before it).
+    Full(Vec<u8>),
+    /// A line longer than the cap: skipped, `len` bytes long; `id` is the top-level `id` of the
+    /// JSON object it held, if one was seen.
+    Over { len: u64, id: Value },
+}
+
+/// Reads one `\n`-terminated line (or the last, unterminated one) holding at most `cap` bytes
+/// in memory; `None` at the end of input.
+pub fn read_line(r: &mut impl BufRead, cap: u64) -> io::Result<Option<Line>> {
+    let mut line: Vec<u8> = Vec::new();
+    let mut over: Option<(u64, IdScan)> = None;
+    loop {
+        let (take, done) = {
+            let buf = match r.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                break;
+            }
+            let nl = buf.iter().position(|&b| b == b'\n');
+            let take = nl.map_or(buf.len(), |i| i + 1);
+            let chunk = &buf[..nl.unwrap_or(take)];
+            match &mut over {
+                Some((len, scan)) => {
+                    *len += chunk.len() as u64;
+                    scan.feed(chunk);
+                }
+                None if (line.len() + chunk.len()) as u64 > cap.saturating_add(1) => {
+                    // Over the cap (one byte of slack for a `\r`): stop buffering, keep scanning.
+                    let mut scan = IdScan::default();
+                    scan.feed(&line);
+                    scan.feed(chunk);
+                    over = Some(((line.len() + chunk.len()) as u64, scan));
+                    line = Vec::new();
+                }
+                None => line.extend_from_slice(chunk),
+            }
+            (take, nl.is_some())
+        };
+        r.consume(take);
+        if done {
+            return Ok(Some(finish(line, over, cap)));
+        }
+    }
+    if line.is_empty() && over.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(finish(line, over, cap)))
+}
+
+fn finish(mut line: Vec<u8>, over: Option<(u64, IdScan)>, cap: u64) -> Line {
+    if let Some((len, scan)) = over {
+        return Line::Over { len, id: scan.id() };
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    if line.len() as u64 > cap {
+        let mut scan = IdScan::default();
+        scan.feed(&line);
+        return Line::Over {
+            len: line.len() as u64,
+            id: scan.id(),
+        };
+    }
+    Line::Full(line)
+}
+
+/// Discards exactly `n` bytes of `r` (a `Content-Length` body over the cap), scanning them for
+/// the top-level `id`. `None` when the input ends first.
+pub fn skip(r: &mut impl BufRead, mut n: u64) -> io::Result<Option<Value>> {
+    let mut scan = IdScan::default();
+    while n > 0 {
+        let take = {
+            let buf = match r.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                return Ok(None);
+            }
+            let take = buf.len().min(usize::try_from(n).unwrap_or(usize::MAX));
+            scan.feed(&buf[..take]);
+            take
+        };
+        r.consume(take);
+        n -= take as u64;
+    }
+    Ok(Some(scan.id()))
+}
+
+/// The JSON-RPC error answering a message of `len` bytes over the limit `cap`.
+pub fn too_large(id: Value, len: u64, cap: u64) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {
+            "code": INVALID_REQUEST,
+            "message": format!(
+                "the message is {len} bytes, over the limit of {cap} bytes; it was not read"
+            ),
+            "data": {
+                "code": "too_large",
+                "limit": cap,
+                "hint": "split the batch, or start the server with a larger --max-request-size",
+            },
+        },
+    })
+}
+
+/// Finds the value of the top-level `"id"` member of a JSON object fed in pieces, in constant
+/// memory: a small state machine over strings and nesting depth. Only a string, number or
+/// `null` id counts (JSON-RPC's); anything else, or no id, is `null`.
+#[derive(Debug, Default)]
+pub struct IdScan {
+    depth: u32,
+    /// The first significant byte was seen (`{` for an object; a batch `[` never has an id).
+    started: bool,
+    object: bool,
+    in_str: bool,
+    esc: bool,
+    /// At depth 1, the next string is a key.
+    key_pos: bool,
+    /// The key being read (first 3 bytes; enough to tell `id` from longer keys).
+    key: Option<Vec<u8>>,
+    last_key: Option<Vec<u8>>,
+    /// The raw bytes of the id's value while it is read.
+    value: Option<Vec<u8>>,
+    found: Option<Vec<u8>>,
+}
+
+/// Longest id kept (a longer one is answered with `null`).
+const MAX_ID: usize = 256;
+
+impl IdScan {
+    pub fn feed(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.byte(b);
+        }
+    }
+
+    fn byte(&mut self, b: u8) {
+        if !self.started {
+            if b.is_ascii_whitespace() {
+                return;
+            }
+            self.started = true;
+            self.object = b == b'{';
+        }
+        if !self.object || self.found.is_some() {
+            return;
+        }
+        if let Some(v) = &mut self.value {
+            // Reading the id's value: a string to its closing quote, a scalar to `,` or `}`.
+            let string = v.first() == Some(&b'"');
+            if string || (v.is_empty() && b == b'"') {
+                v.push(b);
+                if v.len() > 1 {
+                    if self.esc {
+                        self.esc = false;
+                    } else if b == b'\\' {
+                        self.esc = true;
+                    } else if b == b'"' {
+                        self.found = self.value.take();
+                    }
+                }
+                if self.value.as_ref().is_some_and(|v| v.len() > MAX_ID) {
+                    self.value = None;
+                    self.object = false;
+                }
+                return;
+            }
+            if b == b',' || b == b'}' {
+                self.found = self.value.take();
+                return;
+            }
+            if !b.is_ascii_whitespace() {
+                v.push(b);
+            }
+            if v.len() > MAX_ID || matches!(b, b'{' | b'[') {
+                self.value = None;
+                self.object = false;
+            }
+            return;
+        }
+        if self.in_str {
+            if self.esc {
+                self.esc = false;
+            } else if b == b'\\' {
+                self.esc = true;
+            } else if b == b'"' {
+                self.in_str = false;
+                if let Some(k) = self.key.take() {
+                    self.last_key = Some(k);
+                }
+            } else if let Some(k) = &mut self.key
+                && k.len() < 3
+            {
+                k.push(b);
+            } else if let Some(k) = &mut self.key {
+                k.push(b'~'); // longer than any key we look for
+                k.truncate(3);
+            }
+            return;
+        }
+        match b {
+            b'"' => {
+                self.in_str = true;
+                if self.depth == 1 && self.key_pos {
+                    self.key = Some(Vec::new());
+                }
+            }
+            b'{' | b'[' => {
+                self.depth += 1;
+                self.key_pos = self.depth == 1;
+            }
+            b'}' | b']' => self.depth = self.depth.saturating_sub(1),
+            b':' if self.depth == 1 => {
+                self.key_pos = false;
+                if self.last_key.take().as_deref() == Some(b"id") {
+                    self.value = Some(Vec::new());
+                }
+            }
+            b',' if self.depth == 1 => self.key_pos = true,
+            _ => {}
+        }
+    }
+
+    /// The id found, or `null`.
+    pub fn id(&self) -> Value {
+        let raw = self.found.as_ref().or(self.value.as_ref());
+        match raw.and_then(|r| serde_json::from_slice::<Value>(r).ok()) {
+            Some(v @ (Value::String(_) | Value::Number(_))) => v,
+            _ => Value::Null,
+        }
+    }
+
+    /// Whether the input was an object with a top-level `id` member (any value).
+    pub fn has_id(&self) -> bool {
+        self.found.is_some() || self.value.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id_of(s: &str) -> Value {
+        let mut scan = IdScan::default();
+        // In awkward pieces, as reads deliver them.
+        for chunk in s.as_bytes().chunks(3) {
+            scan.feed(chunk);
+        }
+        scan.id()
+    }
+
+    #[test]
+    fn finds_the_top_level_id_only() {
+        assert_eq!(id_of(r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#), json!(7));
+        assert_eq!(id_of(r#"{"method":"x","params":{"id":1},"id":"a\"b"}"#), json!("a\"b"));
+        assert_eq!(
+            id_of(r#"{"params":{"edits":[{"id":"e1"}]}, "id" : 12 }"#),
+            json!(12)
+        );
+        assert_eq!(id_of(r#"{"idx":1,"params":"id"}"#), Value::Null);
+        assert_eq!(id_of(r#"[{"id":1}]"#), Value::Null);
+        assert_eq!(id_of(r#"{"id":{"a":1}}"#), Value::Null);
+        assert_eq!(id_of(r#"{"id":null}"#), Value::Null);
+        assert_eq!(id_of(r#"{"params":{"oldText":"\"id\":5"},"id":6}"#), json!(6));
+    }
+
+    #[test]
+    fn lines_over_the_cap_are_skipped_not_buffered() {
+        let big = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":3,\"params\":\"{}\"}}\r\nsmall\n",
+            "z".repeat(1000)
+        );
+        let mut r = io::BufReader::with_capacity(16, big.as_bytes());
+        match read_line(&mut r, 100).unwrap().unwrap() {
+            Line::Over { len, id } => {
+                assert_eq!(id, json!(3));
+                assert!(len > 1000);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            read_line(&mut r, 100).unwrap(),
+            Some(Line::Full(b"small".to_vec()))
+        );
+        assert_eq!(read_line(&mut r, 100).unwrap(), None);
+        // Exactly at the cap is fine, with or without `\r`.
+        let mut r = io::Cursor::new(b"abcd\r\nabcd\nabcde".to_vec());
+        assert_eq!(read_line(&mut r, 4).unwrap(), Some(Line::Full(b"abcd".to_vec())));
+        assert_eq!(read_line(&mut r, 4).unwrap(), Some(Line::Full(b"abcd".to_vec())));
+        assert!(matches!(read_line(&mut r, 4).unwrap(), Some(Line::Over { len: 5, .. })));
+        // An endless line without a newline: bounded memory, answered at the end.
+        let mut r = io::BufReader::new(io::Read::take(io::repeat(b'x'), 1 << 20));
+        assert!(matches!(read_line(&mut r, 10).unwrap(), Some(Line::Over { .. })));
+    }
+
+    #[test]
+    fn skips_a_body() {
+        let mut r = io::Cursor::new(br#"{"id":"q","p":1}rest"#.to_vec());
+        assert_eq!(skip(&mut r, 16).unwrap(), Some(json!("q")));
+        let mut rest = String::new();
+        io::Read::read_to_string(&mut r, &mut rest).unwrap();
+        assert_eq!(rest, "rest");
+    }
+}
