@@ -298,6 +298,13 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
     {
         return Run::failed(&e);
     }
+    // A writing run resolves before it takes the writer lock, so that the lock is held only for
+    // the commit, never for another request's resolution. SPEC §7's promise is kept: under the
+    // lock, a plan whose files changed meanwhile (or that recovery touched) is resolved again,
+    // and a commit that finds a file stale that the probes missed resolves again once.
+    let optimistic = mode
+        .writes()
+        .then(|| (probes(&root, req), plan::resolve(req, &root, opts)));
     let locked = if mode.writes() {
         match lock(&root) {
             Ok(l) => Some(l),
@@ -323,24 +330,45 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
     } else {
         None
     };
-    let plan = match plan::resolve(req, &root, opts) {
+    // Whether the plan resolved outside the lock still describes the tree under the lock.
+    let mut current = false;
+    let resolved = match (optimistic, &locked) {
+        (Some((before, plan)), Some(l))
+            if l.recovered.is_none() && probes(&root, req) == before =>
+        {
+            current = true;
+            plan
+        }
+        _ => plan::resolve(req, &root, opts),
+    };
+    let mut plan = match resolved {
         Ok(p) => p,
         Err(e) => return Run::failed(&e),
     };
-    if !plan.ok() {
-        let resp = report::response(&plan, mode, settings.encoding, &WriteOutcome::default());
-        return Run {
-            response: Ok(resp),
-            exit: worst_code(&plan),
-            plan: Some(plan),
-        };
-    }
-    let (mut wrote, exit) = match &locked {
-        Some(locked) => {
-            let done = commit(&root, locked, &changes(&plan, &|_, _| true), true);
-            (done.outcome, done.exit)
+    let (mut wrote, exit) = loop {
+        if !plan.ok() {
+            let resp = report::response(&plan, mode, settings.encoding, &WriteOutcome::default());
+            return Run {
+                response: Ok(resp),
+                exit: worst_code(&plan),
+                plan: Some(plan),
+            };
         }
-        None => (WriteOutcome::default(), ExitStatus::Success),
+        let Some(locked) = &locked else {
+            break (WriteOutcome::default(), ExitStatus::Success);
+        };
+        let done = commit(&root, locked, &changes(&plan, &|_, _| true), true);
+        // A file changed between the outside resolution and the lock in a way its metadata did
+        // not show (an in-place write within one timestamp tick): resolve again, under the lock.
+        if current && !done.stale.is_empty() {
+            current = false;
+            plan = match plan::resolve(req, &root, opts) {
+                Ok(p) => p,
+                Err(e) => return Run::failed(&e),
+            };
+            continue;
+        }
+        break (done.outcome, done.exit);
     };
     if let Some(locked) = locked {
         wrote.recovered = wrote.recovered.take().or(locked.recovered);
@@ -351,6 +379,16 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
         exit,
         plan: Some(plan),
     }
+}
+
+/// What is at each path of the request now (metadata only, symlinks followed), to tell whether
+/// anything changed between resolving outside the writer lock and holding it.
+fn probes(root: &Root, req: &Request) -> Vec<crate::write::Probe> {
+    req.files
+        .iter()
+        .flat_map(|f| std::iter::once(&f.path).chain(f.move_to.as_ref()))
+        .map(|p| root.probe(p))
+        .collect()
 }
 
 /// Prose for what recovery did, or `None` when there was nothing to recover.

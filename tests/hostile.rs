@@ -451,3 +451,70 @@ fn too_many_edits_are_too_large() {
     );
     assert_eq!(json(&o)["errors"][0]["code"], "not_found");
 }
+
+/// Waits (no deadline but a generous one: this is not a timing assertion) until `pid` sleeps in
+/// the kernel's file-lock wait, i.e. is queued for the root's writer lock.
+fn wait_until_blocked_on_lock(pid: u32) {
+    for _ in 0..60_000 {
+        let wchan = fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default();
+        if wchan.contains("lock") {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("process {pid} never waited for the writer lock");
+}
+
+/// Issue 14.2: `apply` resolves before it takes the root's writer lock, so one slow request
+/// does not hold every other writer up while it matches; under the lock, a file that changed
+/// meanwhile is resolved again, so a non-conflicting concurrent change is kept (SPEC §7).
+#[test]
+fn apply_resolves_outside_the_writer_lock() {
+    use std::io::Write as _;
+    use std::os::fd::AsRawFd;
+    let (_t, root) = root();
+    let filler = "some line of the file\n".repeat(50_000);
+    fs::write(root.join("a.txt"), format!("one\n{filler}three\n")).unwrap();
+    let size = fs::metadata(root.join("a.txt")).unwrap().len();
+    // Hold the writer lock (an flock on the root directory) as another writer would.
+    let held = fs::File::open(&root).unwrap();
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let mut child = Command::new(BIN)
+        .arg("--root")
+        .arg(&root)
+        .args(["apply", "--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"path": "a.txt", "edits": [{"oldText": "one\n", "newText": "ONE\n"}]}"#)
+        .unwrap();
+    wait_until_blocked_on_lock(child.id());
+    // It read the whole file before queueing for the lock.
+    let io = fs::read_to_string(format!("/proc/{}/io", child.id())).unwrap();
+    let rchar: u64 = io
+        .lines()
+        .find_map(|l| l.strip_prefix("rchar: "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(rchar >= size, "read {rchar} bytes before the lock, the file has {size}");
+    // Meanwhile another writer changes another part of the file (a new inode, as redline does).
+    let tmp = root.join(".other-writer.tmp");
+    fs::write(&tmp, format!("one\n{filler}THREE\n")).unwrap();
+    fs::rename(&tmp, root.join("a.txt")).unwrap();
+    drop(held);
+    let o = child.wait_with_output().unwrap();
+    let v = json(&o);
+    assert_eq!(o.status.code(), Some(0), "{v}");
+    assert_eq!(
+        fs::read_to_string(root.join("a.txt")).unwrap(),
+        format!("ONE\n{filler}THREE\n"),
+        "the concurrent change was lost"
+    );
+}

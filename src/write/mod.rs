@@ -151,6 +151,11 @@ pub struct Snapshot {
     pub target_rel: PathBuf,
 }
 
+/// What [`Root::probe`] saw at a path: device, inode, size, mtime, ctime and mode of what is
+/// there (`None`: nothing), or the code of why it could not be looked up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe(Result<Option<[i64; 6]>, Code>);
+
 /// The state a change requires of its path right before commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expect {
@@ -294,6 +299,29 @@ impl Root {
             Some(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => Ok(true),
             Some(st) => Err(not_a_file(path, &st)),
         }
+    }
+
+    /// What is at `path` now, from metadata alone (symlinks inside the root followed): two equal
+    /// probes mean nothing replaced, wrote, created or removed the file in between (but for an
+    /// in-place write of the same size within one timestamp tick, which the commit's content
+    /// check still catches as `stale`).
+    pub fn probe(&self, path: &str) -> Probe {
+        let r = self.relative(path).and_then(|rel| {
+            confine::resolve_target(self, &rel, true).map_err(|m| m.into_error(path))
+        });
+        Probe(r.map(|t| {
+            t.stat.map(|st| {
+                [
+                    st.st_dev as i64,
+                    st.st_ino as i64,
+                    st.st_size,
+                    ns(st.st_mtime, st.st_mtime_nsec as u64),
+                    ns(st.st_ctime, st.st_ctime_nsec as u64),
+                    st.st_mode as i64,
+                ]
+            })
+        })
+        .map_err(|e| e.code))
     }
 
     /// Reads a regular file beneath the root, following symlinks that stay inside it.
