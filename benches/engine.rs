@@ -71,6 +71,7 @@ fn failing(items: usize, n: usize) -> Vec<EditSpec> {
                 replace_all: false,
                 id: None,
                 pointer: None,
+                line_based: false,
             }
         })
         .collect()
@@ -92,6 +93,7 @@ fn edits(items: usize, n: usize, normalized: bool) -> Vec<EditSpec> {
                 replace_all: false,
                 id: None,
                 pointer: None,
+                line_based: false,
             }
         })
         .collect()

@@ -44,6 +44,7 @@ fn batch() -> (tempfile::TempDir, Request) {
                 replace_all: false,
                 id: None,
                 pointer: None,
+                line_based: false,
             });
         }
         req.files.push(fr);

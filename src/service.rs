@@ -106,10 +106,7 @@ pub fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change
             }
             Op::Overwrite | Op::Edit => {
                 if let Some(bytes) = f.render(|e| accept(fi, e)) {
-                    let same = f
-                        .original
-                        .as_ref()
-                        .is_some_and(|o| o.doc.to_bytes() == bytes);
+                    let same = f.original.as_ref().is_some_and(|o| *o.bytes() == *bytes);
                     if !same {
                         out.push(Change::Write {
                             path: f.path.clone(),

@@ -154,6 +154,7 @@ fn cut(text: &str, seeds: &[EditSeed]) -> Vec<(EditSpec, bool)> {
             replace_all: s.replace_all,
             id: None,
             pointer: None,
+            line_based: false,
         };
         out.push((spec, findable));
     }
@@ -173,6 +174,8 @@ fn file_plan(doc: &Document, edits: Vec<EditPlan>) -> FilePlan {
             fingerprint: None,
             nlink: 1,
             target_rel: None,
+            decoded: true,
+            raw: None,
         }),
         replaced: None,
         content: None,

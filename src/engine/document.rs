@@ -117,32 +117,55 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 impl Document {
     /// Decodes file bytes (§3.1): UTF-16/32 BOMs first, then NUL bytes, then UTF-8.
     pub fn decode(bytes: Vec<u8>) -> Result<Document, DecodeError> {
+        Document::decode_or_keep(bytes).map_err(|(e, _)| e)
+    }
+
+    /// [`Document::decode`], handing the bytes back when they do not decode (a file that is only
+    /// moved, deleted or overwritten need not be text).
+    pub fn decode_or_keep(bytes: Vec<u8>) -> Result<Document, (DecodeError, Vec<u8>)> {
         if bytes.starts_with(b"\x00\x00\xFE\xFF") || bytes.starts_with(b"\xFF\xFE\x00\x00") {
-            return Err(DecodeError::Encoding {
+            let e = DecodeError::Encoding {
                 detail: "UTF-32 byte order mark".into(),
-            });
+            };
+            return Err((e, bytes));
         }
         if bytes.starts_with(b"\xFE\xFF") || bytes.starts_with(b"\xFF\xFE") {
-            return Err(DecodeError::Encoding {
+            let e = DecodeError::Encoding {
                 detail: "UTF-16 byte order mark".into(),
-            });
+            };
+            return Err((e, bytes));
         }
         let probe = &bytes[..bytes.len().min(BINARY_PROBE)];
         if let Some(offset) = memchr::memchr(0, probe) {
-            return Err(DecodeError::Binary { offset });
+            return Err((DecodeError::Binary { offset }, bytes));
         }
         let bom = bytes.starts_with(UTF8_BOM);
+        let body = if bom {
+            &bytes[UTF8_BOM.len()..]
+        } else {
+            &bytes[..]
+        };
+        if let Err(e) = std::str::from_utf8(body) {
+            let at = e.valid_up_to() + if bom { UTF8_BOM.len() } else { 0 };
+            let e = DecodeError::Encoding {
+                detail: format!("invalid UTF-8 at byte {at}"),
+            };
+            return Err((e, bytes));
+        }
         let mut bytes = bytes;
         if bom {
             bytes.drain(..UTF8_BOM.len());
         }
-        let text = String::from_utf8(bytes).map_err(|e| {
-            let at = e.utf8_error().valid_up_to() + if bom { UTF8_BOM.len() } else { 0 };
-            DecodeError::Encoding {
-                detail: format!("invalid UTF-8 at byte {at}"),
-            }
-        })?;
-        Ok(Document::from_text(text, bom))
+        match String::from_utf8(bytes) {
+            Ok(text) => Ok(Document::from_text(text, bom)),
+            // Invariant: validated just above.
+            Err(e) => Err((
+                DecodeError::Encoding {
+                    detail: format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+                },
+                e.into_bytes(),
+            )),
+        }
     }
 
     /// A document from text already known to be valid (an editor buffer).

@@ -49,7 +49,7 @@ pub fn table_of(c: char) -> Option<Normalization> {
 }
 
 /// The folded form of a character under the quote, dash and space tables.
-fn fold(c: char) -> char {
+pub fn fold(c: char) -> char {
     match c {
         '\u{2018}'..='\u{201B}' => '\'',
         '\u{201C}'..='\u{201F}' => '"',
@@ -114,25 +114,50 @@ pub struct Normalized {
     orig_len: usize,
 }
 
-/// Whether `d` continues the cluster whose (composed) starter is `*starter`: combining marks,
-/// composing jamo, compatibility characters that decompose to a combining mark (U+FF9E).
+/// What a cluster's starter composes as: the NFKC composition of its compatibility
+/// decomposition (U+3131 HANGUL LETTER KIYEOK is U+1100, circled U+326E is U+AC00), so that a
+/// composing jamo after it joins it as NFKC joins them.
+fn composing_form(c: char) -> char {
+    let mut acc: Option<char> = None;
+    decompose_compatible(c, |x| {
+        acc = Some(match acc {
+            Some(a) => compose(a, x).unwrap_or(x),
+            None => x,
+        })
+    });
+    acc.unwrap_or(c)
+}
+
+/// Whether `d` continues the cluster whose composing form is `*starter`: combining marks
+/// (U+FF9E and U+FF9F too, whose NFKC is one), composing jamo, compatibility jamo that NFKC turns
+/// into composing ones.
 fn joins(starter: &mut char, d: char) -> bool {
     if d.is_ascii() {
         return false;
     }
-    let mut first = None;
+    // Compatibility decompositions are at most 18 characters long (U+FDFA).
+    let mut parts = ['\0'; 18];
+    let mut len = 0;
     decompose_compatible(d, |x| {
-        if first.is_none() {
-            first = Some(x)
+        if len < parts.len() {
+            parts[len] = x;
+            len += 1;
         }
     });
-    let first = first.unwrap_or(d);
+    let parts = &parts[..len];
+    let Some(&first) = parts.first() else {
+        return false;
+    };
     if canonical_combining_class(first) != 0 {
         return true;
     }
     match compose(*starter, first) {
         Some(composed) => {
-            *starter = composed;
+            let mut acc = composed;
+            for &x in &parts[1..] {
+                acc = compose(acc, x).unwrap_or(x);
+            }
+            *starter = acc;
             true
         }
         None => false,
@@ -340,6 +365,10 @@ impl Builder {
     }
 
     fn push_ident(&mut self, o: usize, s: &str) {
+        if s.is_empty() {
+            // An empty identity run would read as removed whitespace (an empty segment).
+            return;
+        }
         let n = self.out.len();
         match &mut self.run_start {
             Some((rn, ro, rl)) if *rn + *rl == n && *ro + *rl == o => *rl += s.len(),
@@ -375,7 +404,7 @@ impl Builder {
         while let Some((i, c)) = chars.next() {
             // Gather the cluster.
             let mut end = i + c.len_utf8();
-            let mut starter = c;
+            let mut starter = composing_form(c);
             while let Some(&(j, d)) = chars.peek() {
                 if joins(&mut starter, d) {
                     end = j + d.len_utf8();

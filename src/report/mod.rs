@@ -148,6 +148,9 @@ pub fn file_diff(file: &FilePlan, accept: &dyn Fn(usize) -> bool) -> String {
 }
 
 fn diff_of(file: &FilePlan, old: &str, new: &str, changes: &[diff::Change]) -> String {
+    if let Some(d) = binary_diff(file) {
+        return d;
+    }
     if old == new && !matches!(file.op, Op::Move | Op::Delete | Op::Create) {
         return String::new();
     }
@@ -190,6 +193,22 @@ fn diff_of(file: &FilePlan, old: &str, new: &str, changes: &[diff::Change]) -> S
     }
 }
 
+/// The diff of a whole-file change to a file that is not text (deleted or overwritten without
+/// being decoded), as git writes it: no hunks, a `Binary files … differ` line.
+fn binary_diff(file: &FilePlan) -> Option<String> {
+    let orig = file.original.as_ref().filter(|o| !o.decoded)?;
+    let from = display_path(orig.target_rel.as_ref().or(file.rel.as_ref()), &file.path);
+    match file.op {
+        Op::Delete => Some(format!(
+            "diff --git a/{from} b/{from}\ndeleted file mode 100644\nBinary files a/{from} and /dev/null differ\n"
+        )),
+        Op::Overwrite => Some(format!(
+            "diff --git a/{from} b/{from}\nBinary files a/{from} and b/{from} differ\n"
+        )),
+        _ => None,
+    }
+}
+
 /// Builds the response.
 pub fn response(
     plan: &Plan,
@@ -202,6 +221,8 @@ pub fn response(
     let mut files = Vec::new();
     for f in &plan.files {
         let doc = f.original.as_ref().map(|o| &o.doc);
+        // eol and bom describe a decoded text only (§3a "Failed files").
+        let decoded = f.original.as_ref().filter(|o| o.decoded).map(|o| &o.doc);
         let mut edits = Vec::new();
         for e in &f.edits {
             let mut r = wire::EditResult {
@@ -263,7 +284,9 @@ pub fn response(
         let changed = match &rendered {
             // An overwrite with the content the file already has writes nothing either.
             Some((old, new, _)) => {
-                matches!(f.op, Op::Create | Op::Delete | Op::Move) || old.as_ref() != new.as_str()
+                matches!(f.op, Op::Create | Op::Delete | Op::Move)
+                    || old.as_ref() != new.as_str()
+                    || f.original.as_ref().is_some_and(|o| !o.decoded)
             }
             None => true,
         };
@@ -278,9 +301,11 @@ pub fn response(
         } else {
             wire::FileStatus::Planned
         };
+        // Warnings are about changes that are planned or applied (§3a), not about a failed file.
         let mut warnings: Vec<wire::Warning> = f
             .warnings
             .iter()
+            .filter(|_| status != wire::FileStatus::Failed)
             .map(|w| wire::Warning {
                 code: w.code,
                 message: w.message.clone(),
@@ -305,12 +330,12 @@ pub fn response(
                 .as_ref()
                 .filter(|_| f.op != Op::Delete)
                 .map(|(_, new, _)| crate::hash::version(new.as_bytes())),
-            eol: doc.map(|d| d.eol).or_else(|| {
+            eol: decoded.map(|d| d.eol).or_else(|| {
                 f.content
                     .as_ref()
                     .map(|c| Document::from_text(c.clone(), false).eol)
             }),
-            bom: doc
+            bom: decoded
                 .map(|d| d.bom)
                 .or(f.content.as_ref().map(|c| c.starts_with('\u{FEFF}'))),
             diff: rendered

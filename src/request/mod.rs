@@ -16,6 +16,9 @@ pub struct EditSpec {
     pub id: Option<String>,
     /// JSON pointer of this edit in the request as sent (for messages), if it came from JSON.
     pub pointer: Option<String>,
+    /// A block of a line-based dialect (SPEC §6): when `old_text` ends with a line break, that
+    /// break also matches the end of a file without a final newline, whose state is kept.
+    pub line_based: bool,
 }
 
 impl EditSpec {
@@ -27,6 +30,7 @@ impl EditSpec {
             replace_all: false,
             id: None,
             pointer: None,
+            line_based: false,
         }
     }
 }

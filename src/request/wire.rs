@@ -775,6 +775,7 @@ fn edit(
         replace_all: replace_all.unwrap_or(false),
         id,
         pointer: Some(at.pointer.clone()),
+        line_based: false,
     })
 }
 

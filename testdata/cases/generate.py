@@ -142,6 +142,34 @@ case("009_utf32le_bom", {"a.txt": "\ufeffhi\n".encode("utf-32-le")}, one("a.txt"
      exit=1, codes=["unsupported_encoding"])
 case("010_latin1", {"a.txt": "café\nbar\n".encode("latin-1")}, one("a.txt", edit("bar", "baz")),
      exit=1, codes=["unsupported_encoding"])
+# SPEC §3a: decoding is needed only to match edits.
+case("013_delete_binary_file", {"a.bin": b"ab\x00cd\n", "keep.txt": "k\n"}, {"files": [{"path": "a.bin", "delete": True}]},
+     {"a.bin": None}, checks={F0 + "/status": "applied", F0 + "/op": "delete",
+                             F0 + "/hashBefore": sha(b"ab\x00cd\n"), F0 + "/eol": None, F0 + "/bom": None})
+case("014_content_overwrites_latin1_file", {"a.txt": "café\n".encode("latin-1")},
+     {"files": [{"path": "a.txt", "content": "caf\u00e9\n"}]}, {"a.txt": "caf\u00e9\n"},
+     checks={F0 + "/op": "overwrite", F0 + "/warnings/0/code": "overwrote_existing"}, ascii_json=True)
+case("015_pure_move_of_binary_file", {"a.bin": b"\xff\xfe\x00x"}, {"files": [{"path": "a.bin", "moveTo": "b.bin"}]},
+     {"a.bin": None, "b.bin": b"\xff\xfe\x00x"}, checks={F0 + "/op": "move", F0 + "/status": "applied"})
+case("016_move_of_binary_file_with_edits_is_refused", {"a.bin": b"ab\x00cd\n"},
+     {"files": [{"path": "a.bin", "moveTo": "b.bin", "edits": [edit("ab", "x")]}]},
+     exit=1, codes=["binary_file"])
+case("017_stale_before_decoding", {"a.bin": b"ab\x00cd\n"},
+     {"files": [{"path": "a.bin", "edits": [edit("ab", "x")], "expectHash": sha(b"other")}]},
+     exit=1, codes=["stale"], checks={F0 + "/hashBefore": sha(b"ab\x00cd\n"), F0 + "/eol": None})
+case("018_undecodable_file_reports_hash_before_only", {"a.txt": "café\n".encode("latin-1")},
+     one("a.txt", edit("caf", "x")), exit=1, codes=["unsupported_encoding"],
+     checks={F0 + "/hashBefore": sha("café\n".encode("latin-1")), F0 + "/eol": None, F0 + "/bom": None})
+# A stale file is not decoded (the check comes first), so it has no eol/bom; a file whose edits
+# fail was decoded and has them.
+case("019_stale_file_reports_hash_before_only", {"a.txt": b"a\r\n"},
+     one("a.txt", edit("a", "b"), expectHash=sha(b"x")), exit=1, codes=["stale"],
+     checks={F0 + "/hashBefore": sha(b"a\r\n"), F0 + "/eol": None, F0 + "/bom": None})
+case("019b_failed_edit_reports_eol", {"a.txt": b"a\r\n"}, one("a.txt", edit("zz", "b")), exit=1, codes=["not_found"],
+     checks={F0 + "/hashBefore": sha(b"a\r\n"), F0 + "/eol": "crlf", F0 + "/bom": False})
+case("019c_failed_file_has_no_warnings", {"a.txt": "A\n", "b.txt": b"B\x00"},
+     {"files": [{"path": "a.txt", "moveTo": "b.txt", "edits": [edit("zz", "y")]}]}, exit=1, codes=["not_found"],
+     checks={F0 + "/warnings": []})
 case("011_invalid_utf8_after_bom", {"a.txt": BOM + b"ok\n\xff\n"}, one("a.txt", edit("ok", "fine")),
      exit=1, codes=["unsupported_encoding"])
 case("012_bom_only_in_content_not_matched", {"a.txt": BOM + b"x\n"},
@@ -184,6 +212,12 @@ case("115_crlf_and_lf_variants_are_duplicates", {"a.txt": b"hello\r\nworld\r\n--
 case("116_whitespace_only_last_line_without_newline", {"a.txt": "say \u201chi\u201d\nbar\n   "},
      one("a.txt", edit('say "hi"', 'say "bye"')), {"a.txt": 'say "bye"\nbar\n   '},
      checks={E0 + "/normalizations": ["quotes"]})
+case("118_empty_crlf_line_inside_match_is_not_trailing_whitespace", {"a.txt": "say(\u2019x\u2019)\r\n\r\nnext\r\n"},
+     one("a.txt", edit("say('x')\n\nnext", "done")), {"a.txt": b"done\r\n"},
+     checks={E0 + "/match": "normalized", E0 + "/normalizations": ["quotes"]})
+case("119_empty_cr_line_inside_match", {"a.txt": "a\u2019\r\rb\r"},
+     one("a.txt", edit("a'\n\nb", "c")), {"a.txt": b"c\r"},
+     checks={E0 + "/normalizations": ["quotes"]})
 case("117_oldtext_crlf_on_crlf_file_is_exact", {"a.txt": b"first\r\nsecond\r\nthird\r\n"},
      one("a.txt", edit("first\r\nsecond", "one\r\ntwo")), {"a.txt": b"one\r\ntwo\r\nthird\r\n"},
      checks={E0 + "/match": "exact"})
@@ -211,7 +245,15 @@ case("207_trimmed_last_line_extends_to_line_end", {"a.txt": "x  \t\ny\n"}, one("
              E0 + "/range": rng(0, 0, 0, 4)})
 case("208_trimmed_last_line_must_end_a_line", {"a.txt": "xy\n"}, one("a.txt", edit("x ", "z")),
      exit=1, codes=["not_found"])
-case("209_trimmed_last_line_mid_line_not_counted", {"a.txt": "x  y\n"}, one("a.txt", edit("x ", "z")),
+# SPEC §3.4: an exact occurrence always counts, even mid-line.
+case("209_trimmed_last_line_exact_mid_line_counts", {"a.txt": "x  y\n"}, one("a.txt", edit("x ", "z")),
+     {"a.txt": "z y\n"}, checks={E0 + "/match": "exact", E0 + "/range": rng(0, 0, 0, 2)})
+case("209b_exact_oldtext_ending_in_space_mid_line", {"a.txt": "let x = 1;\n"}, one("a.txt", edit("let x = ", "let y = ")),
+     {"a.txt": "let y = 1;\n"}, checks={E0 + "/match": "exact"})
+case("209c_exact_trailing_space_mid_line_on_crlf_file", {"a.txt": b"a\r\nlet x = 1;\r\n"},
+     one("a.txt", edit("a\nlet x = ", "b\nlet y = ")), {"a.txt": b"b\r\nlet y = 1;\r\n"},
+     checks={E0 + "/match": "exact"})
+case("209d_near_exact_trailing_space_mid_line_not_counted", {"a.txt": "let x =\t1;\n"}, one("a.txt", edit("let x = ", "y")),
      exit=1, codes=["not_found"])
 case("210_trimmed_last_line_disambiguates", {"a.txt": "x  \nxy\n"}, one("a.txt", edit("x ", "z")),
      {"a.txt": "z\nxy\n"}, checks={E0 + "/range": rng(0, 0, 0, 3)})
@@ -240,6 +282,10 @@ case("218_dashes_pi", {"a.txt": "range: 1\u20135\nbreak\u2014here\n"},
      {"a.txt": "range: 10-50\nbreak--here\n"}, checks={E0 + "/normalizations": ["dashes"]})
 case("219_nfkc_then_table", {"a.txt": "a\ufe58b\n"}, one("a.txt", edit("a-b", "c")), {"a.txt": "c\n"},
      checks={E0 + "/normalizations": ["nfkc", "dashes"]})
+case("219b_nfkc_alone_explains_small_em_dash", {"a.txt": "a\ufe58b\n"}, one("a.txt", edit("a\u2014b", "c")),
+     {"a.txt": "c\n"}, checks={E0 + "/normalizations": ["nfkc"]})
+case("219c_ideographic_space_with_combining_mark_is_spaces", {"a.txt": "a\u3000\u0344b\n"},
+     one("a.txt", edit("a \u0344b", "c")), {"a.txt": "c\n"}, checks={E0 + "/normalizations": ["spaces"]})
 case("220_all_five_in_order", {"a.txt": "\uff21\u2019  \nz\u00a0\u2014\n"},
      one("a.txt", edit("A'\nz -", "ok")), {"a.txt": "ok\n"},
      checks={E0 + "/normalizations": ["nfkc", "trailing_whitespace", "quotes", "dashes", "spaces"]})
@@ -353,6 +399,21 @@ case("422_edit_then_create_elsewhere", {"a.txt": "a\n"},
 case("423_move_onto_path_the_batch_moves", {"a.txt": "A\n", "b.txt": "B\n"},
      {"files": [{"path": "a.txt", "moveTo": "c.txt"}, {"path": "b.txt", "moveTo": "a.txt"}]},
      exit=2, codes=["invalid_request"])
+# SPEC §3a: moves onto their own path or two changes reaching one target are request-level.
+case("424_two_moves_onto_one_target", {"a.txt": "A\n", "b.txt": "B\n"},
+     {"files": [{"path": "a.txt", "moveTo": "c.txt"}, {"path": "b.txt", "moveTo": "c.txt"}]},
+     exit=2, codes=["invalid_request"], checks={"/error/pointer": "/files/1/moveTo"})
+case("425_two_moves_onto_one_target_check", {"a.txt": "A\n", "b.txt": "B\n"},
+     {"files": [{"path": "a.txt", "moveTo": "c.txt"}, {"path": "b.txt", "moveTo": "./c.txt"}]},
+     args=["apply", "--check"], exit=2)
+case("426_two_moves_onto_one_target_resolve", {"a.txt": "A\n", "b.txt": "B\n"},
+     {"files": [{"path": "a.txt", "moveTo": "c.txt"}, {"path": "b.txt", "moveTo": "c.txt"}]},
+     args=["resolve"], exit=2, codes=["invalid_request"])
+case("427_move_onto_itself", {"a.txt": "A\n"}, {"files": [{"path": "a.txt", "moveTo": "./a.txt"}]},
+     exit=2, codes=["invalid_request"], checks={"/error/pointer": "/files/0/moveTo"})
+case("428_move_onto_created_path", {"a.txt": "A\n"},
+     {"files": [{"path": "a.txt", "moveTo": "c.txt"}, {"path": "c.txt", "content": "C\n"}]},
+     exit=2, codes=["invalid_request"])
 
 # ---------------------------------------------------------------- 5xx boundaries and splice (§3.6)
 
@@ -365,6 +426,20 @@ case("504_whole_cluster_matches", {"a.txt": "cafe\u0301 bar\n"}, one("a.txt", ed
 case("505_composing_jamo", {"a.txt": "\u1100\u1161\u11a8 x\n"}, one("a.txt", edit("\uac01 x", "y")),
      {"a.txt": "y\n"}, checks={E0 + "/normalizations": ["nfkc"]})
 case("506_jamo_prefix_not_boundary", {"a.txt": "\u1100\u1161 x\n"}, one("a.txt", edit("\u1100", "y")),
+     exit=1, codes=["not_found"])
+case("506b_compatibility_jamo_composes", {"a.txt": "\u3131\u1161 x\n"}, one("a.txt", edit("\uac00 x", "y")),
+     {"a.txt": "y\n"}, checks={E0 + "/normalizations": ["nfkc"]})
+case("506c_compatibility_jamo_prefix_not_boundary", {"a.txt": "\u3131\u1161 x\n"}, one("a.txt", edit("\u3131", "y")),
+     exit=1, codes=["not_found"])
+case("506d_halfwidth_jamo_composes", {"a.txt": "\uffa1\u1161\n"}, one("a.txt", edit("\uac00", "y")),
+     {"a.txt": "y\n"}, checks={E0 + "/normalizations": ["nfkc"]})
+case("506e_circled_syllable_with_final_jamo", {"a.txt": "\u326e\u11a8 z\n"}, one("a.txt", edit("\uac01 z", "y")),
+     {"a.txt": "y\n"}, checks={E0 + "/normalizations": ["nfkc"]})
+case("506f_halfwidth_voiced_mark_is_in_the_cluster", {"a.txt": "\uff76\uff9e\n"}, one("a.txt", edit("\uff76", "y")),
+     exit=1, codes=["not_found"])
+case("506g_halfwidth_voiced_mark_whole_cluster", {"a.txt": "x\uff76\uff9ey\n"}, one("a.txt", edit("x\u30ac", "z")),
+     {"a.txt": "zy\n"}, checks={E0 + "/normalizations": ["nfkc"]})
+case("506h_halfwidth_semi_voiced_mark_after_ascii", {"a.txt": "a\uff9fb\n"}, one("a.txt", edit("a", "z")),
      exit=1, codes=["not_found"])
 case("507_bytes_around_span_unchanged",
      {"a.txt": b"  \xe2\x80\x9cq\xe2\x80\x9d  \t\r\nx\xc2\xa0\xe2\x80\x94y   \r\n\xef\xbc\xa1\rend"},
@@ -404,6 +479,17 @@ case("611_already_applied", {"a.txt": "new line\n"}, one("a.txt", edit("old line
      exit=1, codes=["not_found"], checks={E0 + "/error/alreadyApplied": True})
 case("612_already_applied_under_n", {"a.txt": "it\u2019s done\n"}, one("a.txt", edit("it is", "it's done")),
      exit=1, codes=["not_found"], checks={E0 + "/error/alreadyApplied": True})
+# SPEC §3a: newText must be non-blank, not inside N(oldText), and a valid match.
+case("611b_newtext_inside_oldtext_is_not_applied", {"a.txt": "fn main() {}\n"},
+     one("a.txt", edit("fn main() { }", "main")), exit=1, codes=["not_found"],
+     checks={E0 + "/error/alreadyApplied": None})
+case("611c_newtext_lines_inside_oldtext_is_not_applied", {"a.txt": "let a = 1;\n"},
+     one("a.txt", edit("let a = 1;\nlet b = 3;", "let a = 1;")), exit=1, codes=["not_found"],
+     checks={E0 + "/error/alreadyApplied": None})
+case("611d_newtext_split_cluster_is_not_applied", {"a.txt": "cafe\u0301\n"},
+     one("a.txt", edit("tea", "cafe")), exit=1, codes=["not_found"], checks={E0 + "/error/alreadyApplied": None})
+case("611e_already_applied_says_where", {"a.txt": "one\ntwo\nnew line\n"}, one("a.txt", edit("old line", "new line")),
+     exit=1, codes=["not_found"], checks={E0 + "/error/alreadyApplied": True})
 case("613_not_found_candidates", {"a.txt": 'fn main() {\n    println!("hello");\n}\n'},
      one("a.txt", edit('    println!("helo");', '    println!("bye");')), exit=1, codes=["not_found"],
      checks={E0 + "/error/candidates/0/range/start/line": 1,
@@ -432,7 +518,7 @@ case("620_same_n_trimmed_first", {"a.txt": "abc\n"}, one("a.txt", edit("ab ", "X
      exit=1, codes=["not_found"], checks={E0 + "/error/code": "not_found", E1 + "/status": "resolved"})
 case("621_same_n_untrimmed_first", {"a.txt": "abc\n"}, one("a.txt", edit("ab", "Y"), edit("ab ", "X")),
      exit=1, codes=["not_found"], checks={E0 + "/status": "resolved", E1 + "/error/code": "not_found"})
-case("622_same_n_counted_separately", {"a.txt": "ab  \nab c\n"},
+case("622_same_n_counted_separately", {"a.txt": "ab  \nabc\n"},
      one("a.txt", edit("ab ", "X"), edit("ab", "Y")), exit=1, codes=["ambiguous"],
      checks={E0 + "/status": "resolved", E0 + "/range": rng(0, 0, 0, 4), E1 + "/error/occurrences": 2})
 
@@ -541,6 +627,25 @@ case("732_codex_patch", {"a.txt": "one\ntwo\nthree\n"},
 case("733_search_replace", {"a.txt": "one\ntwo\n"},
      "a.txt\n```\n<<<<<<< SEARCH\ntwo\n=======\nTWO\n>>>>>>> REPLACE\n```\n", {"a.txt": "one\nTWO\n"},
      request_name="request.txt")
+# SPEC §6: the line break after a block's last old line also matches the end of a file without one.
+case("733b_search_replace_deletes_last_line_without_newline", {"a.txt": "one\ntwo"},
+     "a.txt\n<<<<<<< SEARCH\ntwo\n=======\n>>>>>>> REPLACE\n", {"a.txt": "one"}, request_name="request.txt")
+case("733c_search_replace_replaces_last_lines_without_newline", {"a.txt": "one\ntwo\nthree"},
+     "a.txt\n<<<<<<< SEARCH\ntwo\nthree\n=======\nTWO\nTHREE\n>>>>>>> REPLACE\n", {"a.txt": "one\nTWO\nTHREE"},
+     request_name="request.txt")
+case("733d_search_replace_deletes_only_line_without_newline", {"a.txt": "one"},
+     "a.txt\n<<<<<<< SEARCH\none\n=======\n>>>>>>> REPLACE\n", {"a.txt": ""}, request_name="request.txt")
+case("733e_codex_deletes_last_line_without_newline", {"a.txt": "one\ntwo"},
+     "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n-two\n*** End Patch\n", {"a.txt": "one"},
+     request_name="request.patch")
+case("733f_codex_replaces_last_line_without_newline", {"a.txt": "one\ntwo"},
+     "*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n+TWO\n*** End Patch\n", {"a.txt": "one\nTWO"},
+     request_name="request.patch")
+case("733g_codex_deletes_last_line_no_context", {"a.txt": "one\ntwo"},
+     "*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n*** End Patch\n", {"a.txt": "one"},
+     request_name="request.patch")
+case("733h_search_replace_deletes_middle_line", {"a.txt": "one\ntwo\nthree"},
+     "a.txt\n<<<<<<< SEARCH\ntwo\n=======\n>>>>>>> REPLACE\n", {"a.txt": "one\nthree"}, request_name="request.txt")
 case("734_dry_run_flag", {"a.txt": "a\n"}, one("a.txt", edit("a", "b")), args=["apply", "--dry-run"],
      checks={"/dryRun": True, "/written": False, F0 + "/status": "planned", "/ok": True})
 case("735_check_flag_ok", {"a.txt": "a\n"}, one("a.txt", edit("a", "b")), args=["apply", "--check"])

@@ -34,6 +34,7 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
         needles.push(Needle {
             old_text: &spec.old_text,
             replace_all: spec.replace_all,
+            line_based: spec.line_based,
         });
         needle_of.push(i);
     }
@@ -42,12 +43,19 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
     for (k, res) in found.into_iter().enumerate() {
         let i = needle_of[k];
         out[i].outcome = match res {
-            Ok(f) => Outcome::Resolved(Resolution {
-                kind: f.kind,
-                normalizations: f.normalizations,
-                spans: f.spans,
-                replacement: doc.adapt_eol(&specs[i].new_text),
-            }),
+            Ok(mut f) => {
+                let mut replacement = doc.adapt_eol(&specs[i].new_text);
+                if f.at_eof {
+                    // §6: the file keeps having no final newline.
+                    eof_keeps_state(&doc.text, &mut f.spans[0], &mut replacement);
+                }
+                Outcome::Resolved(Resolution {
+                    kind: f.kind,
+                    normalizations: f.normalizations,
+                    spans: f.spans,
+                    replacement,
+                })
+            }
             Err(Miss::Ambiguous { spans, count }) => {
                 let lines: Vec<String> = spans
                     .iter()
@@ -116,14 +124,25 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
             .map(|&i| specs[i].old_text.as_str())
             .collect();
         let cands = hint::candidates(&file, &olds);
-        let applied = already_applied(&file, not_found.iter().map(|&i| specs[i].new_text.as_str()));
+        let applied = already_applied(
+            doc,
+            &file,
+            not_found
+                .iter()
+                .map(|&i| (&specs[i].old_text[..], &specs[i].new_text[..])),
+        );
         for (k, &i) in not_found.iter().enumerate() {
-            let mut f = if applied[k] {
+            let mut f = if let Some(at) = applied[k] {
+                let line = line_no(doc, at);
                 let mut f = Failure::new(
                     Code::NotFound,
-                    format!("edit {i} for {path}: oldText not found; the edit looks already applied (newText is in the file)"),
+                    format!(
+                        "edit {i} for {path}: oldText not found; newText occurs at line {line}, so the edit may already be applied"
+                    ),
                 )
-                .hint("drop this edit if the change is already there");
+                .hint(format!(
+                    "check line {line} of {path}; if the change is not there yet, re-read the file (`redline read {path}`) and copy oldText exactly"
+                ));
                 f.already_applied = true;
                 f
             } else {
@@ -152,23 +171,62 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
     out
 }
 
-/// For each text, whether N(text) occurs in `file` (one pass for all).
-fn already_applied<'a>(file: &Normalized, texts: impl Iterator<Item = &'a str>) -> Vec<bool> {
-    let pats: Vec<String> = texts.map(|t| Normalized::new(t).text).collect();
-    let mut hit = vec![false; pats.len()];
-    // A newText that is only whitespace says nothing about whether the edit happened.
-    let live: Vec<usize> = (0..pats.len())
-        .filter(|&i| !pats[i].trim().is_empty())
-        .collect();
-    if live.is_empty() {
-        return hit;
+/// A line-based match whose last line break stood for the end of a file without a final newline
+/// (SPEC §6): a replacement ending in a line break loses it, and a deletion takes the line break
+/// before the span with it, so that the file still ends without one.
+fn eof_keeps_state(text: &str, span: &mut Range<usize>, replacement: &mut String) {
+    if replacement.is_empty() {
+        let before = &text.as_bytes()[..span.start];
+        span.start -= match before {
+            [.., b'\r', b'\n'] => 2,
+            [.., b'\n' | b'\r'] => 1,
+            _ => 0,
+        };
+    } else if let Some(stripped) = replacement
+        .strip_suffix("\r\n")
+        .or_else(|| replacement.strip_suffix('\n'))
+        .or_else(|| replacement.strip_suffix('\r'))
+    {
+        replacement.truncate(stripped.len());
     }
-    if let Ok(ac) = aho_corasick::AhoCorasick::new(live.iter().map(|&i| pats[i].as_bytes())) {
-        for m in ac.find_overlapping_iter(&file.text) {
-            hit[live[m.pattern().as_usize()]] = true;
+}
+
+/// For each (oldText, newText) of an edit that was not found, where N(newText) occurs in the
+/// file as a valid match (§3a "Already applied": the end rule and the boundaries apply), when it
+/// is non-blank and not contained in N(oldText): the original offset of its first occurrence.
+/// One search for all of them, through the matcher.
+pub(crate) fn already_applied<'a>(
+    doc: &Document,
+    file: &Normalized,
+    edits: impl Iterator<Item = (&'a str, &'a str)>,
+) -> Vec<Option<usize>> {
+    let edits: Vec<(&str, &str)> = edits.collect();
+    let mut out = vec![None; edits.len()];
+    let mut needles = Vec::new();
+    let mut of = Vec::new();
+    for (k, (old, new)) in edits.iter().enumerate() {
+        let n_new = Normalized::new(new).text;
+        if n_new.trim().is_empty() || Normalized::new(old).text.contains(n_new.as_str()) {
+            continue;
         }
+        needles.push(Needle {
+            old_text: new,
+            replace_all: false,
+            line_based: false,
+        });
+        of.push(k);
     }
-    hit
+    for (res, k) in matcher::find_all(&doc.text, file, &needles)
+        .into_iter()
+        .zip(of)
+    {
+        out[k] = match res {
+            Ok(f) => f.spans.first().map(|s| s.start),
+            Err(Miss::Ambiguous { spans, .. }) => spans.first().map(|s| s.start),
+            Err(Miss::NotFound) => None,
+        };
+    }
+    out
 }
 
 /// Locates Codex patch chunks (SPEC §6); each chunk is reported as one edit.
@@ -184,6 +242,7 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
                 replace_all: false,
                 id: Some(format!("chunk@{}", chunk.line)),
                 pointer: None,
+                line_based: false,
             };
             let outcome = match res {
                 Ok(l) => Outcome::Resolved(Resolution {

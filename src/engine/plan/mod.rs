@@ -136,6 +136,22 @@ pub struct Original {
     /// The path relative to the root where the content lives, when the request's path is a
     /// symlink to it (diffs name the target, which is what git sees as the text file).
     pub target_rel: Option<PathBuf>,
+    /// The text was decoded (`doc` holds it); false for a file that is not text, whose `doc` is
+    /// empty (§3a: decoding is only for edits; such a file can still be deleted, moved or
+    /// overwritten).
+    pub decoded: bool,
+    /// The bytes of a file that was not decoded (a move carries them).
+    pub raw: Option<Vec<u8>>,
+}
+
+impl Original {
+    /// The file's bytes as read.
+    pub fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        match &self.raw {
+            Some(raw) => std::borrow::Cow::Borrowed(raw),
+            None => std::borrow::Cow::Owned(self.doc.to_bytes()),
+        }
+    }
 }
 
 /// A warning about a file.
@@ -188,6 +204,10 @@ impl FilePlan {
             return Some(content.as_bytes().to_vec());
         }
         let orig = self.original.as_ref()?;
+        if !orig.decoded {
+            // Only a pure move gets here with a file that is not text: its bytes move as they are.
+            return Some(orig.bytes().into_owned());
+        }
         Some(self.edited(orig, &accept).0.into_bytes())
     }
 
@@ -360,18 +380,41 @@ fn merge_same_file(files: &[FileRequest], root: &Root) -> Result<Vec<FileRequest
             }
         }
     }
-    for f in &out {
-        if let Some(to) = &f.move_to
-            && let Ok(dest) = root.relative(to)
-            && let Some(&i) = seen.get(&dest)
-        {
-            let mut err = RequestError::new(format!(
+    // Moves (§3a): onto their own path, onto a path another object changes, or two onto one
+    // target are request-level errors, so that `--check` and `resolve` predict `apply`.
+    let mut targets: HashMap<PathBuf, &FileRequest> = HashMap::new();
+    for (k, f) in out.iter().enumerate() {
+        let Some(to) = &f.move_to else { continue };
+        let Ok(dest) = root.relative(to) else {
+            continue;
+        };
+        let at = |e: RequestError| {
+            let mut e = e.hint("move onto a path the batch does not otherwise touch");
+            e.pointer = f.pointer.as_ref().map(|p| format!("{p}/moveTo"));
+            e
+        };
+        if root.relative(&f.path).is_ok_and(|src| src == dest) {
+            return Err(at(RequestError::new(format!(
+                "{} is moved onto itself",
+                f.path
+            ))));
+        }
+        if let Some(first) = targets.insert(dest.clone(), f) {
+            return Err(at(RequestError::new(format!(
+                "{} and {} are both moved onto {to}",
+                first.path, f.path
+            ))));
+        }
+        if let Some(&i) = seen.get(&dest) {
+            let mut e = at(RequestError::new(format!(
                 "{} is moved onto {}, which the batch also changes",
                 f.path, out[i].path
-            ))
-            .hint("move onto a path the batch does not otherwise touch");
-            err.pointer = f.pointer.as_ref().map(|p| format!("{p}/moveTo"));
-            return Err(err);
+            )));
+            // The later of the two objects is the one at fault.
+            if i > k {
+                e.pointer = out[i].pointer.clone();
+            }
+            return Err(e);
         }
     }
     Ok(out)
@@ -426,48 +469,31 @@ fn fill(
 ) -> Result<(), Failure> {
     let rel = root.relative(&fr.path)?;
     plan.rel = Some(rel.clone());
+    // Decoding is needed only to match edits (§3a): deletes, contents and pure moves take any
+    // regular file.
+    let decode = !fr.edits.is_empty() || !fr.chunks.is_empty();
     if let Some(to) = &fr.move_to {
         let dest = root.relative(to)?;
-        if dest == rel {
-            return Err(Failure::new(
-                Code::InvalidRequest,
-                format!("{} is moved onto itself", fr.path),
-            ));
-        }
         if root.exists(to)? {
+            // Undecodable content still counts as "there" (for the commit check), without a diff.
+            plan.replaced = Some(read_any(root, to, &dest, &HashMap::new())?);
             plan.warnings.push(Warning {
                 code: WarningCode::OverwroteExisting,
                 message: format!("{to} exists; the move overwrites it"),
             });
-            // Undecodable content still counts as "there" (for the commit check), without a diff.
-            plan.replaced = Some(read(root, to, &dest, &HashMap::new()).or_else(
-                |f| match f.code {
-                    Code::BinaryFile | Code::UnsupportedEncoding => {
-                        let snap = root.read(to)?;
-                        Ok(Original {
-                            doc: Document::from_text(String::new(), false),
-                            version: snap.fingerprint.version.clone(),
-                            fingerprint: Some(snap.fingerprint),
-                            nlink: snap.nlink,
-                            target_rel: None,
-                        })
-                    }
-                    _ => Err(f),
-                },
-            )?);
         }
         plan.move_rel = Some(dest);
     }
     if let Some(content) = &fr.content {
-        match read(root, &fr.path, &rel, docs) {
+        match read_any(root, &fr.path, &rel, docs) {
             Ok(orig) => {
                 plan.op = Op::Overwrite;
+                plan.original = Some(orig);
+                check_hash(fr, plan.original.as_ref())?;
                 plan.warnings.push(Warning {
                     code: WarningCode::OverwroteExisting,
                     message: format!("{} exists; its content is replaced", fr.path),
                 });
-                check_hash(fr, &orig)?;
-                plan.original = Some(orig);
             }
             Err(f) if f.code == Code::FileNotFound && fr.expect_hash.is_none() => {
                 plan.op = Op::Create;
@@ -477,9 +503,26 @@ fn fill(
         plan.content = Some(content.clone());
         return Ok(());
     }
-    let orig = read(root, &fr.path, &rel, docs)?;
-    check_hash(fr, &orig)?;
-    if orig.nlink > 1 && !fr.delete {
+    // The file as read is kept even when a later check fails: a failed file still reports the
+    // version it was read at (§3a "Failed files").
+    let orig = match read::<(Failure, Option<Original>)>(root, &fr.path, &rel, docs, Some(fr)) {
+        Ok(o) => o,
+        Err((f, Some(o)))
+            if !decode && matches!(f.code, Code::BinaryFile | Code::UnsupportedEncoding) =>
+        {
+            o
+        }
+        Err((f, read)) => {
+            plan.original = read;
+            return Err(f);
+        }
+    };
+    plan.original = Some(orig);
+    let orig = plan.original.as_ref().expect("just set");
+    if fr.delete {
+        return Ok(());
+    }
+    if orig.nlink > 1 {
         plan.warnings.push(Warning {
             code: WarningCode::HardLinkBroken,
             message: format!(
@@ -488,22 +531,19 @@ fn fill(
             ),
         });
     }
-    if fr.delete {
-        plan.original = Some(orig);
-        return Ok(());
+    if decode {
+        plan.edits = match_edits(&orig.doc, &fr.path, &fr.edits);
+        if !fr.chunks.is_empty() {
+            plan.edits
+                .extend(locate_chunks(&orig.doc, fr, plan.edits.len()));
+        }
     }
-    plan.edits = match_edits(&orig.doc, &fr.path, &fr.edits);
-    if !fr.chunks.is_empty() {
-        plan.edits
-            .extend(locate_chunks(&orig.doc, fr, plan.edits.len()));
-    }
-    plan.original = Some(orig);
     Ok(())
 }
 
-fn check_hash(fr: &FileRequest, orig: &Original) -> Result<(), Failure> {
-    match &fr.expect_hash {
-        Some(want) if !want.eq_ignore_ascii_case(&orig.version) => Err(Failure::new(
+fn check_hash(fr: &FileRequest, orig: Option<&Original>) -> Result<(), Failure> {
+    match (&fr.expect_hash, orig) {
+        (Some(want), Some(orig)) if !want.eq_ignore_ascii_case(&orig.version) => Err(Failure::new(
             Code::Stale,
             format!(
                 "{} has version {}, not the expected {want}",
@@ -518,12 +558,16 @@ fn check_hash(fr: &FileRequest, orig: &Original) -> Result<(), Failure> {
     }
 }
 
-fn read(
+/// Reads and decodes a file (or takes its `documents[]` text). With `check`, its expectHash is
+/// checked against the bytes before anything is decoded (§3a). A failure after the bytes were
+/// read comes with the file as read, undecoded (its `doc` empty, [`Original::decoded`] false).
+fn read<E: From<Failure> + ReadError>(
     root: &Root,
     path: &str,
     rel: &PathBuf,
     docs: &HashMap<PathBuf, &str>,
-) -> Result<Original, Failure> {
+    check: Option<&FileRequest>,
+) -> Result<Original, E> {
     if let Some(text) = docs.get(rel) {
         let (bom, body) = match text.strip_prefix('\u{FEFF}') {
             Some(b) => (true, b),
@@ -531,13 +575,21 @@ fn read(
         };
         let doc = Document::from_text(body.to_string(), bom);
         let version = crate::hash::version(&doc.to_bytes());
-        return Ok(Original {
+        let orig = Original {
             doc,
             version,
             fingerprint: None,
             nlink: 1,
             target_rel: None,
-        });
+            decoded: true,
+            raw: None,
+        };
+        if let Some(fr) = check
+            && let Err(f) = check_hash(fr, Some(&orig))
+        {
+            return Err(E::with_read(f, orig));
+        }
+        return Ok(orig);
     }
     let snap = root.read(path).map_err(|e| {
         let mut f = Failure::from(e);
@@ -546,21 +598,76 @@ fn read(
                 "check the path, or create the file with {{\"path\": \"{path}\", \"content\": …}}"
             ));
         }
-        f
-    })?;
-    let version = snap.fingerprint.version.clone();
-    let doc = Document::decode(snap.bytes).map_err(|e| {
-        Failure::new(e.code(), format!("{path}: {e}")).hint(match e.code() {
-            Code::BinaryFile => "redline edits text files only",
-            _ => "redline edits UTF-8 text only; convert the file to UTF-8 first",
-        })
+        E::from(f)
     })?;
     let target_rel = snap.via_symlink.then_some(snap.target_rel);
-    Ok(Original {
-        doc,
-        version,
+    let mut orig = Original {
+        doc: Document::from_text(String::new(), false),
+        version: snap.fingerprint.version.clone(),
         fingerprint: Some(snap.fingerprint),
         nlink: snap.nlink,
         target_rel,
-    })
+        decoded: false,
+        raw: None,
+    };
+    if let Some(fr) = check
+        && let Err(f) = check_hash(fr, Some(&orig))
+    {
+        return Err(E::with_read(f, orig));
+    }
+    match Document::decode_or_keep(snap.bytes) {
+        Ok(doc) => {
+            orig.doc = doc;
+            orig.decoded = true;
+            Ok(orig)
+        }
+        Err((e, bytes)) => {
+            orig.raw = Some(bytes);
+            let f = Failure::new(e.code(), format!("{path}: {e}")).hint(match e.code() {
+                Code::BinaryFile => "redline edits text files only",
+                _ => "redline edits UTF-8 text only; convert the file to UTF-8 first",
+            });
+            Err(E::with_read(f, orig))
+        }
+    }
+}
+
+/// Reads a file that is replaced or removed as a whole: decoded when it is text (for the diff),
+/// kept undecoded when it is not.
+fn read_any(
+    root: &Root,
+    path: &str,
+    rel: &PathBuf,
+    docs: &HashMap<PathBuf, &str>,
+) -> Result<Original, Failure> {
+    match read::<(Failure, Option<Original>)>(root, path, rel, docs, None) {
+        Ok(o) => Ok(o),
+        Err((f, read)) => match (f.code, read) {
+            (Code::BinaryFile | Code::UnsupportedEncoding, Some(o)) => Ok(o),
+            (_, _) => Err(f),
+        },
+    }
+}
+
+/// How [`read`] reports a failure that came after the bytes were read.
+trait ReadError {
+    fn with_read(f: Failure, read: Original) -> Self;
+}
+
+impl ReadError for Failure {
+    fn with_read(f: Failure, _: Original) -> Self {
+        f
+    }
+}
+
+impl From<Failure> for (Failure, Option<Original>) {
+    fn from(f: Failure) -> Self {
+        (f, None)
+    }
+}
+
+impl ReadError for (Failure, Option<Original>) {
+    fn with_read(f: Failure, read: Original) -> Self {
+        (f, Some(read))
+    }
 }

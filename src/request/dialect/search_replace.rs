@@ -260,6 +260,7 @@ fn add_block(
         replace_all: false,
         id: None,
         pointer: None,
+        line_based: true,
     });
     Ok(())
 }

@@ -40,6 +40,7 @@ fn spec(old: &str, new: &str, pointer: &str) -> EditSpec {
         replace_all: false,
         id: None,
         pointer: Some(pointer.into()),
+        line_based: false,
     }
 }
 

@@ -1,0 +1,644 @@
+//! Finding every edit of a file in one pass (SPEC §3.4–§3.6).
+//!
+//! All patterns N(oldText) of a file go into one Aho-Corasick automaton that scans N(file) once
+//! with overlapping matches, so the cost is linear in the file plus the edits plus the matches.
+//! A match counts only if both ends fall on cluster boundaries of the original and, under the
+//! trimmed-last-line rule, it ends at a line end.
+
+use crate::engine::normalize::{Normalization, Normalized, fold, lf, table_of};
+use std::collections::HashMap;
+use std::ops::Range;
+use unicode_normalization::UnicodeNormalization;
+
+pub mod search;
+
+/// How many occurrences an ambiguous error lists (§3.9).
+pub const MAX_AMBIGUOUS: usize = 20;
+
+/// How an edit matched: `exact`, or `normalized` (only under N(·)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MatchKind {
+    Exact,
+    Normalized,
+}
+
+impl MatchKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchKind::Exact => "exact",
+            MatchKind::Normalized => "normalized",
+        }
+    }
+}
+
+/// One edit to look for.
+#[derive(Debug, Clone, Copy)]
+pub struct Needle<'a> {
+    pub old_text: &'a str,
+    pub replace_all: bool,
+    /// SPEC §6: an `old_text` ending in a line break also matches, without that break, at the
+    /// end of a file that has no final newline.
+    pub line_based: bool,
+}
+
+/// Where an edit matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    /// Original byte spans, in order; one unless `replaceAll`.
+    pub spans: Vec<Range<usize>>,
+    pub kind: MatchKind,
+    pub normalizations: Vec<Normalization>,
+    /// The (single) span is a line-based match that ends at the end of a file without a final
+    /// newline, `old_text`'s last line break standing for it (see [`Needle::line_based`]).
+    pub at_eof: bool,
+}
+
+/// Why an edit did not match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Miss {
+    NotFound,
+    /// More than one occurrence; the first [`MAX_AMBIGUOUS`] original spans, and the total.
+    Ambiguous {
+        spans: Vec<Range<usize>>,
+        count: usize,
+    },
+}
+
+#[derive(Default)]
+struct Hits {
+    count: usize,
+    keep_all: bool,
+    /// (N range, original span) of counted occurrences, in order of start.
+    occ: Vec<(Range<usize>, Range<usize>)>,
+}
+
+/// A distinct search pattern: N(oldText), its trimmed-last-line flag, the oldText itself when
+/// the flag is set (an exact occurrence always counts), and whether it only counts at the end of
+/// the file (the line-based alternative of §6).
+type Key<'a> = (&'a str, bool, &'a str, bool);
+
+/// Finds every needle in `file` (N of `text`). Needles must have a non-empty N(oldText).
+pub fn find_all(text: &str, file: &Normalized, needles: &[Needle<'_>]) -> Vec<Result<Found, Miss>> {
+    let patterns: Vec<Normalized> = needles
+        .iter()
+        .map(|n| Normalized::new(n.old_text))
+        .collect();
+    // One search pattern per distinct N(oldText) and trimmed-last-line flag: two oldTexts with
+    // the same N(·) count different occurrences when only one of them must end at a line end.
+    // With the flag, the oldText itself is kept too: an exact occurrence always counts (§3.4).
+    let file_open_end = !file.text.is_empty() && !file.text.ends_with('\n');
+    let mut ids: HashMap<Key<'_>, usize> = HashMap::new();
+    // For each distinct pattern: the needle it was taken from, its text and its flags.
+    let mut distinct: Vec<(usize, &str, bool)> = Vec::new();
+    let mut pattern_of: Vec<(usize, Option<usize>)> = Vec::with_capacity(needles.len());
+    for (i, p) in patterns.iter().enumerate() {
+        let exact_key = if p.last_line_trimmed {
+            needles[i].old_text
+        } else {
+            ""
+        };
+        let main = intern(
+            &mut ids,
+            &mut distinct,
+            i,
+            (p.text.as_str(), p.last_line_trimmed, exact_key, false),
+        );
+        let alt = (needles[i].line_based && file_open_end)
+            .then(|| p.text.strip_suffix('\n'))
+            .flatten()
+            .filter(|t| !t.is_empty())
+            .map(|t| intern(&mut ids, &mut distinct, i, (t, false, "", true)));
+        pattern_of.push((main, alt));
+    }
+    let mut hits: Vec<Hits> = (0..distinct.len()).map(|_| Hits::default()).collect();
+    for (i, n) in needles.iter().enumerate() {
+        if n.replace_all {
+            hits[pattern_of[i].0].keep_all = true;
+        }
+    }
+    let bytes: Vec<&[u8]> = distinct.iter().map(|d| d.1.as_bytes()).collect();
+    search::occurrences(file.text.as_bytes(), &bytes, |pid, m| {
+        let (from, _, eof) = distinct[pid];
+        let trimmed = !eof && patterns[from].last_line_trimmed;
+        let span = if eof {
+            if m.end != file.text.len() {
+                return;
+            }
+            // The whole last line, its trailing whitespace included.
+            match file.orig_span(m.clone(), true) {
+                Some(span) => span,
+                None => return,
+            }
+        } else if trimmed && !file.at_line_end(m.end) {
+            // Not at a line end: only an exact occurrence of oldText counts.
+            match exact_at(text, file, m.start, needles[from].old_text) {
+                Some(span) => span,
+                None => return,
+            }
+        } else {
+            match file.orig_span(m.clone(), trimmed) {
+                Some(span) => span,
+                None => return,
+            }
+        };
+        let h = &mut hits[pid];
+        h.count += 1;
+        if h.keep_all || h.occ.len() <= MAX_AMBIGUOUS {
+            h.occ.push((m, span));
+        }
+    });
+    for h in &mut hits {
+        // Overlapping search reports by end; the rules are leftmost first.
+        h.occ.sort_by_key(|(n, _)| (n.start, n.end));
+        if !h.keep_all {
+            h.occ.truncate(MAX_AMBIGUOUS + 1);
+        }
+    }
+    // A line-based needle counts its end-of-file occurrence (at most one) with the others.
+    let merged: Vec<Option<Hits>> = pattern_of
+        .iter()
+        .map(|&(main, alt)| {
+            let alt = alt?;
+            let (a, b) = (&hits[main], &hits[alt]);
+            let mut occ = a.occ.clone();
+            occ.extend(b.occ.iter().cloned());
+            Some(Hits {
+                count: a.count + b.count,
+                keep_all: a.keep_all,
+                occ,
+            })
+        })
+        .collect();
+    needles
+        .iter()
+        .enumerate()
+        .map(|(i, needle)| {
+            let h = merged[i].as_ref().unwrap_or(&hits[pattern_of[i].0]);
+            let eof_end = pattern_of[i]
+                .1
+                .filter(|&alt| hits[alt].count > 0)
+                .map(|alt| hits[alt].occ[0].1.end);
+            let pat = &patterns[i];
+            let chosen: Vec<&(Range<usize>, Range<usize>)> = if needle.replace_all {
+                let mut last_end = 0;
+                h.occ
+                    .iter()
+                    .filter(|(n, _)| {
+                        let take = n.start >= last_end;
+                        if take {
+                            last_end = n.end;
+                        }
+                        take
+                    })
+                    .collect()
+            } else {
+                match h.count {
+                    0 => return Err(Miss::NotFound),
+                    1 => h.occ.iter().collect(),
+                    count => {
+                        return Err(Miss::Ambiguous {
+                            spans: h
+                                .occ
+                                .iter()
+                                .take(MAX_AMBIGUOUS)
+                                .map(|(_, s)| s.clone())
+                                .collect(),
+                            count,
+                        });
+                    }
+                }
+            };
+            if chosen.is_empty() {
+                return Err(Miss::NotFound);
+            }
+            let at_eof = chosen.len() == 1 && eof_end == Some(chosen[0].1.end) && {
+                let (n, _) = chosen[0];
+                n.end == file.text.len()
+            };
+            let old_text = if at_eof {
+                needle
+                    .old_text
+                    .strip_suffix('\n')
+                    .map_or(needle.old_text, |t| t.strip_suffix('\r').unwrap_or(t))
+            } else {
+                needle.old_text
+            };
+            let mut kind = MatchKind::Exact;
+            let mut norms: Vec<Normalization> = Vec::new();
+            for (n, span) in &chosen {
+                if !same_lf(&text[span.clone()], old_text) {
+                    kind = MatchKind::Normalized;
+                    let alt;
+                    let pat = if at_eof {
+                        alt = Normalized::new(old_text);
+                        &alt
+                    } else {
+                        pat
+                    };
+                    for x in needed(text, file, n.clone(), span, old_text, pat) {
+                        if !norms.contains(&x) {
+                            norms.push(x);
+                        }
+                    }
+                }
+            }
+            norms.sort();
+            Ok(Found {
+                spans: chosen.iter().map(|(_, s)| s.clone()).collect(),
+                kind,
+                normalizations: norms,
+                at_eof,
+            })
+        })
+        .collect()
+}
+
+/// The id of a distinct search pattern, registering it (taken from needle `from`) when new.
+fn intern<'a>(
+    ids: &mut HashMap<Key<'a>, usize>,
+    distinct: &mut Vec<(usize, &'a str, bool)>,
+    from: usize,
+    key: Key<'a>,
+) -> usize {
+    let next = ids.len();
+    *ids.entry(key).or_insert_with(|| {
+        distinct.push((from, key.0, key.3));
+        next
+    })
+}
+
+/// Line-ending-insensitive view of a text, one byte at a time: CRLF and lone CR read as LF.
+fn lf_bytes(s: &str) -> impl Iterator<Item = u8> + '_ {
+    let b = s.as_bytes();
+    b.iter().enumerate().filter_map(move |(i, &c)| match c {
+        b'\r' if b.get(i + 1) == Some(&b'\n') => None,
+        b'\r' => Some(b'\n'),
+        c => Some(c),
+    })
+}
+
+/// Whether two texts are equal with line endings aside, without allocating.
+fn same_lf(a: &str, b: &str) -> bool {
+    if !a.contains('\r') && !b.contains('\r') {
+        return a == b;
+    }
+    lf_bytes(a).eq(lf_bytes(b))
+}
+
+/// The original span of an exact occurrence of `old_text` (line endings aside) whose N starts at
+/// `n_start`, if there is one (§3.4: an exact occurrence always counts).
+fn exact_at(text: &str, file: &Normalized, n_start: usize, old_text: &str) -> Option<Range<usize>> {
+    let start = file.orig_start(n_start)?;
+    let rest = &text.as_bytes()[start..];
+    // Walk the original (CRLF counting as one LF) along oldText's line-ending-free bytes.
+    let mut at = 0;
+    for want in lf_bytes(old_text) {
+        let got = match rest.get(at)? {
+            b'\r' if rest.get(at + 1) == Some(&b'\n') => {
+                at += 2;
+                b'\n'
+            }
+            b'\r' => {
+                at += 1;
+                b'\n'
+            }
+            &c => {
+                at += 1;
+                c
+            }
+        };
+        if got != want {
+            return None;
+        }
+    }
+    let end = start + at;
+    // The end must be an original character boundary and not split a CRLF.
+    (text.is_char_boundary(end)
+        && !(end > 0
+            && text.as_bytes()[end - 1] == b'\r'
+            && text.as_bytes().get(end) == Some(&b'\n')))
+    .then_some(start..end)
+}
+
+/// One cluster (or identity character) on one side of a comparison.
+struct Atom<'a> {
+    n_end: usize,
+    orig: &'a str,
+}
+
+/// The atoms of N range `n` in order, lazily (a long match must not cost a vector per character).
+fn atoms<'a>(
+    text: &'a str,
+    m: &'a Normalized,
+    n: Range<usize>,
+) -> impl Iterator<Item = Atom<'a>> + 'a {
+    let base = n.start;
+    m.pieces(n)
+        .into_iter()
+        .filter(|(nr, _, _)| !nr.is_empty())
+        .flat_map(move |(nr, or, ident)| {
+            let s = &text[or];
+            let (unit, start) = (!ident, nr.start - base);
+            let end = nr.end - base;
+            let mut chars = s.char_indices();
+            let mut done = false;
+            std::iter::from_fn(move || {
+                if unit {
+                    if done {
+                        return None;
+                    }
+                    done = true;
+                    return Some(Atom {
+                        n_end: end,
+                        orig: s,
+                    });
+                }
+                let (i, c) = chars.next()?;
+                Some(Atom {
+                    n_end: start + i + c.len_utf8(),
+                    orig: &s[i..i + c.len_utf8()],
+                })
+            })
+        })
+}
+
+/// The categories that make the cluster run `file` equal to the cluster run `old` (§3a
+/// "Normalizations reported"): the quote, dash and space tables when they alone explain the
+/// difference; otherwise `nfkc`, plus any table still needed after NFKC.
+fn classify(file: &str, old: &str, out: &mut Vec<Normalization>) {
+    let file = lf(file);
+    let old = lf(old);
+    if file == old {
+        return;
+    }
+    if !tables_explain(&file, &old, out) {
+        out.push(Normalization::Nfkc);
+        let (a, b): (String, String) = (file.nfkc().collect(), old.nfkc().collect());
+        tables_explain(&a, &b, out);
+    }
+}
+
+/// Whether `a` and `b` are equal character by character once folded by the tables; if so, the
+/// tables that were needed are pushed to `out`.
+fn tables_explain(a: &str, b: &str, out: &mut Vec<Normalization>) -> bool {
+    if a.chars().count() != b.chars().count() {
+        return false;
+    }
+    let mut used = Vec::new();
+    for (x, y) in a.chars().zip(b.chars()) {
+        if x == y {
+            continue;
+        }
+        match (table_of(x), table_of(y)) {
+            (tx, ty) if fold(x) == fold(y) => {
+                if let Some(t) = tx.or(ty) {
+                    used.push(t);
+                }
+            }
+            _ => return false,
+        }
+    }
+    out.extend(used);
+    true
+}
+
+/// Which normalizations make the original span equal to `old_text` (called only when they differ).
+fn needed(
+    text: &str,
+    file: &Normalized,
+    n: Range<usize>,
+    span: &Range<usize>,
+    old_text: &str,
+    pat: &Normalized,
+) -> Vec<Normalization> {
+    let mut out = Vec::new();
+    let mut a = atoms(text, file, n.clone()).peekable();
+    let mut b = atoms(old_text, pat, 0..pat.text.len()).peekable();
+    // Walk both sides in N order; a group ends where both sides reach the same N offset.
+    let (mut ga, mut gb) = (String::new(), String::new());
+    let (mut ea, mut eb) = (0usize, 0usize);
+    loop {
+        if ea == eb && (ea > 0 || eb > 0) {
+            classify(&ga, &gb, &mut out);
+            ga.clear();
+            gb.clear();
+        }
+        let take_a = match (a.peek(), b.peek()) {
+            (None, None) => break,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (Some(_), Some(_)) => ea <= eb,
+        };
+        if take_a {
+            let x = a.next().expect("peeked");
+            ea = x.n_end;
+            ga.push_str(x.orig);
+        } else {
+            let y = b.next().expect("peeked");
+            eb = y.n_end;
+            gb.push_str(y.orig);
+        }
+    }
+    if !ga.is_empty() || !gb.is_empty() {
+        classify(&ga, &gb, &mut out);
+    }
+    // Trailing whitespace: what N removed inside the span versus inside oldText, line by line.
+    let file_removed: Vec<(usize, &str)> = file
+        .removed(n.clone())
+        .filter(|(p, o)| *p > n.start && o.start >= span.start && o.end <= span.end)
+        .map(|(p, o)| (p - n.start, &text[o]))
+        .collect();
+    let pat_removed: Vec<(usize, &str)> = pat
+        .removed(0..pat.text.len())
+        .map(|(p, o)| (p, &old_text[o]))
+        .collect();
+    if !same_removed(&file_removed, &pat_removed) {
+        out.push(Normalization::TrailingWhitespace);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn same_removed(a: &[(usize, &str)], b: &[(usize, &str)]) -> bool {
+    fn joined(v: &[(usize, &str)]) -> Vec<(usize, String)> {
+        let mut out: Vec<(usize, String)> = Vec::new();
+        for (p, s) in v {
+            match out.last_mut() {
+                Some((q, acc)) if q == p => acc.push_str(s),
+                _ => out.push((*p, s.to_string())),
+            }
+        }
+        out
+    }
+    joined(a) == joined(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find(text: &str, old: &str, all: bool) -> Result<Found, Miss> {
+        let file = Normalized::new(text);
+        find_all(
+            text,
+            &file,
+            &[Needle {
+                old_text: old,
+                replace_all: all,
+                line_based: false,
+            }],
+        )
+        .remove(0)
+    }
+
+    #[test]
+    fn exact_unique_match() {
+        let f = find("fn a() {}\nfn b() {}\n", "fn b() {}", false).unwrap();
+        assert_eq!(f.spans, vec![10..19]);
+        assert_eq!(f.kind, MatchKind::Exact);
+    }
+
+    #[test]
+    fn overlapping_occurrences_are_ambiguous() {
+        let e = find("aaa", "aa", false).unwrap_err();
+        assert_eq!(
+            e,
+            Miss::Ambiguous {
+                spans: vec![0..2, 1..3],
+                count: 2
+            }
+        );
+        let f = find("aaaa", "aa", true).unwrap();
+        assert_eq!(f.spans, vec![0..2, 2..4]);
+    }
+
+    #[test]
+    fn quotes_are_normalized_and_reported() {
+        let f = find("say \u{201C}hi\u{201D} now", "say \"hi\"", false).unwrap();
+        assert_eq!(f.kind, MatchKind::Normalized);
+        assert_eq!(f.normalizations, vec![Normalization::Quotes]);
+        assert_eq!(f.spans, vec![0..12]);
+    }
+
+    #[test]
+    fn crlf_is_exact() {
+        let f = find("a\r\nb\r\nc", "a\nb", false).unwrap();
+        assert_eq!(f.kind, MatchKind::Exact);
+        assert_eq!(f.spans, vec![0..4]);
+    }
+
+    #[test]
+    fn trailing_whitespace_rules() {
+        // "x  " on "x  " is exact and covers the spaces.
+        let f = find("x  \ny", "x  ", false).unwrap();
+        assert_eq!((f.spans.clone(), f.kind), (vec![0..3], MatchKind::Exact));
+        // "x" on "x  " keeps the spaces outside.
+        let f = find("x  \ny", "x", false).unwrap();
+        assert_eq!(f.spans, vec![0..1]);
+        // "x " must end at a line end: "xy" does not count.
+        assert_eq!(find("xy\n", "x ", false), Err(Miss::NotFound));
+        let f = find("a x\t\nb", "x \nb", false).unwrap();
+        assert_eq!(f.kind, MatchKind::Normalized);
+        assert_eq!(f.normalizations, vec![Normalization::TrailingWhitespace]);
+        assert_eq!(f.spans, vec![2..6]);
+    }
+
+    #[test]
+    fn match_inside_a_cluster_does_not_count() {
+        assert_eq!(find("\u{FB01}x", "ix", false), Err(Miss::NotFound));
+        let f = find("\u{FB01}x", "fix", false).unwrap();
+        assert_eq!(f.normalizations, vec![Normalization::Nfkc]);
+        assert_eq!(find("e\u{0301}", "e", false), Err(Miss::NotFound));
+    }
+
+    #[test]
+    fn reported_normalizations() {
+        let f = find("a\u{00A0}b", "a b", false).unwrap();
+        assert_eq!(f.normalizations, vec![Normalization::Spaces]);
+        let f = find("a\u{2014}b", "a-b", false).unwrap();
+        assert_eq!(f.normalizations, vec![Normalization::Dashes]);
+        let f = find("a\u{FE58}b", "a-b", false).unwrap();
+        assert_eq!(
+            f.normalizations,
+            vec![Normalization::Nfkc, Normalization::Dashes]
+        );
+        let f = find("\u{FF21}\u{2019}  \nz", "A'\nz", false).unwrap();
+        assert_eq!(
+            f.normalizations,
+            vec![
+                Normalization::Nfkc,
+                Normalization::TrailingWhitespace,
+                Normalization::Quotes
+            ]
+        );
+    }
+
+    #[test]
+    fn same_normal_form_with_and_without_trimmed_last_line() {
+        let text = "abc\n";
+        let file = Normalized::new(text);
+        for (first, second) in [("ab ", "ab"), ("ab", "ab ")] {
+            let r = find_all(
+                text,
+                &file,
+                &[
+                    Needle {
+                        old_text: first,
+                        replace_all: false,
+                        line_based: false,
+                    },
+                    Needle {
+                        old_text: second,
+                        replace_all: false,
+                        line_based: false,
+                    },
+                ],
+            );
+            let by_old = |old: &str| if old == first { &r[0] } else { &r[1] };
+            assert_eq!(by_old("ab "), &Err(Miss::NotFound), "{first:?} first");
+            assert_eq!(
+                by_old("ab").as_ref().map(|f| f.spans.clone()),
+                Ok(vec![0..2]),
+                "{first:?} first"
+            );
+        }
+    }
+
+    #[test]
+    fn multiple_needles_in_one_pass() {
+        let text = "alpha beta gamma beta";
+        let file = Normalized::new(text);
+        let r = find_all(
+            text,
+            &file,
+            &[
+                Needle {
+                    old_text: "alpha",
+                    replace_all: false,
+                    line_based: false,
+                },
+                Needle {
+                    old_text: "beta",
+                    replace_all: false,
+                    line_based: false,
+                },
+                Needle {
+                    old_text: "beta",
+                    replace_all: true,
+                    line_based: false,
+                },
+                Needle {
+                    old_text: "delta",
+                    replace_all: false,
+                    line_based: false,
+                },
+            ],
+        );
+        assert_eq!(r[0].as_ref().unwrap().spans, vec![0..5]);
+        assert!(matches!(r[1], Err(Miss::Ambiguous { count: 2, .. })));
+        assert_eq!(r[2].as_ref().unwrap().spans, vec![6..10, 17..21]);
+        assert_eq!(r[3], Err(Miss::NotFound));
+    }
+}
