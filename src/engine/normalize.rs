@@ -265,6 +265,21 @@ impl Normalized {
         }
     }
 
+    /// Whether original offset `o` is a cluster boundary of the original (§3a "Characters").
+    pub fn is_orig_boundary(&self, o: usize) -> bool {
+        if o >= self.orig_len {
+            return o == self.orig_len;
+        }
+        let idx = self.segs.partition_point(|s| (s.o as usize) <= o);
+        let Some(seg) = idx.checked_sub(1).map(|k| self.segs[k].wide()) else {
+            return false;
+        };
+        if o >= seg.o + seg.o_len {
+            return false;
+        }
+        o == seg.o || seg.ident
+    }
+
     /// Whether N offset `n` is at the end of a line of N (before `\n` or at the end).
     pub fn at_line_end(&self, n: usize) -> bool {
         n == self.text.len() || self.text.as_bytes()[n] == b'\n'

@@ -313,12 +313,8 @@ fn exact_at(text: &str, file: &Normalized, n_start: usize, old_text: &str) -> Op
         }
     }
     let end = start + at;
-    // The end must be an original character boundary and not split a CRLF.
-    (text.is_char_boundary(end)
-        && !(end > 0
-            && text.as_bytes()[end - 1] == b'\r'
-            && text.as_bytes().get(end) == Some(&b'\n')))
-    .then_some(start..end)
+    // The end must be a cluster boundary of the original (which never splits a CRLF).
+    (text.is_char_boundary(end) && file.is_orig_boundary(end)).then_some(start..end)
 }
 
 /// One cluster (or identity character) on one side of a comparison.
@@ -640,5 +636,35 @@ mod tests {
         assert!(matches!(r[1], Err(Miss::Ambiguous { count: 2, .. })));
         assert_eq!(r[2].as_ref().unwrap().spans, vec![6..10, 17..21]);
         assert_eq!(r[3], Err(Miss::NotFound));
+    }
+}
+
+#[cfg(test)]
+mod exact_rule_tests {
+    use super::*;
+
+    fn find(text: &str, old: &str) -> Result<Found, Miss> {
+        let file = Normalized::new(text);
+        find_all(
+            text,
+            &file,
+            &[Needle {
+                old_text: old,
+                replace_all: false,
+                line_based: false,
+            }],
+        )
+        .remove(0)
+    }
+
+    #[test]
+    fn exact_occurrence_mid_line_counts_only_on_cluster_boundaries() {
+        let f = find("let x = 1;\n", "let x = ").unwrap();
+        assert_eq!((f.spans, f.kind), (vec![0..8], MatchKind::Exact));
+        // The space before a combining mark is not a character of its own.
+        assert_eq!(find("a  \u{301}b\n", "a  "), Err(Miss::NotFound));
+        // CRLF inside the exact text.
+        let f = find("a\r\nlet x = 1;\r\n", "a\nlet x = ").unwrap();
+        assert_eq!(f.spans, vec![0..11]);
     }
 }
