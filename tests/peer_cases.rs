@@ -157,8 +157,6 @@ const PENDING: &[&str] = &[
     "roo-039",
     "roo-047",
     "roo-048",
-    "continue-004",
-    "continue-014",
     "continue-020",
     "continue-021",
     "continue-022",
