@@ -700,13 +700,13 @@ case("813_create_existing_dir", {"dir/x.txt": "x\n"}, {"files": [{"path": "dir",
 case("814_edit_missing_parent", {}, one("no/such/dir/a.txt", edit("a", "b")), exit=1, codes=["file_not_found"])
 
 case("830_too_large_edit", {"a.txt": "0123456789abcdefghij\n"}, one("a.txt", edit("0", "x")),
-     args=["apply", "--max-file-size", "10"], exit=1, codes=["too_large"], checks={F0 + "/error/code": "too_large"})
+     args=["apply", "--max-file-size", "10", "--max-request-size", "1M"], exit=1, codes=["too_large"], checks={F0 + "/error/code": "too_large"})
 case("831_at_size_limit_is_fine", {"a.txt": "012345678\n"}, one("a.txt", edit("0", "x")),
-     {"a.txt": "x12345678\n"}, args=["apply", "--max-file-size", "10"])
+     {"a.txt": "x12345678\n"}, args=["apply", "--max-file-size", "10", "--max-request-size", "1M"])
 case("832_too_large_content", {}, {"files": [{"path": "a.txt", "content": "0123456789abcdefghij\n"}]},
-     args=["apply", "--max-file-size", "10"], exit=1, codes=["too_large"])
+     args=["apply", "--max-file-size", "10", "--max-request-size", "1M"], exit=1, codes=["too_large"])
 case("833_edit_grows_over_limit", {"a.txt": "0123\n"}, one("a.txt", edit("0", "0123456789")),
-     args=["apply", "--max-file-size", "10"], exit=1, codes=["too_large"])
+     args=["apply", "--max-file-size", "10", "--max-request-size", "1M"], exit=1, codes=["too_large"])
 case("834_too_large_in_resolve", {"a.txt": "0123456789abcdefghij\n"}, one("a.txt", edit("0", "x")),
      args=["resolve", "--max-file-size", "1K"], checks={F0 + "/status": "planned"})
 
