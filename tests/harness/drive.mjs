@@ -1,0 +1,65 @@
+// Runs one real harness against the stand-in model (model.mjs), both in this process's network
+// namespace (the test starts it under `unshare -rn`, loopback only). Usage:
+//   node drive.mjs CASE.json
+// CASE: {harness, turns, project, home, logDir, prompt, redlineDir, binDir, timeoutMs}
+// Writes logDir/harness.out, harness.err, and request-N.json (from the model); exits with the
+// harness's status.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { startModel } from "./model.mjs";
+
+const c = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const protocol = { pi: "openai-chat", claude: "anthropic", gemini: "gemini", codex: "openai-responses" }[c.harness];
+const { server, port } = await startModel({ protocol, turns: c.turns, logDir: c.logDir });
+const base = `http://127.0.0.1:${port}`;
+
+const env = {
+  PATH: `${c.redlineDir}:${path.dirname(process.execPath)}:/usr/bin:/bin`,
+  HOME: c.home,
+  LANG: "C.UTF-8",
+  TERM: "dumb",
+  NO_COLOR: "1",
+  CI: "true",
+};
+let cmd;
+let args;
+const write = (p, v) => {
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  fs.writeFileSync(p, typeof v === "string" ? v : JSON.stringify(v, null, 2));
+};
+if (c.harness === "pi") {
+  const agentDir = path.join(c.home, ".pi", "agent");
+  write(path.join(agentDir, "models.json"), {
+    providers: {
+      stand: {
+        baseUrl: `${base}/v1`,
+        api: "openai-completions",
+        apiKey: "stand-in-key",
+        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false, supportsStore: false },
+        models: [{ id: "m", name: "stand-in", reasoning: false, contextWindow: 100000, maxTokens: 4096 }],
+      },
+    },
+  });
+  write(path.join(agentDir, "settings.json"), { enableInstallTelemetry: false });
+  Object.assign(env, { PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" });
+  cmd = process.execPath;
+  args = [path.join(c.binDir, "pi"), "-p", "--offline", "--no-session", "--model", "stand/m", c.prompt];
+} else {
+  console.error(`harness ${c.harness} is not driven yet`);
+  process.exit(90);
+}
+
+const child = spawn(cmd, args, { cwd: c.project, env, stdio: ["ignore", "pipe", "pipe"] });
+let out = "";
+let err = "";
+child.stdout.on("data", (d) => (out += d));
+child.stderr.on("data", (d) => (err += d));
+const timer = setTimeout(() => child.kill("SIGKILL"), c.timeoutMs || 120000);
+child.on("close", (code, signal) => {
+  clearTimeout(timer);
+  fs.writeFileSync(path.join(c.logDir, "harness.out"), out);
+  fs.writeFileSync(path.join(c.logDir, "harness.err"), err + (signal ? `\nkilled by ${signal}\n` : ""));
+  server.close();
+  process.exit(code ?? 99);
+});
