@@ -98,7 +98,11 @@ impl Run {
             .env("CODEX_HOME", self.home.join(".codex"))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     /// Runs the harness on `turns`; returns its exit status.
@@ -126,8 +130,13 @@ impl Run {
                 .arg(&case_path);
             c
         } else {
-            assert!(!ci(), "unshare -rn (a private network namespace) is needed under CI");
-            eprintln!("note: no network namespace here; the stand-in model runs on the host's loopback");
+            assert!(
+                !ci(),
+                "unshare -rn (a private network namespace) is needed under CI"
+            );
+            eprintln!(
+                "note: no network namespace here; the stand-in model runs on the host's loopback"
+            );
             let mut c = Command::new(&node);
             c.arg(&drive).arg(&case_path);
             c
@@ -186,7 +195,10 @@ fn pi_failing_edit_is_denied_with_candidates_in_the_next_request() {
     if !installed("pi") {
         return;
     }
-    let r = Run::new(&[("proj/app.py", b"def main():\n    total = compute(1, 2)\n    print(total)\n")]);
+    let r = Run::new(&[(
+        "proj/app.py",
+        b"def main():\n    total = compute(1, 2)\n    print(total)\n",
+    )]);
     r.setup("pi", &[]);
     let status = r.harness(
         "pi",
@@ -194,9 +206,15 @@ fn pi_failing_edit_is_denied_with_candidates_in_the_next_request() {
             "edits": [{"oldText": "    total = compute(1, 3)\n    print(totl)\n", "newText": "    pass\n"}]}}}]),
     );
     assert_eq!(status, 0);
-    assert_eq!(r.read("app.py"), b"def main():\n    total = compute(1, 2)\n    print(total)\n");
+    assert_eq!(
+        r.read("app.py"),
+        b"def main():\n    total = compute(1, 2)\n    print(total)\n"
+    );
     let next = tool_result_text(&r.request(1));
-    assert!(next.contains("redline refused this edit of app.py"), "{next}");
+    assert!(
+        next.contains("redline refused this edit of app.py"),
+        "{next}"
+    );
     assert!(next.contains("not_found"), "{next}");
     assert!(next.contains("closest: lines 2-3"), "{next}");
     assert!(next.contains("2 |     total = compute(1, 2)"), "{next}");
@@ -242,9 +260,22 @@ impl Tmux {
         let t = Tmux {
             socket: format!("redline-e2e-{}-{name}", std::process::id()),
         };
-        let script = format!("cd '{}' && {command}; echo EXIT=$?; sleep 60", dir.display());
+        let script = format!(
+            "cd '{}' && {command}; echo EXIT=$?; sleep 60",
+            dir.display()
+        );
         t.run(&[
-            "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "32", &script,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "120",
+            "-y",
+            "32",
+            &script,
         ]);
         t.run(&["set", "-s", "escape-time", "0"]);
         Some(t)
@@ -257,7 +288,11 @@ impl Tmux {
             .args(args)
             .output()
             .unwrap();
-        assert!(out.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
@@ -272,7 +307,10 @@ impl Tmux {
             if s.contains(what) {
                 return;
             }
-            assert!(Instant::now() < deadline, "timed out waiting for {what:?}:\n{s}");
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what:?}:\n{s}"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -280,7 +318,11 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").arg("-L").arg(&self.socket).arg("kill-server").output();
+        let _ = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .output();
     }
 }
 
@@ -325,5 +367,125 @@ fn pi_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees() {
     assert_eq!(status, 0);
     assert_eq!(r.read("g.txt"), b"ALPHA\nbeta\n");
     let next = tool_result_text(&r.request(1));
+    assert!(next.contains("leave beta alone"), "{next}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gemini CLI
+
+#[test]
+fn gemini_normalized_replace_is_repaired_and_only_the_span_changes() {
+    if !installed("gemini") {
+        return;
+    }
+    let r = Run::new(&[("proj/m.py", PI_LINE)]);
+    r.setup("gemini", &[]);
+    let status = r.harness(
+        "gemini",
+        json!([{"tool": {"name": "replace", "arguments": {"file_path": "m.py",
+            "old_string": "say(\"hi\")", "new_string": "say(\"bye\")", "instruction": "say bye"}}}]),
+    );
+    assert_eq!(status, 0);
+    assert_eq!(r.read("m.py"), "say(\"bye\")  # it’s  \nkeep\n".as_bytes());
+    let next = tool_result_text(&r.request(1));
+    assert!(
+        next.contains("Tool input parameters were modified by a hook"),
+        "{next}"
+    );
+}
+
+#[test]
+fn gemini_failing_replace_is_denied_with_candidates_in_the_next_request() {
+    if !installed("gemini") {
+        return;
+    }
+    let r = Run::new(&[(
+        "proj/app.py",
+        b"def main():\n    total = compute(1, 2)\n    print(total)\n",
+    )]);
+    r.setup("gemini", &[]);
+    let status = r.harness(
+        "gemini",
+        json!([{"tool": {"name": "replace", "arguments": {"file_path": "app.py",
+            "old_string": "    total = compute(1, 3)\n    print(totl)\n", "new_string": "    pass\n",
+            "instruction": "simplify"}}}]),
+    );
+    assert_eq!(status, 0);
+    assert_eq!(
+        r.read("app.py"),
+        b"def main():\n    total = compute(1, 2)\n    print(total)\n"
+    );
+    let next = tool_result_text(&r.request(1));
+    assert!(
+        next.contains("redline refused this edit of app.py"),
+        "{next}"
+    );
+    assert!(next.contains("closest: lines 2-3"), "{next}");
+    assert!(next.contains("2 |     total = compute(1, 2)"), "{next}");
+}
+
+#[test]
+fn gemini_write_outside_the_root_is_denied() {
+    if !installed("gemini") {
+        return;
+    }
+    let r = Run::new(&[("proj/a.txt", b"a\n"), ("outside.txt", b"keep me\n")]);
+    r.setup("gemini", &[]);
+    let outside = r.project.parent().unwrap().join("outside.txt");
+    let status = r.harness(
+        "gemini",
+        json!([{"tool": {"name": "write_file", "arguments": {"file_path": outside, "content": "overwritten\n"}}}]),
+    );
+    assert_eq!(status, 0);
+    assert_eq!(std::fs::read(&outside).unwrap(), b"keep me\n");
+    // Gemini refuses paths outside its workspace before any hook runs (docs/agents.md).
+    let next = tool_result_text(&r.request(1));
+    assert!(
+        next.contains("outside the project root") || next.contains("workspace"),
+        "{next}"
+    );
+}
+
+#[test]
+fn gemini_review_accepts_one_replace_and_rejects_one_with_a_note_the_model_sees() {
+    if !installed("gemini") {
+        return;
+    }
+    let r = Run::new(&[("proj/g.txt", b"alpha\nbeta\n")]);
+    r.setup("gemini", &["--review"]);
+    let Some(t) = Tmux::start("gemini", &r.project, &format!("'{BIN}' watch")) else {
+        return;
+    };
+    t.wait_for("Waiting for agents");
+    let human = std::thread::spawn(move || {
+        t.wait_for("waits (replace)");
+        t.keys("y");
+        t.keys("A");
+        t.wait_for("Apply summary");
+        t.keys("Enter");
+        // The second call comes after the first one's result.
+        t.wait_for("BETA");
+        t.keys("d");
+        t.keys("n");
+        t.wait_for("note on edit");
+        t.run(&["send-keys", "-t", "t", "-l", "leave beta alone"]);
+        t.wait_for("leave beta alone");
+        t.keys("Enter");
+        t.keys("A");
+        t.wait_for("Apply summary");
+        t.keys("Enter");
+        t
+    });
+    let status = r.harness(
+        "gemini",
+        json!([
+            {"tool": {"name": "replace", "arguments": {"file_path": "g.txt", "old_string": "alpha", "new_string": "ALPHA", "instruction": "a"}}},
+            {"tool": {"name": "replace", "arguments": {"file_path": "g.txt", "old_string": "beta", "new_string": "BETA", "instruction": "b"}}}
+        ]),
+    );
+    let _t = human.join().unwrap();
+    assert_eq!(status, 0);
+    assert_eq!(r.read("g.txt"), b"ALPHA\nbeta\n");
+    let next = tool_result_text(&r.request(2));
     assert!(next.contains("leave beta alone"), "{next}");
 }

@@ -45,6 +45,20 @@ if (c.harness === "pi") {
   Object.assign(env, { PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", PI_SKIP_VERSION_CHECK: "1", PI_TELEMETRY: "0" });
   cmd = process.execPath;
   args = [path.join(c.binDir, "pi"), "-p", "--offline", "--no-session", "--model", "stand/m", c.prompt];
+} else if (c.harness === "gemini") {
+  // Merged into the settings `redline setup gemini` wrote (user or project level).
+  const userSettings = path.join(c.home, ".gemini", "settings.json");
+  const prev = fs.existsSync(userSettings) ? JSON.parse(fs.readFileSync(userSettings, "utf8")) : {};
+  write(userSettings, {
+    ...prev,
+    security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
+    telemetry: { enabled: false },
+    privacy: { usageStatisticsEnabled: false },
+    general: { disableAutoUpdate: true, disableUpdateNag: true },
+  });
+  Object.assign(env, { GEMINI_API_KEY: "stand-in-key", GOOGLE_GEMINI_BASE_URL: base, GEMINI_CLI_NO_RELAUNCH: "true" });
+  cmd = process.execPath;
+  args = [path.join(c.binDir, "gemini"), "-p", c.prompt, "--approval-mode", "yolo", "-m", "gemini-2.5-flash"];
 } else {
   console.error(`harness ${c.harness} is not driven yet`);
   process.exit(90);

@@ -1,0 +1,120 @@
+//! Runs the examples of docs/agents.md: every block marked `<!-- test: NAME -->` is taken from the
+//! document as written, so a change to `redline setup` or `redline hook` that breaks an example
+//! fails here.
+
+use serde_json::Value;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const DOC: &str = include_str!("../docs/agents.md");
+const BIN: &str = env!("CARGO_BIN_EXE_redline");
+
+/// The fenced block after `<!-- test: NAME -->`.
+fn block(name: &str) -> String {
+    let marker = format!("<!-- test: {name} -->");
+    let at = DOC
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no block {name} in docs/agents.md"));
+    let mut lines = DOC[at + marker.len()..]
+        .lines()
+        .skip_while(|l| !l.starts_with("```"));
+    lines.next();
+    let body: Vec<&str> = lines.take_while(|l| !l.starts_with("```")).collect();
+    body.join("\n") + "\n"
+}
+
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("app.py"), block("app.py")).unwrap();
+    dir
+}
+
+/// Runs `redline hook AGENT` on the documented envelope, its `cwd` pointed at `dir`.
+fn hook(agent: &str, envelope: &str, dir: &Path) -> Value {
+    let mut env: Value = serde_json::from_str(envelope).unwrap();
+    env["cwd"] = Value::String(dir.to_string_lossy().into_owned());
+    let mut child = Command::new(BIN)
+        .args(["hook", agent])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(env.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_example_file_keeps_its_trailing_spaces() {
+    assert!(
+        block("app.py").contains("    s = 0  \n"),
+        "an editor stripped them"
+    );
+}
+
+#[test]
+fn claude_setup_writes_the_documented_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".claude")).unwrap();
+    let settings = dir.path().join(".claude/settings.json");
+    std::fs::write(&settings, r#"{"model": "opus"}"#).unwrap();
+    let out = Command::new(BIN)
+        .args(["setup", "claude", "--root"])
+        .arg(dir.path())
+        .env("HOME", dir.path().join("home"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        block("claude-settings")
+    );
+    // Idempotent, and --remove gives the user's file back (as JSON).
+    let again = Command::new(BIN)
+        .args(["setup", "claude", "--root"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already set up"));
+    let rm = Command::new(BIN)
+        .args(["setup", "claude", "--remove", "--root"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(rm.status.success());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(v, serde_json::json!({"model": "opus"}));
+}
+
+#[test]
+fn gemini_example_answer() {
+    let dir = project();
+    let answer = hook("gemini", &block("gemini-envelope"), dir.path());
+    let want: Value = serde_json::from_str(&block("gemini-answer")).unwrap();
+    assert_eq!(answer, want);
+}
+
+#[test]
+fn pi_example_answer() {
+    let dir = project();
+    let answer = hook("pi", &block("pi-envelope"), dir.path());
+    let want: Value = serde_json::from_str(&block("pi-answer")).unwrap();
+    assert_eq!(answer, want);
+}
