@@ -892,7 +892,10 @@ fn completions_and_man_page() {
     ] {
         assert!(man.contains(&format!("redline\\-{cmd}(1)")), "{cmd}: {man}");
         let page = stdout(&r.run(&["man", cmd]));
-        assert!(page.contains(&format!(".TH redline-{cmd} 1")), "{cmd}: {page}");
+        assert!(
+            page.contains(&format!(".TH redline-{cmd} 1")),
+            "{cmd}: {page}"
+        );
         assert!(page.contains("Exit status:"), "{cmd}: {page}");
     }
     assert_eq!(code(&r.run(&["man", "nope"])), 2);

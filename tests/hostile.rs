@@ -181,7 +181,12 @@ fn measured(root: &Path, args: &[&str], stdin: Stdio) -> Cost {
     let mut all = vec!["--root".to_string(), root.display().to_string()];
     all.extend(args.iter().map(|a| a.to_string()));
     let status = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "measure_helper", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "measure_helper",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(MEASURE, serde_json::to_string(&all).unwrap())
         .env(MEASURE_STDOUT, &out)
         .env(MEASURE_REPORT, &report)
@@ -358,7 +363,11 @@ fn endless_input_stops_at_the_limit() {
 /// Writes `lines` to `redline ARGS…` and returns its stdout lines, each parsed.
 fn session(root: &Path, args: &[&str], input: Vec<u8>) -> (Vec<Value>, Cost) {
     let feed = t_file(&input);
-    let c = measured(root, args, Stdio::from(fs::File::open(feed.path()).unwrap()));
+    let c = measured(
+        root,
+        args,
+        Stdio::from(fs::File::open(feed.path()).unwrap()),
+    );
     let replies = c
         .stdout
         .split(|&b| b == b'\n')
@@ -388,7 +397,9 @@ fn serve_and_mcp_answer_a_message_over_the_cap() {
         "name": "preview_edits",
         "arguments": {"path": "a.txt", "oldText": "x".repeat(3 * limit as usize), "newText": "y"}}});
     let ping = |id: u32, method: &str| match method {
-        "read" => serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"path": "a.txt"}}),
+        "read" => {
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"path": "a.txt"}})
+        }
         _ => serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method}),
     };
     for (face, next) in [("serve", "read"), ("mcp", "ping")] {

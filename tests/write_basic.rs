@@ -330,7 +330,14 @@ fn mode_owner_xattrs_kept_and_hard_link_warned() {
 #[test]
 fn too_large_and_missing() {
     let (_t, root) = setup();
-    let r = Root::open(&root, Limits { max_file_size: 4, ..Limits::default() }).unwrap();
+    let r = Root::open(
+        &root,
+        Limits {
+            max_file_size: 4,
+            ..Limits::default()
+        },
+    )
+    .unwrap();
     assert_eq!(r.read("a.txt").unwrap_err().code, Code::TooLarge);
     let lock = r.lock().unwrap();
     let e = r

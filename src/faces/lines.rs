@@ -276,7 +276,10 @@ mod tests {
     #[test]
     fn finds_the_top_level_id_only() {
         assert_eq!(id_of(r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#), json!(7));
-        assert_eq!(id_of(r#"{"method":"x","params":{"id":1},"id":"a\"b"}"#), json!("a\"b"));
+        assert_eq!(
+            id_of(r#"{"method":"x","params":{"id":1},"id":"a\"b"}"#),
+            json!("a\"b")
+        );
         assert_eq!(
             id_of(r#"{"params":{"edits":[{"id":"e1"}]}, "id" : 12 }"#),
             json!(12)
@@ -285,7 +288,10 @@ mod tests {
         assert_eq!(id_of(r#"[{"id":1}]"#), Value::Null);
         assert_eq!(id_of(r#"{"id":{"a":1}}"#), Value::Null);
         assert_eq!(id_of(r#"{"id":null}"#), Value::Null);
-        assert_eq!(id_of(r#"{"params":{"oldText":"\"id\":5"},"id":6}"#), json!(6));
+        assert_eq!(
+            id_of(r#"{"params":{"oldText":"\"id\":5"},"id":6}"#),
+            json!(6)
+        );
     }
 
     #[test]
@@ -309,12 +315,24 @@ mod tests {
         assert_eq!(read_line(&mut r, 100).unwrap(), None);
         // Exactly at the cap is fine, with or without `\r`.
         let mut r = io::Cursor::new(b"abcd\r\nabcd\nabcde".to_vec());
-        assert_eq!(read_line(&mut r, 4).unwrap(), Some(Line::Full(b"abcd".to_vec())));
-        assert_eq!(read_line(&mut r, 4).unwrap(), Some(Line::Full(b"abcd".to_vec())));
-        assert!(matches!(read_line(&mut r, 4).unwrap(), Some(Line::Over { len: 5, .. })));
+        assert_eq!(
+            read_line(&mut r, 4).unwrap(),
+            Some(Line::Full(b"abcd".to_vec()))
+        );
+        assert_eq!(
+            read_line(&mut r, 4).unwrap(),
+            Some(Line::Full(b"abcd".to_vec()))
+        );
+        assert!(matches!(
+            read_line(&mut r, 4).unwrap(),
+            Some(Line::Over { len: 5, .. })
+        ));
         // An endless line without a newline: bounded memory, answered at the end.
         let mut r = io::BufReader::new(io::Read::take(io::repeat(b'x'), 1 << 20));
-        assert!(matches!(read_line(&mut r, 10).unwrap(), Some(Line::Over { .. })));
+        assert!(matches!(
+            read_line(&mut r, 10).unwrap(),
+            Some(Line::Over { .. })
+        ));
     }
 
     #[test]

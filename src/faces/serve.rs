@@ -89,7 +89,10 @@ pub fn read_message(r: &mut impl BufRead, cap: u64) -> io::Result<Option<Frame>>
             }
         }
         let Some(len) = len else {
-            return Ok(Some((Framing::Header, Err(unreadable("bad Content-Length")))));
+            return Ok(Some((
+                Framing::Header,
+                Err(unreadable("bad Content-Length")),
+            )));
         };
         if len > cap {
             return Ok(match lines::skip(r, len)? {

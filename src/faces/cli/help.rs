@@ -160,3 +160,38 @@ Examples:
 Exit status:
   0    the page is on stdout
   2    no such command";
+
+pub const HOOK: &str = "\
+Examples:
+  redline setup claude                 # installs `redline hook claude` for you
+  echo \"$ENVELOPE\" | redline hook gemini
+  redline hook pi --review --no-watch deny --wait 300
+
+Exit status:
+  0    an answer is on stdout (possibly none: no objection)
+  1    the hook could not judge (said on stderr); the harness decides
+  The hook never exits 2, which Claude Code, Codex and Gemini CLI read as a block.";
+
+pub const WATCH: &str = "\
+Examples:
+  redline watch                        # at the project root, in its own terminal
+  redline watch --root ~/src/app --accept-exact
+
+Keys: those of `redline review`; n notes an edit, N the batch; A then Enter sends the
+decisions to the waiting agent; q closes a batch (rejected), q on the empty inbox quits.
+
+Exit status:
+  0    quit from the empty inbox
+  2    no terminal, or another watch already runs on the root";
+
+pub const SETUP: &str = "\
+Examples:
+  redline setup claude                 # .claude/settings.json of the project
+  redline setup gemini --review        # edits wait for `redline watch`
+  redline setup pi --user              # ~/.pi/agent/extensions/redline.ts
+  redline setup codex --remove
+
+Exit status:
+  0    done (or nothing to change); what changed is on stdout
+  2    unknown agent
+  3    the configuration could not be read or written (nothing changed)";

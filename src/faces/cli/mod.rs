@@ -166,6 +166,7 @@ enum Command {
     },
     /// An agent harness's pre-tool hook: reads the harness's envelope on stdin, answers on
     /// stdout in its format (AGENT: claude, codex, gemini, pi). Never writes.
+    #[command(after_long_help = help::HOOK)]
     Hook {
         /// claude, codex, gemini or pi.
         agent: String,
@@ -182,6 +183,7 @@ enum Command {
     },
     /// The reviewer as a long-running inbox on --root: shows each batch that a hook with
     /// --review or `redline mcp --review` submits, and sends the human's decisions back.
+    #[command(after_long_help = help::WATCH)]
     Watch {
         /// Start exact matches accepted.
         #[arg(long)]
@@ -189,6 +191,7 @@ enum Command {
     },
     /// Write (idempotently) the hook or extension configuration for AGENT (claude, codex,
     /// gemini, pi): project-level by default; prints what it changed.
+    #[command(after_long_help = help::SETUP)]
     Setup {
         /// claude, codex, gemini or pi.
         agent: String,
