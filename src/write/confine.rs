@@ -277,6 +277,32 @@ pub(super) fn in_journal_dir(root: &Root, dir: BorrowedFd<'_>) -> Result<bool, E
     Ok(false)
 }
 
+/// Whether the open directory `dir` is the root or beneath it (walking `..` up to the root by
+/// device and inode).
+pub(super) fn beneath_root(root: &Root, dir: BorrowedFd<'_>) -> Result<bool, Errno> {
+    let mut st = rustix::fs::fstat(dir)?;
+    let mut cur: Option<OwnedFd> = None;
+    for _ in 0..MAX_DEPTH {
+        if (st.st_dev, st.st_ino) == (root.dev, root.ino) {
+            return Ok(true);
+        }
+        let from = cur.as_ref().map_or(dir, |f| f.as_fd());
+        let up = rustix::fs::openat(
+            from,
+            "..",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        let up_st = rustix::fs::fstat(&up)?;
+        if (up_st.st_dev, up_st.st_ino) == (st.st_dev, st.st_ino) {
+            return Ok(false);
+        }
+        st = up_st;
+        cur = Some(up);
+    }
+    Ok(false)
+}
+
 /// The refusal for a parent directory that could not be opened.
 fn dir_refusal(errno: Errno) -> Refusal {
     match errno {

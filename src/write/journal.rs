@@ -379,23 +379,98 @@ pub(super) fn roll_back(
         dirs.push(dir);
     }
     sync_dirs(&dirs, "cannot sync a directory after rollback")?;
+    // Created directories, innermost first. One that cannot be reached (its parent was swapped
+    // for a symlink out, say) is work recovery could not finish: the error keeps the journal.
+    let mut unreached: Vec<String> = Vec::new();
     for d in j.mkdirs.iter().rev() {
         let d = Path::new(OsStr::from_bytes(d));
         let (Some(parent), Some(name)) = (d.parent(), d.file_name()) else {
             continue;
         };
-        let Ok(pfd) = open_dir(root, parent) else {
-            continue;
+        let pfd = match open_dir(root, parent) {
+            Ok(fd) => fd,
+            // No parent, so no directory of ours below it either.
+            Err(Errno::NOENT) => continue,
+            Err(e) => match parent_by_held_dirs(root, j, dirs_held, d) {
+                Some(fd) => fd,
+                None => {
+                    unreached.push(format!(
+                        "{} ({})",
+                        d.display(),
+                        std::io::Error::from(e)
+                    ));
+                    continue;
+                }
+            },
         };
         match rustix::fs::unlinkat(&pfd, name, AtFlags::REMOVEDIR) {
             Ok(()) => {
                 let _ = rustix::fs::fsync(&pfd);
             }
             // Not empty: someone else uses it now. Gone or not a directory: not ours.
-            Err(_) => {}
+            Err(Errno::NOTEMPTY | Errno::EXIST | Errno::NOENT | Errno::NOTDIR) => {}
+            Err(e) => unreached.push(format!("{} ({})", d.display(), std::io::Error::from(e))),
         }
     }
+    if !unreached.is_empty() {
+        let path = root.dir.join(JOURNAL_DIR).display().to_string();
+        return Err(FsError::new(
+            Code::Io,
+            &path,
+            format!(
+                "recovery could not remove the directories an interrupted commit created: {}; \
+                 the journal is kept",
+                unreached.join(", ")
+            ),
+        )
+        .hint(
+            "a directory on the way was moved or replaced (by a symlink?); put it back, then run \
+             `redline recover`",
+        ));
+    }
     Ok(())
+}
+
+/// The parent of the created directory `d`, reached from a directory fd the running commit
+/// holds for an entry beneath `d` (walking `..` up), when the path no longer leads there. The
+/// parent must still be beneath the root, and its entry for `d` must be the directory reached.
+fn parent_by_held_dirs(
+    root: &Root,
+    j: &Journal,
+    dirs_held: &[Option<BorrowedFd<'_>>],
+    d: &Path,
+) -> Option<OwnedFd> {
+    let name = d.file_name()?;
+    for (i, e) in j.ops.iter().enumerate() {
+        let Some(held_fd) = held(dirs_held, i) else {
+            continue;
+        };
+        let Ok(below) = e.dir().strip_prefix(d) else {
+            continue;
+        };
+        // From the entry's directory up to `d`, then once more to its parent.
+        let up = |fd: BorrowedFd<'_>| {
+            rustix::fs::openat(
+                fd,
+                "..",
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .ok()
+        };
+        let mut cur = rustix::io::fcntl_dupfd_cloexec(held_fd, 0).ok()?;
+        for _ in below.components() {
+            cur = up(cur.as_fd())?;
+        }
+        let parent = up(cur.as_fd())?;
+        let mine = rustix::fs::fstat(&cur).ok()?;
+        let there = lstat_at(&parent, name).ok()??;
+        let beneath = super::confine::beneath_root(root, parent.as_fd()).unwrap_or(false);
+        if beneath && (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino) {
+            return Some(parent);
+        }
+    }
+    None
 }
 
 /// The batch committed: remove the old files kept under temp names.
@@ -436,4 +511,51 @@ pub(super) fn sync_dirs(dirs: &[impl AsFd], action: &'static str) -> Result<(), 
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::write::Limits;
+    use std::fs;
+
+    /// An interrupted commit that created `n/m`, left for recovery.
+    fn interrupted(root: &Root) {
+        let j = Journal {
+            txid: "t".into(),
+            state: State::Prepare,
+            mkdirs: vec![b"n".to_vec(), b"n/m".to_vec()],
+            ops: Vec::new(),
+        };
+        let jdir = create_dir(root).unwrap();
+        assert!(store(root, &jdir, &j).is_ok());
+    }
+
+    /// Issue 14.4: recovery never deletes the journal while it records directories it could not
+    /// remove (a directory on the way swapped for a symlink out); once the tree is put back, it
+    /// finishes.
+    #[test]
+    fn recovery_keeps_the_journal_until_created_directories_are_removed() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("root");
+        fs::create_dir_all(dir.join("n/m")).unwrap();
+        fs::create_dir(t.path().join("outside")).unwrap();
+        let root = Root::open(&dir, Limits::default()).unwrap();
+        interrupted(&root);
+        // The created `n` is moved out and replaced by a symlink to where it went.
+        fs::rename(dir.join("n"), t.path().join("outside/n")).unwrap();
+        std::os::unix::fs::symlink(t.path().join("outside/n"), dir.join("n")).unwrap();
+        let e = recover(&root).unwrap_err();
+        assert!(e.message.contains("journal is kept"), "{e:?}");
+        assert!(e.message.contains("n/m"), "{e:?}");
+        assert!(e.hint.is_some());
+        assert!(dir.join(JOURNAL_DIR).join(JOURNAL).exists(), "journal deleted");
+        assert!(t.path().join("outside/n/m").is_dir(), "changed outside the root");
+        // Put back: the next recovery removes both directories and the journal.
+        fs::remove_file(dir.join("n")).unwrap();
+        fs::rename(t.path().join("outside/n"), dir.join("n")).unwrap();
+        recover(&root).unwrap();
+        let left: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
 }
