@@ -529,3 +529,183 @@ fn apply_resolves_outside_the_writer_lock() {
         "the concurrent change was lost"
     );
 }
+
+/// Runs `script` (sh) inside `unshare -Urm` (a private mount namespace, as root of a user
+/// namespace) with `args`; `None` when namespaces are refused here, which fails under CI=true.
+fn in_namespace(script: &str, args: &[&std::ffi::OsStr]) -> Option<Output> {
+    let probe = Command::new("unshare").args(["-Urm", "true"]).output();
+    if !probe.as_ref().is_ok_and(|o| o.status.success()) {
+        let why = match probe {
+            Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "unshare -Urm is needed for this test: {why}"
+        );
+        eprintln!("SKIPPED: unshare -Urm refused: {why}");
+        return None;
+    }
+    Some(
+        Command::new("unshare")
+            .args(["-Urm", "sh", "-c", script, "sh"])
+            .args(args)
+            .output()
+            .unwrap(),
+    )
+}
+
+/// Sets up a tiny tmpfs on `$1` (options `$2`), fills it up to `$3` bytes free-ish with a
+/// filler file, then runs `redline apply` with the request `$4` in each format, recording
+/// stdout, stderr, exit code and the tree after each run in `$5/<format>.*`.
+const ENOSPC_SCRIPT: &str = r#"
+set -u
+mnt=$1; opts=$2; fill=$3; req=$4; out=$5; bin=$6
+mount -t tmpfs -o "$opts" none "$mnt" || exit 90
+for f in json text diff serve mcp; do
+    rm -rf "$mnt"/* "$mnt"/.[!.]* 2>/dev/null
+    printf 'alpha\n' > "$mnt/a.txt"
+    mkdir -p "$mnt/d"; printf 'delta\n' > "$mnt/d/b.txt"
+    if [ "$fill" != 0 ]; then head -c "$fill" /dev/zero > "$mnt/.fill" 2>/dev/null; fi
+    case $f in
+    serve)
+        { printf '{"jsonrpc":"2.0","id":1,"method":"apply","params":'; cat "$req"; printf '}\n'; } |
+            "$bin" --root "$mnt" serve > "$out/$f.out" 2> "$out/$f.err" ;;
+    mcp)
+        { printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"apply_edits","arguments":'; cat "$req"; printf '}}\n'; } |
+            "$bin" --root "$mnt" mcp > "$out/$f.out" 2> "$out/$f.err" ;;
+    *) "$bin" --root "$mnt" apply --format "$f" "$req" > "$out/$f.out" 2> "$out/$f.err" ;;
+    esac
+    echo $? > "$out/$f.rc"
+    rm -f "$mnt/.fill"
+    (cd "$mnt" && find . | sort) > "$out/$f.tree"
+    cat "$mnt/a.txt" "$mnt/d/b.txt" > "$out/$f.content" 2>/dev/null
+done
+"#;
+
+/// One ENOSPC/no-inode point: the outcome in every format. Returns whether the write failed.
+fn enospc_point(opts: &str, fill: u64, req: &Path) -> Option<bool> {
+    let t = tempfile::tempdir().unwrap();
+    let (mnt, out) = (t.path().join("mnt"), t.path().join("out"));
+    fs::create_dir(&mnt).unwrap();
+    fs::create_dir(&out).unwrap();
+    let fill_s = fill.to_string();
+    let o = in_namespace(
+        ENOSPC_SCRIPT,
+        &[
+            mnt.as_os_str(),
+            opts.as_ref(),
+            fill_s.as_ref(),
+            req.as_os_str(),
+            out.as_os_str(),
+            BIN.as_ref(),
+        ],
+    )?;
+    assert!(o.status.success(), "{o:?}");
+    let read = |f: &str, ext: &str| fs::read_to_string(out.join(format!("{f}.{ext}"))).unwrap();
+    let mut failed = None;
+    for f in ["json", "text", "diff", "serve", "mcp"] {
+        let mut rc: i32 = read(f, "rc").trim().parse().unwrap();
+        let mut stdout = read(f, "out");
+        if f == "serve" || f == "mcp" {
+            // The response of SPEC §4 is the result (serve) or the structured content (mcp).
+            let reply: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+                panic!("{f}: {e}: {stdout}");
+            });
+            let resp = if f == "serve" {
+                reply["result"].clone()
+            } else {
+                reply["result"]["structuredContent"].clone()
+            };
+            rc = if resp["ok"] == true { 0 } else { 3 };
+            stdout = resp.to_string();
+        }
+        let stderr = read(f, "err");
+        let what = format!("{opts} fill {fill} --format {f}: exit {rc}\n{stdout}\n{stderr}");
+        let tree = read(f, "tree");
+        let content = read(f, "content");
+        match rc {
+            0 => {
+                assert_eq!(content, "ALPHA\nDELTA\n", "{what}");
+                assert!(tree.contains("./n/e/new.txt"), "{what}");
+            }
+            3 => {
+                // Nothing changed, nothing left behind, and the failure says why.
+                assert_eq!(content, "alpha\ndelta\n", "{what}");
+                assert_eq!(tree, ".\n./a.txt\n./d\n./d/b.txt\n", "{what}");
+                if f == "text" || f == "diff" {
+                    assert!(stderr.contains("error: "), "{what}");
+                    assert!(stderr.contains("hint: "), "{what}");
+                }
+                if matches!(f, "json" | "serve" | "mcp") {
+                    let v: Value = serde_json::from_str(&stdout).unwrap();
+                    let errors = v["errors"].as_array().unwrap();
+                    assert!(!errors.is_empty(), "ok: false, errors: [] — {what}");
+                    for e in errors {
+                        assert!(!e["path"].as_str().unwrap().is_empty(), "{what}");
+                        assert!(!e["message"].as_str().unwrap().is_empty(), "{what}");
+                        assert!(e["hint"].is_string(), "no hint: {what}");
+                    }
+                    assert!(v["rolledBack"].is_string(), "{what}");
+                }
+                if f == "text" {
+                    assert!(stdout.contains("nothing was written"), "{what}");
+                }
+            }
+            _ => panic!("unexpected exit: {what}"),
+        }
+        failed = Some(rc == 3);
+    }
+    failed
+}
+
+fn enospc_request(dir: &Path) -> PathBuf {
+    let req = dir.join("req.json");
+    fs::write(
+        &req,
+        serde_json::json!({"files": [
+            {"path": "a.txt", "edits": [{"oldText": "alpha", "newText": "ALPHA"}]},
+            {"path": "d/b.txt", "edits": [{"oldText": "delta", "newText": "DELTA"}]},
+            {"path": "n/e/new.txt", "content": "new file\n"},
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    req
+}
+
+/// Issue 14.3: every commit failure (journal, directory creation, temp files; no space, no
+/// inode) names its cause, path and a hint in json, text and diff output, and leaves the tree
+/// as it was. A sweep over the inode count of a tiny tmpfs hits each step of the commit; the
+/// long tier (`REDLINE_FAULT_ITERS`) also sweeps the free bytes.
+#[test]
+fn commit_failures_say_why_in_every_format() {
+    let t = tempfile::tempdir().unwrap();
+    let req = enospc_request(t.path());
+    let (mut failed, mut ok) = (0, 0);
+    // Inodes: the root, a.txt, d, d/b.txt are 4; the commit needs the journal directory, the
+    // journal, its temp, two directories and three temps.
+    for inodes in 5..16 {
+        match enospc_point(&format!("size=1m,nr_inodes={inodes}"), 0, &req) {
+            None => return,
+            Some(true) => failed += 1,
+            Some(false) => ok += 1,
+        }
+    }
+    let bytes_points: u64 = std::env::var("REDLINE_FAULT_ITERS")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .map_or(0, |n| n.min(400));
+    for i in 0..bytes_points {
+        // 64 KiB of tmpfs; leave 0..~44 KiB free in steps.
+        let fill = 64 * 1024 - (i * 113) % (44 * 1024);
+        match enospc_point("size=64k,nr_inodes=64", fill, &req) {
+            None => return,
+            Some(true) => failed += 1,
+            Some(false) => ok += 1,
+        }
+    }
+    eprintln!("ENOSPC/no-inode sweep: {failed} failed cleanly with a reason, {ok} applied");
+    assert!(failed >= 5, "the sweep did not hit enough failure points");
+    assert!(ok >= 1, "the sweep never left enough room to succeed");
+}
