@@ -229,32 +229,42 @@ fn whole(doc: &Document, enc: PositionEncoding) -> Range {
     }
 }
 
-/// A `file://` URI for an absolute path, percent-encoding everything but unreserved characters
-/// and `/` (as `vim.uri_from_fname` and VS Code's `Uri.file` do).
+/// Bytes a `file://` path keeps as they are: unreserved characters and `/` (as
+/// `vim.uri_from_fname` and VS Code's `Uri.file` do); everything else is percent-encoded.
+const URI_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// A `file://` URI for an absolute path. On Unix the path's own bytes are encoded, so a name
+/// that is not UTF-8 keeps its identity.
 pub fn file_uri(path: &Path) -> String {
-    // Windows separators become `/`; on Unix a `\\` is part of a name (and percent-encoded).
-    let text = if cfg!(windows) {
-        path.to_string_lossy().replace('\\', "/")
-    } else {
-        path.to_string_lossy().into_owned()
-    };
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+    // Windows separators become `/`.
+    #[cfg(not(unix))]
+    let bytes = path.to_string_lossy().replace('\\', "/").into_bytes();
     let mut out = String::from("file://");
-    if !text.starts_with('/') {
+    if !bytes.starts_with(b"/") {
         out.push('/'); // Windows: file:///C:/…
     }
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
+    out.extend(percent_encoding::percent_encode(&bytes, URI_PATH));
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[cfg(unix)]
+    fn file_uris_keep_non_utf8_names() {
+        use std::os::unix::ffi::OsStrExt;
+        let p = Path::new(std::ffi::OsStr::from_bytes(b"/tmp/a\xff.rs"));
+        assert_eq!(file_uri(p), "file:///tmp/a%FF.rs");
+    }
 
     #[test]
     fn file_uris_are_percent_encoded() {
