@@ -91,6 +91,7 @@ fn child_main() {
             let lock = r.lock().unwrap();
             r.recover(&lock).unwrap();
         }
+        "single" => single_loop(&root),
         "counter" => counter_child(&root),
         "enospc" => enospc_child(&root),
         "eacces" => eacces_child(&root),
@@ -228,6 +229,96 @@ fn batch_loop(root: &Path, naive: bool) {
             fs::write(&ready, b"").unwrap();
         }
     }
+}
+
+/// Commits generation after generation of one file (a single-file commit) until killed; every
+/// few generations the size changes (1 byte to 1 MiB), so kills land in writes of every size.
+fn single_loop(root: &Path) {
+    let r = Root::open(root, Limits::default()).unwrap();
+    let ready = root.parent().unwrap().join("ready");
+    loop {
+        let lock = r.lock().unwrap();
+        r.recover(&lock).unwrap();
+        let snap = r.read("s").unwrap();
+        let g = single_gen(&snap.bytes).expect("s is whole");
+        r.commit(
+            &lock,
+            &[Change::Write {
+                path: "s".into(),
+                bytes: single_content(g + 1),
+                expect: Expect::Unchanged(snap.fingerprint.clone()),
+            }],
+        )
+        .unwrap();
+        drop(lock);
+        if !ready.exists() {
+            fs::write(&ready, b"").unwrap();
+        }
+    }
+}
+
+fn single_content(g: u64) -> Vec<u8> {
+    let mut v = format!("s gen {g}\n").into_bytes();
+    v.resize([16, 4096, 65_536, 1 << 20][(g % 4) as usize], b'.');
+    v
+}
+
+fn single_gen(bytes: &[u8]) -> Option<u64> {
+    let first = bytes.split(|b| *b == b'\n').next()?;
+    let g: u64 = std::str::from_utf8(first).ok()?.strip_prefix("s gen ")?.parse().ok()?;
+    (bytes == single_content(g)).then_some(g)
+}
+
+#[test]
+fn kill9_during_single_file_commits_never_tears() {
+    if std::env::var(CHILD).is_ok() {
+        return;
+    }
+    let dir = scratch();
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    fs::write(root.join("s"), single_content(0)).unwrap();
+    let ready = dir.path().join("ready");
+    let mut rng = Rng::new();
+    let kills = iters(100);
+    let (mut violations, mut last, mut advanced) = (Vec::new(), 0, 0);
+    for i in 0..kills {
+        let _ = fs::remove_file(&ready);
+        let mut c = child("single", &root).spawn().unwrap();
+        let start = Instant::now();
+        while !ready.exists() {
+            if let Ok(Some(st)) = c.try_wait() {
+                panic!("iteration {i}: child exited early with {st}");
+            }
+            assert!(start.elapsed() < Duration::from_secs(30), "child never got ready");
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        std::thread::sleep(Duration::from_micros(rng.below(20_000)));
+        c.kill().unwrap();
+        c.wait().unwrap();
+        let r = Root::open(&root, Limits::default()).unwrap();
+        let lock = r.lock().unwrap();
+        r.recover(&lock).unwrap();
+        match fs::read(root.join("s")).ok().and_then(|b| single_gen(&b)) {
+            Some(g) => {
+                if g > last {
+                    advanced += 1;
+                }
+                last = g;
+            }
+            None => violations.push(format!("kill {i}: s is torn or missing")),
+        }
+        let t = tree(&root);
+        if t != ["s"] {
+            violations.push(format!("kill {i}: leftovers {t:?}"));
+        }
+    }
+    eprintln!(
+        "kill -9 during single-file commits (16 B to 1 MiB): {kills} kills, final generation {last}, {advanced} kills after progress, violations {}",
+        violations.len()
+    );
+    assert!(violations.is_empty(), "{violations:#?}");
+    assert!(last > 0, "no commit ever landed");
 }
 
 /// Lists every entry beneath `dir`, relative, sorted.
@@ -463,7 +554,12 @@ fn concurrent_processes_lose_no_update() {
     if std::env::var(CHILD).is_ok() {
         return;
     }
-    let (n, k) = (6, iters(100) / 5);
+    // REDLINE_FAULT_WRITERS sets the number of concurrent processes (the long tier runs 16+).
+    let n = std::env::var("REDLINE_FAULT_WRITERS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(6);
+    let k = iters(100) / 5;
     for hold in [true, false] {
         let dir = scratch();
         let root = dir.path().join("root");
