@@ -7,6 +7,7 @@
 //! terminal on every exit path; [`app`] is the event loop.
 pub mod app;
 pub mod apply;
+pub mod highlight;
 pub mod keys;
 pub mod model;
 pub mod rows;
@@ -86,6 +87,8 @@ pub fn run(req: &Request, opts: &ReviewOptions) -> Result<Outcome, ReviewError> 
         },
     );
     m.title = opts.title.clone();
+    // Syntax colours unless monochrome (NO_COLOR, --color never) or REDLINE_THEME=off.
+    m.set_syntax(highlight::Palette::from_env());
     let enc = opts.settings.encoding;
     {
         let (mut term, _guard) = terminal::enter().map_err(|e| {

@@ -356,6 +356,8 @@ pub struct Model {
     /// Display rows per file, built the first time the file is shown.
     pub rows: Vec<Option<FileRows>>,
     pub monochrome: bool,
+    /// Syntax highlighting palette; `None`: off (the default, and always under monochrome).
+    pub syntax: Option<super::highlight::Palette>,
     pub applied: Option<Applied>,
     /// Set when the reviewer should exit with this status.
     pub exit: Option<ExitStatus>,
@@ -409,6 +411,7 @@ impl Model {
             status: None,
             rows: (0..n).map(|_| None).collect(),
             monochrome: opts.monochrome,
+            syntax: None,
             applied: None,
             exit: None,
             title: "review".into(),
@@ -423,8 +426,25 @@ impl Model {
     /// Builds the display rows of `file` if they are not built yet.
     pub fn ensure_rows(&mut self, file: usize) {
         if self.rows.get(file).is_some_and(Option::is_none) {
-            let rows = super::rows::build(&self.plan.files[file], &self.files[file]);
+            let rows = super::rows::build(&self.plan.files[file], &self.files[file], self.syntax);
             self.rows[file] = Some(rows);
+        }
+    }
+
+    /// Turns syntax highlighting on (with a palette) or off; never under monochrome. Rows built
+    /// so far are rebuilt with it.
+    pub fn set_syntax(&mut self, palette: Option<super::highlight::Palette>) {
+        let palette = palette.filter(|_| !self.monochrome);
+        if palette == self.syntax {
+            return;
+        }
+        self.syntax = palette;
+        let built: Vec<usize> = (0..self.rows.len())
+            .filter(|&f| self.rows[f].is_some())
+            .collect();
+        for f in built {
+            self.rows[f] = None;
+            self.ensure_rows(f);
         }
     }
 

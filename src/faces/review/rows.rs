@@ -31,6 +31,8 @@ pub enum RowKind {
         new_no: Option<usize>,
         text: String,
         emph: Vec<Range<usize>>,
+        /// Syntax colours (empty when highlighting is off or out of bounds).
+        syntax: super::highlight::Colors,
     },
     /// `\ No newline at end of file` after the line above, on its side.
     NoNewline { tag: Tag },
@@ -48,6 +50,14 @@ pub struct Row {
 }
 
 impl Row {
+    /// Syntax colours of a diff line.
+    pub fn kind_syntax(&self) -> Option<&super::highlight::Colors> {
+        match &self.kind {
+            RowKind::Line { syntax, .. } if !syntax.is_empty() => Some(syntax),
+            _ => None,
+        }
+    }
+
     /// The text search looks at.
     pub fn text(&self) -> &str {
         match &self.kind {
@@ -78,8 +88,12 @@ pub struct FileRows {
     pub number_width: usize,
 }
 
-/// Builds the rows of one file.
-pub fn build(file: &FilePlan, info: &FileInfo) -> FileRows {
+/// Builds the rows of one file; `syntax`: highlight it with this palette.
+pub fn build(
+    file: &FilePlan,
+    info: &FileInfo,
+    syntax: Option<super::highlight::Palette>,
+) -> FileRows {
     let mut rows: Vec<Row> = Vec::new();
     let unit_of_edit = |edit: usize| -> Option<usize> {
         info.units.iter().position(|u| match u.kind {
@@ -156,6 +170,7 @@ pub fn build(file: &FilePlan, info: &FileInfo) -> FileRows {
                         new_no: l.new_no,
                         text: l.text.clone(),
                         emph: Vec::new(),
+                        syntax: Vec::new(),
                     },
                     unit,
                 });
@@ -190,6 +205,10 @@ pub fn build(file: &FilePlan, info: &FileInfo) -> FileRows {
         }
     }
     emphasize(&mut rows);
+    if let Some(p) = syntax {
+        let path = file.move_to.as_deref().unwrap_or(&file.path);
+        highlight(&mut rows, path, p);
+    }
     let (split, split_of) = split_layout(&rows);
     let max_no = rows
         .iter()
@@ -254,6 +273,55 @@ fn failure_note(
         code => format!("{code}: {}", f.message),
     };
     format!("✗ {what}   (i: why)")
+}
+
+/// Syntax colours for every diff line: per hunk (a run of lines between gaps and notes), the old
+/// side (context and deleted lines) and the new side (context and inserted lines) each as one
+/// stream; context lines take the new side's colours.
+fn highlight(rows: &mut [Row], path: &str, p: super::highlight::Palette) {
+    let Some(syntax) = super::highlight::syntax_for(path) else {
+        return;
+    };
+    let lines = rows
+        .iter()
+        .filter(|r| matches!(r.kind, RowKind::Line { .. }))
+        .count();
+    if lines > super::highlight::MAX_ROWS {
+        return;
+    }
+    let mut i = 0;
+    while i < rows.len() {
+        if !matches!(
+            rows[i].kind,
+            RowKind::Line { .. } | RowKind::NoNewline { .. }
+        ) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < rows.len()
+            && matches!(
+                rows[i].kind,
+                RowKind::Line { .. } | RowKind::NoNewline { .. }
+            )
+        {
+            i += 1;
+        }
+        for side in [Tag::Delete, Tag::Insert] {
+            let idx: Vec<usize> = (start..i)
+                .filter(|&k| matches!(&rows[k].kind, RowKind::Line { tag, .. } if *tag == side || *tag == Tag::Context))
+                .collect();
+            let texts: Vec<&str> = idx.iter().map(|&k| rows[k].text()).collect();
+            let colors = super::highlight::stream(syntax, p, &texts);
+            for (k, c) in idx.into_iter().zip(colors) {
+                if let RowKind::Line { tag, syntax, .. } = &mut rows[k].kind
+                    && (*tag == side || (*tag == Tag::Context && side == Tag::Insert))
+                {
+                    *syntax = c;
+                }
+            }
+        }
+    }
 }
 
 /// Runs of changed rows: maximal sequences of Delete/Insert lines (and their no-newline rows).

@@ -733,6 +733,58 @@ fn word_emphasis_styles_only_changed_words() {
     assert!(found);
 }
 
+/// The cell where `needle` starts on screen, if shown.
+fn find_cell(buf: &ratatui::buffer::Buffer, needle: &str) -> Option<(u16, u16)> {
+    for y in 0..buf.area.height {
+        let row: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+        if let Some(col) = row.find(needle) {
+            return Some((row[..col].chars().count() as u16, y));
+        }
+    }
+    None
+}
+
+#[test]
+fn syntax_colours_with_word_emphasis_on_top_and_off_when_monochrome() {
+    use super::highlight::Palette;
+    use ratatui::style::{Color, Modifier};
+    let (_d, mut m) = demo(Options::default());
+    m.set_syntax(Some(Palette::Dark));
+    assert_eq!(m.files[0].display, "src/greet.rs");
+    let t = render(&m, 120, 32);
+    let buf = t.backend().buffer();
+    // A context line: `pub` and `greet` get different syntax colours, no background.
+    let (x, y) = find_cell(buf, "pub fn greet").unwrap();
+    let (kw, name) = (&buf[(x, y)], &buf[(x + 7, y)]);
+    assert!(matches!(kw.fg, Color::Rgb(..)), "{kw:?}");
+    assert_ne!(kw.fg, name.fg, "keyword and name differ");
+    // The inserted line: a green tint; `{name}` (changed) a stronger one, bold; syntax colours kept.
+    let (x, y) = find_cell(buf, "format!(\"Hello, {name}!\")").unwrap();
+    let fmt = &buf[(x, y)];
+    let changed = &buf[(x + "format!(\"Hello, {".len() as u16, y)];
+    assert!(matches!(fmt.bg, Color::Rgb(_, g, _) if g > 0), "{fmt:?}");
+    assert!(matches!(fmt.fg, Color::Rgb(..)), "{fmt:?}");
+    assert_ne!(fmt.bg, changed.bg, "the changed word has its own background");
+    assert!(changed.modifier.contains(Modifier::BOLD));
+    // Light palette: light tints.
+    m.set_syntax(Some(Palette::Light));
+    let t = render(&m, 120, 32);
+    let buf = t.backend().buffer();
+    let (x, y) = find_cell(buf, "format!(\"Hello, {name}!\")").unwrap();
+    assert!(matches!(buf[(x, y)].bg, Color::Rgb(r, _, _) if r > 150), "{:?}", buf[(x, y)]);
+    // Monochrome (NO_COLOR): no syntax colours at all.
+    let (_d, mut m) = demo(Options {
+        monochrome: true,
+        ..Options::default()
+    });
+    m.set_syntax(Some(Palette::Dark));
+    assert_eq!(m.syntax, None);
+    let t = render(&m, 120, 32);
+    let buf = t.backend().buffer();
+    let (x, y) = find_cell(buf, "pub fn greet").unwrap();
+    assert_eq!(buf[(x, y)].fg, Color::Reset);
+}
+
 // ---- apply ----
 
 fn root(dir: &tempfile::TempDir) -> Root {

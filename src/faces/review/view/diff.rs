@@ -7,7 +7,7 @@ use crate::faces::review::model::{Model, Search, State};
 use crate::faces::review::rows::{FileRows, Row, RowKind};
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
@@ -88,10 +88,7 @@ pub fn row_height(m: &Model, d: usize) -> usize {
         return 1;
     }
     let width = super::diff_inner_width(m);
-    Ctx::new(m, fr, width, Theme { mono: true })
-        .lines(d)
-        .len()
-        .max(1)
+    Ctx::new(m, fr, width, Theme::plain()).lines(d).len().max(1)
 }
 
 /// What drawing one file's rows needs.
@@ -295,8 +292,22 @@ fn body(c: &Ctx, row: &Row, width: usize) -> Vec<Vec<Span<'static>>> {
                 Tag::Delete => "-",
                 Tag::Insert => "+",
             };
-            let base = t.line(*tag).patch(deco);
-            let ov = overlays(m, *tag, s, emph, is_cursor_row(m, row), t);
+            let on_cursor = is_cursor_row(m, row);
+            let base = if on_cursor {
+                t.line_cursor(*tag)
+            } else {
+                t.line(*tag)
+            }
+            .patch(deco);
+            // Syntax colours first, word emphasis and search hits on top.
+            let mut ov: Vec<(std::ops::Range<usize>, Style)> = match (t.syntax, row.kind_syntax()) {
+                (Some(_), Some(colors)) => colors
+                    .iter()
+                    .map(|(r, (red, g, b))| (r.clone(), Style::new().fg(Color::Rgb(*red, *g, *b))))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            ov.extend(overlays(m, *tag, s, emph, on_cursor, t));
             // What counts as changed for the edge marks: the emphasized words, or the whole
             // line when it has none (it was rewritten).
             let whole = [0..s.len()];

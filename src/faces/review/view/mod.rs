@@ -96,7 +96,7 @@ pub use overlay::help_max_scroll;
 /// Draws the whole screen.
 pub fn draw(m: &Model, f: &mut Frame) {
     let area = f.area();
-    let t = Theme { mono: m.monochrome };
+    let t = Theme::of(m);
     if area.width < MIN_SIZE.0 || area.height < MIN_SIZE.1 {
         too_small(f, area, t);
         return;

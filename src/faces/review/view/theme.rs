@@ -2,6 +2,7 @@
 //! glyphs, changed lines have `+`/`-`, emphasis is underlined in monochrome.
 
 use crate::engine::diff::Tag;
+use crate::faces::review::highlight::Palette;
 use crate::faces::review::model::State;
 use ratatui::style::{Color, Modifier, Style};
 
@@ -9,9 +10,42 @@ use ratatui::style::{Color, Modifier, Style};
 #[derive(Debug, Clone, Copy)]
 pub struct Theme {
     pub mono: bool,
+    /// Syntax highlighting on, for a dark or light background: changed lines then get a tinted
+    /// background (delta's way) so the syntax colours stay readable on them.
+    pub syntax: Option<Palette>,
+}
+
+/// Background tints of changed lines and of their changed words under syntax colours.
+fn tint(p: Palette, tag: Tag, strong: bool) -> Color {
+    match (p, tag, strong) {
+        (Palette::Dark, Tag::Delete, false) => Color::Rgb(63, 0, 1),
+        (Palette::Dark, Tag::Delete, true) => Color::Rgb(144, 16, 17),
+        (Palette::Dark, _, false) => Color::Rgb(0, 40, 0),
+        (Palette::Dark, _, true) => Color::Rgb(0, 96, 0),
+        (Palette::Light, Tag::Delete, false) => Color::Rgb(255, 224, 224),
+        (Palette::Light, Tag::Delete, true) => Color::Rgb(255, 170, 170),
+        (Palette::Light, _, false) => Color::Rgb(208, 255, 208),
+        (Palette::Light, _, true) => Color::Rgb(160, 239, 160),
+    }
 }
 
 impl Theme {
+    /// The model's theme.
+    pub fn of(m: &crate::faces::review::Model) -> Theme {
+        Theme {
+            mono: m.monochrome,
+            syntax: m.syntax.filter(|_| !m.monochrome),
+        }
+    }
+
+    /// For measuring text only (styles unused).
+    pub fn plain() -> Theme {
+        Theme {
+            mono: true,
+            syntax: None,
+        }
+    }
+
     fn pick(self, color: Style, mono: Style) -> Style {
         if self.mono { mono } else { color }
     }
@@ -40,6 +74,9 @@ impl Theme {
     }
 
     pub fn line(self, tag: Tag) -> Style {
+        if let (Some(p), false, false) = (self.syntax, self.mono, tag == Tag::Context) {
+            return Style::new().bg(tint(p, tag, false));
+        }
         match tag {
             Tag::Context => Style::new(),
             Tag::Delete => self.pick(Style::new().fg(Color::Red), Style::new()),
@@ -47,8 +84,30 @@ impl Theme {
         }
     }
 
+    /// A changed line under the cursor: with syntax colours its own background would hide the
+    /// cursor's, so it gets a brighter tint.
+    pub fn line_cursor(self, tag: Tag) -> Style {
+        match (self.syntax, self.mono, tag) {
+            (Some(Palette::Dark), false, Tag::Delete) => Style::new().bg(Color::Rgb(95, 18, 20)),
+            (Some(Palette::Dark), false, Tag::Insert) => Style::new().bg(Color::Rgb(16, 66, 16)),
+            (Some(Palette::Light), false, Tag::Delete) => {
+                Style::new().bg(Color::Rgb(255, 200, 200))
+            }
+            (Some(Palette::Light), false, Tag::Insert) => {
+                Style::new().bg(Color::Rgb(185, 245, 185))
+            }
+            _ => self.line(tag),
+        }
+    }
+
     /// Changed words within a changed line.
     pub fn emph(self, tag: Tag) -> Style {
+        if let (Some(p), false, false) = (self.syntax, self.mono, tag == Tag::Context) {
+            // Syntax colours stay; the stronger background and bold say what changed.
+            return Style::new()
+                .bg(tint(p, tag, true))
+                .add_modifier(Modifier::BOLD);
+        }
         match tag {
             Tag::Context => Style::new(),
             Tag::Delete => self.pick(

@@ -68,7 +68,7 @@ pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
 /// Rows the drawer's content takes at `width` columns (wrapped), for sizing the drawer.
 pub fn content_height(m: &Model, width: usize) -> usize {
     let Some(u) = m.current_unit() else { return 1 };
-    let (_, lines) = explain(m, m.cursor.file, u, width, Theme { mono: true });
+    let (_, lines) = explain(m, m.cursor.file, u, width, Theme::plain());
     let w = width.max(1);
     lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum()
 }
