@@ -251,4 +251,146 @@ fn main() {
             b / a
         );
     }
+    long_old_texts(dir.path(), quick);
+}
+
+fn request(name: &str, edits: Vec<EditSpec>) -> Request {
+    let mut fr = FileRequest::new(name.to_string());
+    fr.edits = edits;
+    Request {
+        files: vec![fr],
+        documents: vec![],
+        dry_run: true,
+    }
+}
+
+fn request_size(req: &Request) -> usize {
+    req.files
+        .iter()
+        .flat_map(|f| &f.edits)
+        .map(|e| e.old_text.len() + e.new_text.len() + 16)
+        .sum()
+}
+
+/// Issue 8 §4 and issue 14 §2: long and periodic `oldText`, and the shapes that used to be
+/// superlinear in matching and hints. Each row gives the time, the peak heap and the peak over
+/// (file + request); the first two also their time over the exact path (10 short exact edits)
+/// on the same file.
+fn long_old_texts(dir: &std::path::Path, quick: bool) {
+    println!();
+    println!(
+        "{:<34} {:>8} {:>8} {:>10} {:>10} {:>12} {:>10}",
+        "long or periodic oldText",
+        "file",
+        "request",
+        "time",
+        "peak heap",
+        "peak/(f+r)",
+        "vs exact"
+    );
+    let row = |label: &str, flen: usize, req: &Request, ok: bool, base: Option<f64>| {
+        let s = measure_expect(dir, req, 3, ok);
+        let rlen = request_size(req);
+        let t = s.median.as_secs_f64();
+        println!(
+            "{:<34} {:>7.1}M {:>7.2}M {:>8.1}ms {:>8.1}MB {:>11.2}x {:>10}",
+            label,
+            flen as f64 / 1048576.0,
+            rlen as f64 / 1048576.0,
+            t * 1000.0,
+            s.peak as f64 / 1048576.0,
+            s.peak as f64 / (flen + rlen) as f64,
+            base.map(|b| format!("{:.2}x", t / b)).unwrap_or_default()
+        );
+        t
+    };
+    // 8 MB of oldText (the middle half of a 16 MB file, whole lines), replaced by one line.
+    let size = if quick { 4 << 20 } else { 16 << 20 };
+    let (text, items) = file(size);
+    let name = "long.rs";
+    std::fs::write(dir.join(name), &text).expect("write");
+    let exact = row(
+        "exact path: 10 short edits",
+        text.len(),
+        &request(name, edits(items, 10, false)),
+        true,
+        None,
+    );
+    let from = text[..text.len() / 4].rfind("\nfn ").map_or(0, |i| i + 1);
+    let to = text[..from + text.len() / 2]
+        .rfind("\nfn ")
+        .map_or(text.len(), |i| i + 1);
+    let old = text[from..to].to_string();
+    row(
+        &format!("{:.0} MB oldText, found", old.len() as f64 / 1048576.0),
+        text.len(),
+        &request(name, vec![EditSpec::new(old, "// replaced\n")]),
+        true,
+        Some(exact),
+    );
+    // A periodic 50 KB oldText, found once, in a 10 MB file.
+    let size = if quick { 1 << 20 } else { 10 << 20 };
+    let (mut text, items) = file(size);
+    let periodic = "ab".repeat(25_000);
+    text.push_str(&format!("\n{periodic}\n"));
+    let name = "periodic.rs";
+    std::fs::write(dir.join(name), &text).expect("write");
+    let exact = row(
+        "exact path: 10 short edits",
+        text.len(),
+        &request(name, edits(items, 10, false)),
+        true,
+        None,
+    );
+    row(
+        "periodic 50 KB oldText, found",
+        text.len(),
+        &request(name, vec![EditSpec::new(periodic.clone(), "x")]),
+        true,
+        Some(exact),
+    );
+    // Issue 14's shapes, all not found (hints included), on a 1 MB source file.
+    let (text, _) = file(1 << 20);
+    let name = "hostile.rs";
+    std::fs::write(dir.join(name), &text).expect("write");
+    let cases: Vec<(&str, Vec<EditSpec>)> = vec![
+        (
+            "16,000 lines of `    },`",
+            vec![EditSpec::new("    },\n".repeat(16_000), "x")],
+        ),
+        (
+            "40 KB of `z` + ` hello`",
+            vec![EditSpec::new(format!("{} hello", "z".repeat(40_000)), "x")],
+        ),
+        (
+            "1 MB of one repeated line",
+            vec![EditSpec::new(
+                "    let x = compute(1);\n".repeat(45_000),
+                "x",
+            )],
+        ),
+        (
+            "1 MB of varied source",
+            vec![EditSpec::new(file(1 << 20).0.replace("fn ", "fun "), "x")],
+        ),
+        (
+            "\"ab\" x 10,000 on a 4-byte file",
+            vec![EditSpec::new("ab".repeat(10_000), "x")],
+        ),
+        (
+            "100,000 failing edits",
+            (0..100_000)
+                .map(|i| EditSpec::new(format!("missing_{i}()"), format!("found_{i}()")))
+                .collect(),
+        ),
+    ];
+    std::fs::write(dir.join("tiny.rs"), "abab").expect("write");
+    for (label, edits) in cases {
+        let (name, flen) = if label.contains("4-byte") {
+            ("tiny.rs", 4)
+        } else {
+            (name, text.len())
+        };
+        row(label, flen, &request(name, edits), false, None);
+    }
 }

@@ -25,6 +25,11 @@ const MAX_DF: usize = 8;
 const MAX_FALLBACK: usize = 32;
 /// Lines kept per edit by the fallback scan.
 const FALLBACK_LINES: usize = 4;
+/// Longest identifier that votes.
+const MAX_TOKEN: usize = 64;
+/// Not-found edits per file that get candidates; the others get none (a batch of a million
+/// failing edits must not cost a million similarity scorings).
+pub const MAX_HINTED: usize = 1000;
 /// Vote weights.
 const LINE_WEIGHT: u32 = 8;
 const TOKEN_WEIGHT: u32 = 1;
@@ -42,9 +47,11 @@ fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
+/// Identifiers of 3 to [`MAX_TOKEN`] bytes: a longer run of word characters (a 40 KB run of `z`)
+/// names nothing and would only make the automaton big.
 fn tokens(line: &str) -> impl Iterator<Item = &str> {
     line.split(|c: char| !is_word(c))
-        .filter(|t| t.chars().count() >= 3)
+        .filter(|t| t.len() <= MAX_TOKEN && t.chars().count() >= 3)
 }
 
 /// Where a key occurs in the file: how often, and the first lines (at most `MAX_DF + 1`).
@@ -65,6 +72,15 @@ impl Places {
 
 /// Candidates for each of `olds` (the `oldText`s that were not found) in the file `file`.
 pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
+    let mut out = candidates_bounded(file, &olds[..olds.len().min(MAX_HINTED)]);
+    out.resize(olds.len(), Vec::new());
+    out
+}
+
+fn candidates_bounded(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
+    if olds.is_empty() {
+        return Vec::new();
+    }
     let pats: Vec<Normalized> = olds.iter().map(|o| Normalized::new(o)).collect();
     let pat_lines: Vec<Vec<&str>> = pats.iter().map(|p| p.text.split('\n').collect()).collect();
     // Keys: whole trimmed lines and identifiers, each pointing at (edit, line in oldText).
@@ -100,6 +116,7 @@ pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
     if !keys.is_empty()
         && let Ok(ac) = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
             .build(&keys)
     {
         let (mut ln, mut at) = (0usize, 0usize);
@@ -330,5 +347,25 @@ mod tests {
     fn nothing_similar_gives_nothing() {
         let file = Normalized::new("abc\n");
         assert!(candidates(&file, &["zzzz qqqq"])[0].is_empty());
+    }
+
+    #[test]
+    fn hints_are_bounded_per_file() {
+        let text = "alpha\nlet counter = compute_total(items);\nomega\n";
+        let file = Normalized::new(text);
+        let olds = vec!["let countr = compute_total(items);"; MAX_HINTED + 1];
+        let c = candidates(&file, &olds);
+        assert_eq!(c.len(), MAX_HINTED + 1);
+        assert!(!c[MAX_HINTED - 1].is_empty());
+        assert!(c[MAX_HINTED].is_empty(), "past the cap: no candidates");
+    }
+
+    #[test]
+    fn a_long_run_is_no_token_but_its_neighbours_still_vote() {
+        let text = "alpha\nsay hello_world(now)\nomega\n";
+        let file = Normalized::new(text);
+        let old = format!("{} hello_world(now)", "z".repeat(40_000));
+        let c = candidates(&file, &[old.as_str()]);
+        assert_eq!(&text[c[0][0].span.clone()], "say hello_world(now)");
     }
 }
