@@ -107,7 +107,12 @@ impl Run {
 
     /// Runs the harness on `turns`; returns its exit status.
     fn harness(&self, harness: &str, turns: Value) -> i32 {
-        let case = json!({
+        self.harness_with(harness, turns, json!({}))
+    }
+
+    /// The same, with more settings for the driver (`permissionMode`).
+    fn harness_with(&self, harness: &str, turns: Value, extra: Value) -> i32 {
+        let mut case = json!({
             "harness": harness,
             "project": self.project,
             "home": self.home,
@@ -118,6 +123,11 @@ impl Run {
             "turns": turns,
             "timeoutMs": 180000,
         });
+        if let (Some(c), Some(e)) = (case.as_object_mut(), extra.as_object()) {
+            for (k, v) in e {
+                c.insert(k.clone(), v.clone());
+            }
+        }
         let case_path = self.log.join("case.json");
         std::fs::write(&case_path, case.to_string()).unwrap();
         let node = node().unwrap();
@@ -487,5 +497,149 @@ fn gemini_review_accepts_one_replace_and_rejects_one_with_a_note_the_model_sees(
     assert_eq!(status, 0);
     assert_eq!(r.read("g.txt"), b"ALPHA\nbeta\n");
     let next = tool_result_text(&r.request(2));
+    assert!(next.contains("leave beta alone"), "{next}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claude Code
+
+fn claude_read(r: &Run, file: &str) -> Value {
+    json!({"tool": {"name": "Read", "arguments": {"file_path": r.project.join(file)}}})
+}
+
+#[test]
+fn claude_quote_drift_is_repaired_and_only_the_span_changes() {
+    if !installed("claude") {
+        return;
+    }
+    let r = Run::new(&[("proj/m.py", PI_LINE)]);
+    r.setup("claude", &[]);
+    let status = r.harness(
+        "claude",
+        json!([claude_read(&r, "m.py"),
+            {"tool": {"name": "Edit", "arguments": {"file_path": r.project.join("m.py"),
+                "old_string": "say(\"hi\")", "new_string": "say(\"bye\")"}}}]),
+    );
+    assert_eq!(status, 0);
+    // Claude alone turns the new text's quotes curly too; with redline's rewrite the file gets
+    // exactly the new text, and nothing outside the span changes.
+    assert_eq!(r.read("m.py"), "say(\"bye\")  # it’s  \nkeep\n".as_bytes());
+}
+
+#[test]
+fn claude_whitespace_drift_is_repaired_on_the_retry_redline_asks_for() {
+    if !installed("claude") {
+        return;
+    }
+    let src = b"fn main() {\n    let x = 1;   \n    println!(\"{x}\");\n}\n";
+    let r = Run::new(&[("proj/main.rs", src)]);
+    r.setup("claude", &[]);
+    let path = r.project.join("main.rs");
+    let status = r.harness(
+        "claude",
+        json!([claude_read(&r, "main.rs"),
+            {"tool": {"name": "Edit", "arguments": {"file_path": path, "old_string": "    let x = 1;\n", "new_string": "    let x = 2;\n"}}},
+            // The scripted model does what redline's context told it.
+            {"tool": {"name": "Edit", "arguments": {"file_path": path, "old_string": "    let x = 1;   \n", "new_string": "    let x = 2;\n"}}}]),
+    );
+    assert_eq!(status, 0);
+    let next = tool_result_text(&r.request(2));
+    assert!(next.contains("String to replace not found"), "{next}");
+    assert!(
+        next.contains(r#"exact old_string (a JSON string): \"    let x = 1;   \\n\""#),
+        "{next}"
+    );
+    assert_eq!(
+        r.read("main.rs"),
+        b"fn main() {\n    let x = 2;\n    println!(\"{x}\");\n}\n"
+    );
+}
+
+#[test]
+fn claude_failing_edit_gets_candidates_in_the_next_request() {
+    if !installed("claude") {
+        return;
+    }
+    let src = b"def main():\n    total = compute(1, 2)\n    print(total)\n";
+    let r = Run::new(&[("proj/app.py", src)]);
+    r.setup("claude", &[]);
+    let status = r.harness(
+        "claude",
+        json!([claude_read(&r, "app.py"),
+            {"tool": {"name": "Edit", "arguments": {"file_path": r.project.join("app.py"),
+                "old_string": "    total = compute(1, 3)\n    print(totl)\n", "new_string": "    pass\n"}}}]),
+    );
+    assert_eq!(status, 0);
+    assert_eq!(r.read("app.py"), src);
+    let next = tool_result_text(&r.request(2));
+    assert!(
+        next.contains("redline refused this edit of app.py"),
+        "{next}"
+    );
+    assert!(next.contains("closest: lines 2-3"), "{next}");
+}
+
+#[test]
+fn claude_write_outside_the_root_is_denied() {
+    if !installed("claude") {
+        return;
+    }
+    let r = Run::new(&[("proj/a.txt", b"a\n")]);
+    r.setup("claude", &[]);
+    // A new file (Claude itself refuses to overwrite a file it has not read, before any hook).
+    let outside = r.project.parent().unwrap().join("outside.txt");
+    let status = r.harness_with(
+        "claude",
+        json!([{"tool": {"name": "Write", "arguments": {"file_path": outside, "content": "written\n"}}}]),
+        // (bypassPermissions is refused when tests run as root.)
+        json!({"permissionMode": "acceptEdits"}),
+    );
+    assert_eq!(status, 0);
+    assert!(!outside.exists());
+    assert!(tool_result_text(&r.request(1)).contains("outside the project root"));
+}
+
+#[test]
+fn claude_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees() {
+    if !installed("claude") {
+        return;
+    }
+    let r = Run::new(&[("proj/g.txt", b"alpha\nbeta\n")]);
+    r.setup("claude", &["--review"]);
+    let Some(t) = Tmux::start("claude", &r.project, &format!("'{BIN}' watch")) else {
+        return;
+    };
+    t.wait_for("Waiting for agents");
+    let human = std::thread::spawn(move || {
+        t.wait_for("waits (Edit)");
+        t.keys("y");
+        t.keys("A");
+        t.wait_for("Apply summary");
+        t.keys("Enter");
+        t.wait_for("BETA");
+        t.keys("d");
+        t.keys("n");
+        t.wait_for("note on edit");
+        t.run(&["send-keys", "-t", "t", "-l", "leave beta alone"]);
+        t.wait_for("leave beta alone");
+        t.keys("Enter");
+        t.keys("A");
+        t.wait_for("Apply summary");
+        t.keys("Enter");
+        t
+    });
+    let path = r.project.join("g.txt");
+    // Default permission mode: only the human's acceptance lets the edit through.
+    let status = r.harness_with(
+        "claude",
+        json!([claude_read(&r, "g.txt"),
+            {"tool": {"name": "Edit", "arguments": {"file_path": path, "old_string": "alpha", "new_string": "ALPHA"}}},
+            {"tool": {"name": "Edit", "arguments": {"file_path": path, "old_string": "beta", "new_string": "BETA"}}}]),
+        json!({"permissionMode": "default"}),
+    );
+    let _t = human.join().unwrap();
+    assert_eq!(status, 0);
+    assert_eq!(r.read("g.txt"), b"ALPHA\nbeta\n");
+    let next = tool_result_text(&r.request(3));
     assert!(next.contains("leave beta alone"), "{next}");
 }

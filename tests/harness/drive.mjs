@@ -59,6 +59,18 @@ if (c.harness === "pi") {
   Object.assign(env, { GEMINI_API_KEY: "stand-in-key", GOOGLE_GEMINI_BASE_URL: base, GEMINI_CLI_NO_RELAUNCH: "true" });
   cmd = process.execPath;
   args = [path.join(c.binDir, "gemini"), "-p", c.prompt, "--approval-mode", "yolo", "-m", "gemini-2.5-flash"];
+} else if (c.harness === "claude") {
+  Object.assign(env, {
+    ANTHROPIC_BASE_URL: base,
+    ANTHROPIC_API_KEY: "stand-in-key",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  });
+  write(path.join(c.home, ".claude.json"), { hasCompletedOnboarding: true, projects: { [c.project]: { hasTrustDialogAccepted: true } } });
+  cmd = path.join(c.binDir, "claude");
+  args = ["-p", c.prompt, "--permission-mode", c.permissionMode || "acceptEdits", "--model", "claude-sonnet-4-5", "--output-format", "json"];
 } else {
   console.error(`harness ${c.harness} is not driven yet`);
   process.exit(90);

@@ -9,6 +9,7 @@ import path from "node:path";
 
 export function startModel({ protocol, turns, logDir }) {
   let n = 0;
+  let other = 0;
   const server = http.createServer((req, res) => {
     let body = "";
     req.on("data", (d) => (body += d));
@@ -20,13 +21,26 @@ export function startModel({ protocol, turns, logDir }) {
         res.end(JSON.stringify({ object: "list", data: [], models: [] }));
         return;
       }
+      const parsed = safeJson(body);
+      // Only the agent loop's requests (they offer tools) take the script's turns; side requests
+      // (titles, summaries, token counts) get a plain text and are logged apart.
+      if (!hasTools(parsed)) {
+        const k = other++;
+        fs.writeFileSync(path.join(logDir, `other-${k}.json`), JSON.stringify({ url: req.url, body: parsed }, null, 1));
+        answer(protocol, { text: "ok" }, 1000 + k, parsed, req, res);
+        return;
+      }
       const i = n++;
-      fs.writeFileSync(path.join(logDir, `request-${i}.json`), JSON.stringify({ url: req.url, body: safeJson(body) }, null, 1));
+      fs.writeFileSync(path.join(logDir, `request-${i}.json`), JSON.stringify({ url: req.url, body: parsed }, null, 1));
       const turn = turns[i] || { text: "done" };
-      answer(protocol, turn, i, safeJson(body), req, res);
+      answer(protocol, turn, i, parsed, req, res);
     });
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, port: server.address().port })));
+}
+
+function hasTools(body) {
+  return !!body && Array.isArray(body.tools) && body.tools.length > 0;
 }
 
 function safeJson(s) {

@@ -127,7 +127,9 @@ pub fn exact_text_needed(
         if total > 1 {
             let _ = write!(out, "edit {}: ", i + 1);
         }
-        let _ = writeln!(out, "{where_}, exact {old_field}:\n<<<\n{old}\n>>>");
+        // As a JSON string: unambiguous about trailing spaces and the final newline.
+        let quoted = serde_json::to_string(old).unwrap_or_default();
+        let _ = writeln!(out, "{where_}, exact {old_field} (a JSON string): {quoted}");
     }
     out
 }

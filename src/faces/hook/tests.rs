@@ -110,7 +110,10 @@ fn claude_normalized_edit_in_default_mode_is_denied_with_the_exact_text() {
         assert_eq!(h["permissionDecision"], "deny", "{mode}");
         assert!(h.get("updatedInput").is_none());
         let reason = h["permissionDecisionReason"].as_str().unwrap();
-        assert!(reason.contains("<<<\n    let x = 1;   \n\n>>>"), "{reason}");
+        assert!(
+            reason.contains(r#"line 2, exact old_string (a JSON string): "    let x = 1;   \n""#),
+            "{reason}"
+        );
         assert!(reason.contains("line 2"), "{reason}");
     }
 }
@@ -434,7 +437,10 @@ fn claude_post_tool_batch_tells_the_model_where_its_failed_edit_is() {
     let h = &a["hookSpecificOutput"];
     assert_eq!(h["hookEventName"], "PostToolBatch");
     let ctx = h["additionalContext"].as_str().unwrap();
-    assert!(ctx.contains("<<<\n    let x = 1;   \n\n>>>"), "{ctx}");
+    assert!(
+        ctx.contains(r#"exact old_string (a JSON string): "    let x = 1;   \n""#),
+        "{ctx}"
+    );
 }
 
 #[test]
