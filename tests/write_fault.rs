@@ -86,12 +86,13 @@ fn child_main() {
     match mode.as_str() {
         "batch" => batch_loop(&root, false),
         "naive" => batch_loop(&root, true),
+        "single" => single_loop(&root),
         "recover" => {
             let r = Root::open(&root, Limits::default()).unwrap();
             let lock = r.lock().unwrap();
             r.recover(&lock).unwrap();
         }
-        "single" => single_loop(&root),
+        "single-kinds" => kinds_loop(&root),
         "counter" => counter_child(&root),
         "enospc" => enospc_child(&root),
         "eacces" => eacces_child(&root),
@@ -504,6 +505,168 @@ fn kill9_harness_catches_a_naive_writer() {
     assert!(
         !f.violations.is_empty(),
         "the harness never caught the naive writer"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// kill -9 during single-file commits (no journal: the rename is the commit point)
+
+const KINDS_PAD: usize = 256 * 1024;
+
+fn kinds_content(name: &str, g: u64) -> Vec<u8> {
+    let mut v = format!("{name} gen {g}\n").into_bytes();
+    v.resize(KINDS_PAD, b'.');
+    v
+}
+
+fn kinds_gen(name: &str, bytes: &[u8]) -> Option<u64> {
+    let first = bytes.split(|b| *b == b'\n').next()?;
+    let g: u64 = std::str::from_utf8(first)
+        .ok()?
+        .strip_prefix(&format!("{name} gen "))?
+        .parse()
+        .ok()?;
+    (bytes == kinds_content(name, g)).then_some(g)
+}
+
+/// One-file commits until killed: `s/one` edited (expectation re-checked), `s/two` created and
+/// deleted in turn, `s/new/three` created in a new directory and deleted with it.
+fn kinds_loop(root: &Path) {
+    let r = Root::open(root, Limits::default()).unwrap();
+    let ready = root.parent().unwrap().join("ready");
+    loop {
+        let lock = r.lock().unwrap();
+        r.recover(&lock).unwrap();
+        let s = r.read("s/one").unwrap();
+        let g = kinds_gen("one", &s.bytes).expect("one is whole");
+        let one = Change::Write {
+            path: "s/one".into(),
+            bytes: kinds_content("one", g + 1),
+            expect: Expect::Unchanged(s.fingerprint),
+        };
+        let two = if root.join("s/two").exists() {
+            Change::Delete {
+                path: "s/two".into(),
+                expect: Expect::Any,
+            }
+        } else {
+            Change::Write {
+                path: "s/two".into(),
+                bytes: kinds_content("two", g),
+                expect: Expect::Absent,
+            }
+        };
+        let three = if root.join("s/new/three").exists() {
+            Change::Delete {
+                path: "s/new/three".into(),
+                expect: Expect::Any,
+            }
+        } else {
+            Change::Write {
+                path: "s/new/three".into(),
+                bytes: kinds_content("three", g),
+                expect: Expect::Absent,
+            }
+        };
+        for ch in [one, two, three] {
+            r.commit(&lock, std::slice::from_ref(&ch)).unwrap();
+        }
+        if !root.join("s/new/three").exists() {
+            // An emptied directory is the user's to keep; the loop removes it itself.
+            let _ = fs::remove_dir(root.join("s/new"));
+        }
+        drop(lock);
+        if !ready.exists() {
+            fs::write(&ready, b"").unwrap();
+        }
+    }
+}
+
+/// Whether the single-file tree is whole: every file one whole version, nothing else there.
+fn kinds_consistent(root: &Path) -> Result<u64, String> {
+    let g = kinds_gen("one", &fs::read(root.join("s/one")).map_err(|e| format!("one: {e}"))?)
+        .ok_or("one is torn")?;
+    for (name, p) in [("two", "s/two"), ("three", "s/new/three")] {
+        match fs::read(root.join(p)) {
+            Ok(b) if kinds_gen(name, &b).is_none() => return Err(format!("{p} is torn")),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("{p}: {e}")),
+        }
+    }
+    let t = tree(root);
+    let allowed = ["s", "s/one", "s/two", "s/new", "s/new/three"];
+    if let Some(x) = t.iter().find(|x| !allowed.contains(&x.as_str())) {
+        return Err(format!("stray entry {x} at gen {g}: {t:?}"));
+    }
+    Ok(g)
+}
+
+#[test]
+fn kill9_during_single_file_commits_leaves_whole_files_and_no_temps() {
+    if std::env::var(CHILD).is_ok() {
+        return;
+    }
+    let dir = scratch();
+    let root = dir.path().join("root");
+    fs::create_dir_all(root.join("s")).unwrap();
+    fs::write(root.join("s/one"), kinds_content("one", 0)).unwrap();
+    let ready = dir.path().join("ready");
+    let mut rng = Rng::new();
+    let (mut violations, mut actions, mut gens, mut recoveries_killed) =
+        (Vec::new(), BTreeMap::<String, usize>::new(), 0, 0);
+    let kills = iters(100);
+    for i in 0..kills {
+        let _ = fs::remove_file(&ready);
+        let mut c = child("single-kinds", &root).spawn().unwrap();
+        let start = Instant::now();
+        while !ready.exists() {
+            if let Ok(Some(st)) = c.try_wait() {
+                panic!("iteration {i}: child exited early with {st}");
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "child never got ready"
+            );
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        std::thread::sleep(Duration::from_micros(rng.below(20_000)));
+        c.kill().unwrap();
+        c.wait().unwrap();
+        // Before recovery every file is already whole: a one-file commit is atomic by itself.
+        if let Err(v) = kinds_gen("one", &fs::read(root.join("s/one")).unwrap())
+            .ok_or("one is torn before recovery")
+        {
+            violations.push(v.to_string());
+        }
+        if rng.below(4) == 0 {
+            let mut rc = child("recover", &root).spawn().unwrap();
+            std::thread::sleep(Duration::from_micros(rng.below(3000)));
+            if rc.try_wait().unwrap().is_none() {
+                recoveries_killed += 1;
+            }
+            let _ = rc.kill();
+            rc.wait().unwrap();
+        }
+        let r = Root::open(&root, Limits::default()).unwrap();
+        let lock = r.lock().unwrap();
+        let rep = r.recover(&lock).unwrap();
+        *actions.entry(format!("{:?}", rep.action)).or_default() += 1;
+        assert_eq!(r.recover(&lock).unwrap().action, RecoveryAction::Nothing);
+        match kinds_consistent(&root) {
+            Ok(g) => gens = g,
+            Err(v) => violations.push(v),
+        }
+    }
+    eprintln!(
+        "kill -9 during single-file commits (edit, create/delete, create in a new dir): {kills} kills, {recoveries_killed} recoveries also killed, {gens} generations, recovery actions {actions:?}, violations {}",
+        violations.len()
+    );
+    assert!(violations.is_empty(), "{violations:#?}");
+    assert!(gens > 0, "no commit ever landed: the kills were too early");
+    assert!(
+        actions.iter().any(|(a, n)| a != "Nothing" && *n > 0),
+        "no kill landed inside a commit: the delays do not exercise recovery"
     );
 }
 

@@ -180,13 +180,17 @@ pub(super) struct Original<'a> {
 ///
 /// Uses `O_TMPFILE` + `linkat` when the filesystem and `/proc` allow, so a crash while writing
 /// leaves nothing behind; else an `O_CREAT|O_EXCL|O_NOFOLLOW` name. Either way the name is the
-/// journal's, so recovery finds it. On error the caller removes `tmp_name` (it may exist).
+/// journal's, so recovery finds it. `before_link` runs right before the name appears, with the
+/// temp's inode when already known (`O_TMPFILE`); it returns false to stop (its own error is
+/// the caller's to report). On error the caller removes `tmp_name` (it may exist).
 pub(super) fn create_temp(
     dir: BorrowedFd<'_>,
     tmp_name: &OsStr,
     bytes: &[u8],
     original: Option<Original<'_>>,
+    mut before_link: impl FnMut(Option<u64>) -> bool,
 ) -> Result<Stat, Failure> {
+    const STOPPED: Failure = ("cannot record the temp file in the journal", Errno::IO);
     // 0600 until the original's mode is copied; a new file gets 0666 less the umask.
     let mode = Mode::from_raw_mode(if original.is_some() { 0o600 } else { 0o666 });
     match rustix::fs::openat(
@@ -197,6 +201,10 @@ pub(super) fn create_temp(
     ) {
         Ok(fd) => {
             fill(&fd, bytes, &original)?;
+            let st = rustix::fs::fstat(&fd).map_err(|e| ("cannot stat the temp file", e))?;
+            if !before_link(Some(st.st_ino)) {
+                return Err(STOPPED);
+            }
             use std::os::fd::AsRawFd;
             let proc_path = format!("/proc/self/fd/{}", fd.as_raw_fd());
             match rustix::fs::linkat(
@@ -206,9 +214,7 @@ pub(super) fn create_temp(
                 tmp_name,
                 AtFlags::SYMLINK_FOLLOW,
             ) {
-                Ok(()) => {
-                    return rustix::fs::fstat(&fd).map_err(|e| ("cannot stat the temp file", e));
-                }
+                Ok(()) => return Ok(st),
                 // No /proc: fall back to a named temp.
                 Err(Errno::NOENT) | Err(Errno::ACCESS) | Err(Errno::PERM) => {}
                 Err(e) => return Err(("cannot link the temp file into the directory", e)),
@@ -217,6 +223,9 @@ pub(super) fn create_temp(
         // The filesystem has no O_TMPFILE.
         Err(Errno::OPNOTSUPP) | Err(Errno::ISDIR) | Err(Errno::INVAL) | Err(Errno::NOENT) => {}
         Err(e) => return Err(("cannot create a temp file in the directory", e)),
+    }
+    if !before_link(None) {
+        return Err(STOPPED);
     }
     let fd = rustix::fs::openat(
         dir,

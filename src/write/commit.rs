@@ -1,17 +1,26 @@
-//! The commit protocol: check, journal, prepare, apply, commit record, clean up.
+//! The commit protocol: check, prepare, apply, commit point, clean up.
 //!
 //! Under the writer lock:
-//! 1. **Check**: resolve every path beneath the root, re-read and re-hash every file whose
-//!    fingerprint the caller expects (`stale` when it changed), refuse non-regular targets.
-//! 2. **Journal `Prepare`**, then create missing parent directories and write every new file to
-//!    a temp next to its target, complete, with owner/mode/xattrs, fsynced; fsync the directories.
-//! 3. **Journal `Apply`** (with the temps' inode numbers), then per change: modify =
-//!    `renameat2(RENAME_EXCHANGE)` (the old file stays reachable at the temp name), create =
-//!    `RENAME_NOREPLACE`, delete = rename to the temp name. Right after each exchange the old
-//!    inode is checked again: a writer that slipped in since the check makes the batch `stale`
-//!    and it is undone. fsync the directories.
-//! 4. **Journal `Committed`**: the commit point. Then the old files are unlinked and the journal
-//!    removed. A failure before the commit point undoes everything; after it, the batch stands.
+//! 1. **Check**: resolve every path beneath the root, verify every file whose fingerprint the
+//!    caller expects (`stale` when it changed), refuse non-regular targets.
+//! 2. **Prepare**: the intent record (no fsync, see [`journal`]) names the temps; missing parent
+//!    directories are created and every new file is written to a temp next to its target,
+//!    complete, with owner/mode/xattrs, fsynced. The user's files are untouched.
+//! 3. A multi-file batch writes its **`Apply` journal** once (with the temps' inode numbers),
+//!    durably, before the first rename. A single-file batch writes none: its one rename is its
+//!    commit point.
+//! 4. **Apply**, per change: modify = `renameat2(RENAME_EXCHANGE)` (the old file stays reachable
+//!    at the temp name), create = `RENAME_NOREPLACE`, delete = rename to the temp name. Right
+//!    after each exchange the old inode is checked again: a writer that slipped in since the
+//!    check makes the batch `stale` and it is undone. fsync the directories.
+//! 5. A multi-file batch renames its journal to `committed` and syncs the journal directory:
+//!    the commit point. Then the old files are unlinked, their directories synced, and the
+//!    journal removed. A failure before the commit point undoes everything; after it, the batch
+//!    stands.
+//!
+//! fsyncs: one per new file, one per touched directory; a multi-file batch adds the root (the
+//! journal directory's entry), the journal file and its directory twice, and its directories
+//! once more after cleanup. A one-file edit costs two: the temp and its directory.
 
 use super::atomic::{self, Original};
 use super::confine::{self, open_dir};
@@ -55,6 +64,7 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
         });
     }
     let (mut ops, mkdirs, warnings) = check(root, changes).map_err(nothing)?;
+    let single = ops.len() == 1;
 
     let txid = txid();
     let mut j = Journal {
@@ -71,7 +81,11 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
                 kind: op.kind,
                 path: op.path.to_string(),
                 dir: op.dir_rel.as_os_str().as_bytes().to_vec(),
-                dir_ino: 0,
+                dir_ino: op
+                    .dir
+                    .as_ref()
+                    .and_then(|d| rustix::fs::fstat(d).ok())
+                    .map_or(0, |st| st.st_ino),
                 name: op.name.as_bytes().to_vec(),
                 tmp: format!(".redline-{txid}-{i}.tmp").into_bytes(),
                 old_name: format!(".redline-{txid}-{i}.old").into_bytes(),
@@ -80,15 +94,13 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
             })
             .collect(),
     };
-    let jdir = journal::create_dir(root).map_err(nothing)?;
-    if let Err(StoreError::NotWritten(e) | StoreError::NotSynced(e)) =
-        journal::store(root, &jdir, &j)
-    {
+    let jdir = journal::create_dir(root, !single).map_err(nothing)?;
+    if let Err(e) = journal::store_intent(root, &jdir, &j) {
         return Err(undo(root, &ops, &j, jdir, e, "nothing was written"));
     }
 
     // Prepare: directories and complete temps; the user's files are untouched.
-    if let Err(e) = prepare(root, &mut ops, &mut j, &mkdirs) {
+    if let Err(e) = prepare(root, &mut ops, &mut j, &jdir, &mkdirs) {
         return Err(undo(
             root,
             &ops,
@@ -98,18 +110,20 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
             "nothing was changed; temporary files were removed",
         ));
     }
-    j.state = State::Apply;
-    if let Err(StoreError::NotWritten(e) | StoreError::NotSynced(e)) =
-        journal::store(root, &jdir, &j)
-    {
-        return Err(undo(
-            root,
-            &ops,
-            &j,
-            jdir,
-            e,
-            "nothing was changed; temporary files were removed",
-        ));
+    if !single {
+        j.state = State::Apply;
+        if let Err(StoreError::NotWritten(e) | StoreError::NotSynced(e)) =
+            journal::store(root, &jdir, &j)
+        {
+            return Err(undo(
+                root,
+                &ops,
+                &j,
+                jdir,
+                e,
+                "nothing was changed; temporary files were removed",
+            ));
+        }
     }
 
     // Apply: each step reversible, the old files kept.
@@ -120,33 +134,45 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
             return Err(undo(root, &ops, &j, jdir, err, &restored));
         }
     }
-    let dirs: Vec<_> = ops.iter().filter_map(|o| o.dir.as_ref()).collect();
-    if let Err(err) = journal::sync_dirs(&dirs, "cannot sync a directory") {
-        return Err(undo(root, &ops, &j, jdir, err, &restored));
-    }
-
-    // The commit point.
-    j.state = State::Committed;
     let mut report = CommitReport {
         warnings,
         durability_unknown: false,
         recovered,
     };
-    match journal::store(root, &jdir, &j) {
-        Ok(()) => {}
-        Err(StoreError::NotWritten(err)) => return Err(undo(root, &ops, &j, jdir, err, &restored)),
-        Err(StoreError::NotSynced(_)) => report.durability_unknown = true,
-    }
     let held: Vec<_> = ops
         .iter()
         .map(|o| o.dir.as_ref().map(|d| d.as_fd()))
         .collect();
+    let dirs: Vec<_> = ops.iter().filter_map(|o| o.dir.as_ref()).collect();
+    if single {
+        // The rename was the commit point: drop the old file, then one fsync of the directory
+        // makes both the new name and the removal durable.
+        if journal::roll_forward(root, &j, &held, false).is_err()
+            || journal::sync_dirs(&dirs, "cannot sync a directory").is_err()
+        {
+            report.durability_unknown = true;
+        }
+        if journal::remove(root, jdir, false).is_err() {
+            report.durability_unknown = true;
+        }
+        return Ok(report);
+    }
+    if let Err(err) = journal::sync_dirs(&dirs, "cannot sync a directory") {
+        return Err(undo(root, &ops, &j, jdir, err, &restored));
+    }
+
+    // The commit point.
+    match journal::commit_point(root, &jdir) {
+        Ok(()) => {}
+        Err(StoreError::NotWritten(err)) => return Err(undo(root, &ops, &j, jdir, err, &restored)),
+        Err(StoreError::NotSynced(_)) => report.durability_unknown = true,
+    }
     // Cleanup. A failure leaves the journal, so the next recovery finishes it.
-    if journal::roll_forward(root, &j, &held).is_err() {
+    if journal::roll_forward(root, &j, &held, true).is_err() {
         report.durability_unknown = true;
         return Ok(report);
     }
-    if journal::remove(root, jdir).is_err() {
+    if journal::remove(root, jdir, false).is_err() {
         report.durability_unknown = true;
     }
     Ok(report)
@@ -165,14 +191,15 @@ fn undo(
         .iter()
         .map(|o| o.dir.as_ref().map(|d| d.as_fd()))
         .collect();
-    let rolled_back =
-        match journal::roll_back(root, j, &held).and_then(|()| journal::remove(root, jdir)) {
-            Ok(()) => done.to_string(),
-            Err(e) => format!(
-                "rolling back failed ({e}); the journal in {} is kept: run `redline recover`",
-                super::JOURNAL_DIR
-            ),
-        };
+    let rolled_back = match journal::roll_back(root, j, &held)
+        .and_then(|()| journal::remove(root, jdir, ops.len() > 1))
+    {
+        Ok(()) => done.to_string(),
+        Err(e) => format!(
+            "rolling back failed ({e}); the journal in {} is kept: run `redline recover`",
+            super::JOURNAL_DIR
+        ),
+    };
     CommitError { error, rolled_back }
 }
 
@@ -367,6 +394,7 @@ fn prepare(
     root: &Root,
     ops: &mut [Op<'_>],
     j: &mut Journal,
+    jdir: &OwnedFd,
     mkdirs: &[PathBuf],
 ) -> Result<(), FsError> {
     for d in mkdirs {
@@ -390,7 +418,8 @@ fn prepare(
         rustix::fs::fsync(&pfd)
             .map_err(|e| FsError::from_errno(&shown, "cannot sync the directory", e))?;
     }
-    for (op, e) in ops.iter_mut().zip(j.ops.iter_mut()) {
+    for i in 0..ops.len() {
+        let op = &mut ops[i];
         if op.dir.is_none() {
             let fd = open_dir(root, &op.dir_rel).map_err(|err| {
                 FsError::from_errno(op.path, "cannot open the new directory", err)
@@ -399,13 +428,28 @@ fn prepare(
             op.dir = Some(fd);
         }
         let Some(dir) = op.dir.as_ref() else { continue };
-        let dst = rustix::fs::fstat(dir)
-            .map_err(|err| FsError::from_errno(op.path, "cannot stat the directory", err))?;
-        e.dir_ino = dst.st_ino;
+        if j.ops[i].dir_ino == 0 {
+            let dst = rustix::fs::fstat(dir)
+                .map_err(|err| FsError::from_errno(op.path, "cannot stat the directory", err))?;
+            j.ops[i].dir_ino = dst.st_ino;
+        }
         if let Some(bytes) = op.bytes {
             let original = op.old_fd.as_ref().map(|(fd, stat)| Original { fd, stat });
-            let st = atomic::create_temp(dir.as_fd(), e.tmp(), bytes, original).map_err(
-                |(action, err)| match (action, err) {
+            let tmp = j.ops[i].tmp().to_os_string();
+            let mut intent_err = None;
+            // Before the temp gets its name, the intent names it (with its inode when known).
+            let before_link = |ino: Option<u64>| {
+                j.ops[i].new_ino = ino;
+                match journal::store_intent(root, jdir, j) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        intent_err = Some(e);
+                        false
+                    }
+                }
+            };
+            let st = atomic::create_temp(dir.as_fd(), &tmp, bytes, original, before_link)
+                .map_err(|(action, err)| match (action, err) {
                     (atomic::CHOWN_FAILED, Errno::PERM) => FsError::from_errno(
                         op.path, action, err,
                     )
@@ -413,14 +457,16 @@ fn prepare(
                         "the file belongs to another user; a safe replace would change its owner, \
                          so edit it as its owner (or as root)",
                     ),
-                    _ => FsError::from_errno(op.path, action, err),
-                },
-            )?;
-            e.new_ino = Some(st.st_ino);
+                    _ => intent_err
+                        .take()
+                        .unwrap_or_else(|| FsError::from_errno(op.path, action, err)),
+                })?;
+            j.ops[i].new_ino = Some(st.st_ino);
         }
     }
-    let dirs: Vec<_> = ops.iter().filter_map(|o| o.dir.as_ref()).collect();
-    journal::sync_dirs(&dirs, "cannot sync a directory")
+    // The temps' names need no fsync of their own: the `Apply` journal records their inodes,
+    // and the directory fsync after the renames makes the renames durable with them.
+    Ok(())
 }
 
 /// Refuses a directory that is the journal directory or lies beneath it (a directory of the

@@ -1,15 +1,22 @@
-//! The undo journal of a commit, and the recovery that finishes or undoes an interrupted one.
+//! The journal of a commit, and the recovery that finishes or undoes an interrupted one.
 //!
-//! The journal lives in `<root>/.redline-journal/journal` only while a commit runs (the hidden
-//! directory is removed afterwards). It is always replaced atomically (temp, fsync, rename,
-//! fsync), so it is either absent or complete, in one of three states:
+//! The journal lives in `<root>/.redline-journal/` only while a commit runs (the hidden
+//! directory is removed afterwards). It holds up to three records of one [`Journal`]:
 //!
-//! - `Prepare`: written before anything touches the user's tree. Temps and directories may
-//!   exist, no target has changed. Recovery removes them.
-//! - `Apply`: written after every temp is complete and synced, before the first rename. Targets
-//!   may have changed; each old file is still reachable under its temp name. Recovery puts every
-//!   old file back, deciding "did this step happen?" by inode numbers recorded in the journal.
-//! - `Committed`: the single commit point. Recovery removes the old files.
+//! - `prepare`: the intent, written *without* fsync before anything touches the tree. It names
+//!   the temps the commit is about to create, so recovery after a `kill -9` (which keeps the page
+//!   cache) finds them. Recovery decides every entry from inode numbers alone: a step that
+//!   happened is finished, one that did not is undone ([`settle`]). This is the only record of a
+//!   single-file commit, whose rename (or exchange) is its commit point; the record is removed
+//!   (again without fsync) once the temp is gone, and a record that reappears after a power loss
+//!   finds nothing left to do.
+//! - `journal` (`Apply`): a multi-file commit's undo record, written once, atomically (temp,
+//!   fsync, rename, fsync) after every temp is complete and synced, before the first rename.
+//!   Targets may have changed; each old file is still reachable under its temp name. Recovery
+//!   puts every old file back, deciding "did this step happen?" by inode numbers.
+//! - `committed`: the same record renamed once every change is applied and its directory synced;
+//!   the rename plus one fsync of the journal directory is the commit point. Recovery removes the
+//!   old files.
 //!
 //! Every recovery step checks the state first and is a no-op when already done, so recovery can
 //! be killed and run again any number of times.
@@ -27,6 +34,9 @@ use std::path::Path;
 
 const JOURNAL: &str = "journal";
 const JOURNAL_TMP: &str = "journal.tmp";
+const PREPARE: &str = "prepare";
+const PREPARE_TMP: &str = "prepare.tmp";
+const COMMITTED: &str = "committed";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub(super) enum State {
@@ -119,13 +129,18 @@ fn jerr(root: &Root, action: &'static str, e: Errno) -> FsError {
     FsError::from_errno(&path, action, e)
 }
 
-/// Creates the journal directory (a crash leaves it for recovery) and opens it.
-pub(super) fn create_dir(root: &Root) -> Result<OwnedFd, FsError> {
+/// Creates the journal directory (a crash leaves it for recovery) and opens it. `durable`: its
+/// entry is synced (a multi-file journal must survive a power loss; a single-file intent need
+/// not).
+pub(super) fn create_dir(root: &Root, durable: bool) -> Result<OwnedFd, FsError> {
     match rustix::fs::mkdirat(&root.fd, JOURNAL_DIR, Mode::from_raw_mode(0o700)) {
         Ok(()) | Err(Errno::EXIST) => {}
         Err(e) => return Err(jerr(root, "cannot create the journal directory", e)),
     }
-    rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, "cannot sync the root directory", e))?;
+    if durable {
+        rustix::fs::fsync(&root.fd)
+            .map_err(|e| jerr(root, "cannot sync the root directory", e))?;
+    }
     open_journal_dir(root).map_err(|e| jerr(root, "cannot open the journal directory", e))
 }
 
@@ -173,10 +188,42 @@ pub(super) fn store(root: &Root, jdir: &OwnedFd, j: &Journal) -> Result<(), Stor
         .map_err(|e| StoreError::NotSynced(jerr(root, "cannot sync the journal directory", e)))
 }
 
-fn load(root: &Root, jdir: &OwnedFd) -> Result<Option<Journal>, FsError> {
+/// Writes the intent record `prepare`, without fsync (see the module docs).
+pub(super) fn store_intent(root: &Root, jdir: &OwnedFd, j: &Journal) -> Result<(), FsError> {
+    let bytes = serde_json::to_vec(j).map_err(|e| {
+        FsError::new(
+            Code::Internal,
+            JOURNAL_DIR,
+            format!("cannot encode the journal: {e}"),
+        )
+    })?;
+    // Replaced by rename, so a kill while it is rewritten leaves the previous version whole.
+    let fd = rustix::fs::openat(
+        jdir,
+        PREPARE_TMP,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )
+    .map_err(|e| jerr(root, "cannot create the journal", e))?;
+    super::atomic::write_all(&fd, &bytes).map_err(|e| jerr(root, "cannot write the journal", e))?;
+    drop(fd);
+    rustix::fs::renameat(jdir, PREPARE_TMP, jdir, PREPARE)
+        .map_err(|e| jerr(root, "cannot install the journal", e))
+}
+
+/// The commit point of a multi-file commit: the `Apply` record becomes `committed`.
+pub(super) fn commit_point(root: &Root, jdir: &OwnedFd) -> Result<(), StoreError> {
+    rustix::fs::renameat(jdir, JOURNAL, jdir, COMMITTED)
+        .map_err(|e| StoreError::NotWritten(jerr(root, "cannot mark the journal committed", e)))?;
+    rustix::fs::fsync(jdir)
+        .map_err(|e| StoreError::NotSynced(jerr(root, "cannot sync the journal directory", e)))
+}
+
+/// Reads record `name`; `None` when absent. `Err` when unreadable.
+fn load_named(root: &Root, jdir: &OwnedFd, name: &str) -> Result<Option<Journal>, FsError> {
     let fd = match rustix::fs::openat(
         jdir,
-        JOURNAL,
+        name,
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::empty(),
     ) {
@@ -193,8 +240,10 @@ fn load(root: &Root, jdir: &OwnedFd) -> Result<Option<Journal>, FsError> {
 }
 
 /// Forgets the journal: its directory is removed. Called only when the tree needs nothing more.
-pub(super) fn remove(root: &Root, jdir: OwnedFd) -> Result<(), FsError> {
-    for name in [JOURNAL_TMP, JOURNAL] {
+/// `durable`: the removal is synced too (after a recovery). A commit does not: a record that
+/// reappears after a power loss finds its work done, and recovering it again changes nothing.
+pub(super) fn remove(root: &Root, jdir: OwnedFd, durable: bool) -> Result<(), FsError> {
+    for name in [JOURNAL_TMP, JOURNAL, COMMITTED, PREPARE_TMP, PREPARE] {
         match rustix::fs::unlinkat(&jdir, name, AtFlags::empty()) {
             Ok(()) | Err(Errno::NOENT) => {}
             Err(e) => return Err(jerr(root, "cannot remove the journal", e)),
@@ -206,7 +255,11 @@ pub(super) fn remove(root: &Root, jdir: OwnedFd) -> Result<(), FsError> {
         Ok(()) | Err(Errno::NOENT) | Err(Errno::NOTEMPTY) | Err(Errno::EXIST) => {}
         Err(e) => return Err(jerr(root, "cannot remove the journal directory", e)),
     }
-    rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, "cannot sync the root directory", e))
+    if durable {
+        rustix::fs::fsync(&root.fd)
+            .map_err(|e| jerr(root, "cannot sync the root directory", e))?;
+    }
+    Ok(())
 }
 
 /// Finishes or undoes an interrupted commit under the writer lock. Idempotent.
@@ -216,16 +269,33 @@ pub(super) fn recover(root: &Root) -> Result<RecoveryReport, FsError> {
         Err(Errno::NOENT) => return Ok(RecoveryReport::default()),
         Err(e) => return Err(jerr(root, "cannot open the journal directory", e)),
     };
-    let report = match load(root, &jdir)? {
-        None => RecoveryReport {
-            action: RecoveryAction::Cleaned,
-            paths: Vec::new(),
+    let committed = load_named(root, &jdir, COMMITTED)?;
+    let journal = match committed {
+        Some(j) => Some((j, true)),
+        None => load_named(root, &jdir, JOURNAL)?.map(|j| (j, false)),
+    };
+    let report = match journal {
+        None => match load_named(root, &jdir, PREPARE) {
+            Ok(Some(j)) => {
+                let paths = j.ops.iter().map(|e| e.path.clone()).collect();
+                let action = settle(root, &j)?;
+                RecoveryReport { action, paths }
+            }
+            // Nothing, or an intent that cannot be read. It is replaced whole by rename, so a
+            // kill never tears it; only a power loss can (it is not synced), and then no
+            // rename it covered can matter: the user's files are whole either way, at worst a
+            // temp stays behind.
+            Ok(None) | Err(_) => RecoveryReport {
+                action: RecoveryAction::Cleaned,
+                paths: Vec::new(),
+            },
         },
-        Some(j) => {
+        Some((j, committed)) => {
             let paths = j.ops.iter().map(|e| e.path.clone()).collect();
-            let action = match j.state {
+            let state = if committed { State::Committed } else { j.state };
+            let action = match state {
                 State::Committed => {
-                    roll_forward(root, &j, &[])?;
+                    roll_forward(root, &j, &[], true)?;
                     RecoveryAction::RolledForward
                 }
                 State::Prepare => {
@@ -240,8 +310,68 @@ pub(super) fn recover(root: &Root) -> Result<RecoveryReport, FsError> {
             RecoveryReport { action, paths }
         }
     };
-    remove(root, jdir)?;
+    remove(root, jdir, true)?;
     Ok(report)
+}
+
+/// Recovers from the intent record alone: every entry is finished if its rename happened and
+/// undone if not, judged by inode numbers. Before a multi-file commit writes its `Apply`
+/// record no rename has happened, so this undoes it all; a single-file commit's one rename is
+/// its commit point.
+fn settle(root: &Root, j: &Journal) -> Result<RecoveryAction, FsError> {
+    let mut dirs: Vec<OwnedFd> = Vec::new();
+    let mut applied = false;
+    for e in j.ops.iter().rev() {
+        let Some(dir) = entry_dir(root, e, None)? else {
+            continue;
+        };
+        let p = e.path.as_str();
+        let target = ino(&dir, e.name(), p)?;
+        let tmp = ino(&dir, e.tmp(), p)?;
+        match e.kind {
+            Kind::Modify => {
+                let kept = ino(&dir, e.old_name(), p)?;
+                let old = e.old_ino;
+                if target.is_some() && target != old && (tmp == old || kept == old) {
+                    // Exchanged (or linked and renamed): the old file only waits for removal.
+                    applied = true;
+                    if tmp == old {
+                        unlink_if(&dir, e.tmp(), p)?;
+                    }
+                    unlink_if(&dir, e.old_name(), p)?;
+                } else {
+                    if tmp.is_some() && tmp != old {
+                        unlink_if(&dir, e.tmp(), p)?;
+                    }
+                    if kept.is_some() && target == old {
+                        unlink_if(&dir, e.old_name(), p)?;
+                    }
+                }
+            }
+            Kind::Create => {
+                // The temp is only ever the new file; once renamed it is gone.
+                if tmp.is_some() {
+                    unlink_if(&dir, e.tmp(), p)?;
+                } else if target.is_some() && target == e.new_ino {
+                    applied = true;
+                }
+            }
+            Kind::Delete => {
+                if target.is_none() && tmp.is_some() && tmp == e.old_ino {
+                    applied = true;
+                    unlink_if(&dir, e.tmp(), p)?;
+                }
+            }
+        }
+        dirs.push(dir);
+    }
+    sync_dirs(&dirs, "cannot sync a directory after recovery")?;
+    if applied {
+        return Ok(RecoveryAction::RolledForward);
+    }
+    // Nothing was applied: what is left is the rollback's (the directories the commit created).
+    roll_back(root, j, &[])?;
+    Ok(RecoveryAction::Cleaned)
 }
 
 /// Opens an entry's directory, checking it is the one the journal means; `None` if it does
@@ -473,11 +603,13 @@ fn parent_by_held_dirs(
     None
 }
 
-/// The batch committed: remove the old files kept under temp names.
+/// The batch committed: remove the old files kept under temp names (`sync`: and fsync their
+/// directories).
 pub(super) fn roll_forward(
     root: &Root,
     j: &Journal,
     dirs_held: &[Option<BorrowedFd<'_>>],
+    sync: bool,
 ) -> Result<(), FsError> {
     let mut dirs: Vec<OwnedFd> = Vec::new();
     for (i, e) in j.ops.iter().enumerate() {
@@ -488,7 +620,10 @@ pub(super) fn roll_forward(
         unlink_if(&dir, e.old_name(), &e.path)?;
         dirs.push(dir);
     }
-    sync_dirs(&dirs, "cannot sync a directory after commit")
+    if sync {
+        sync_dirs(&dirs, "cannot sync a directory after commit")?;
+    }
+    Ok(())
 }
 
 /// fsyncs each distinct directory once.
@@ -527,7 +662,7 @@ mod tests {
             mkdirs: vec![b"n".to_vec(), b"n/m".to_vec()],
             ops: Vec::new(),
         };
-        let jdir = create_dir(root).unwrap();
+        let jdir = create_dir(root, true).unwrap();
         assert!(store(root, &jdir, &j).is_ok());
     }
 
