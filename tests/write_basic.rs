@@ -368,3 +368,42 @@ fn recover_without_journal_is_a_no_op_and_twice_is_fine() {
     let rep = r.recover(&lock).unwrap();
     assert_eq!(rep.action, redline::write::RecoveryAction::Nothing);
 }
+
+/// The commit-time check trusts unchanged stamps only for a file that was settled when read;
+/// a same-size rewrite with its mtime put back still changes ctime, and is stale.
+#[test]
+fn stale_when_rewritten_same_size_with_mtime_restored() {
+    let (_d, root) = setup();
+    fs::write(root.join("f"), "one\n").unwrap();
+    // Older than any timestamp granule when read: the fingerprint is settled.
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    let r = Root::open(&root, Limits::default()).unwrap();
+    let snap = r.read("f").unwrap();
+    assert!(snap.fingerprint.settled);
+    let mtime = fs::metadata(root.join("f")).unwrap().modified().unwrap();
+    fs::write(root.join("f"), "two\n").unwrap();
+    fs::File::options()
+        .write(true)
+        .open(root.join("f"))
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let lock = r.lock().unwrap();
+    let err = r
+        .commit(&lock, &[write("f", "three\n", Expect::Unchanged(snap.fingerprint.clone()))])
+        .unwrap_err();
+    assert_eq!(err.error.code, Code::Stale);
+    assert_eq!(fs::read_to_string(root.join("f")).unwrap(), "two\n");
+    // Touched only (same content, new stamps): decided by the hash, not stale.
+    let snap = r.read("f").unwrap();
+    fs::File::options()
+        .write(true)
+        .open(root.join("f"))
+        .unwrap()
+        .set_modified(std::time::SystemTime::now())
+        .unwrap();
+    r.commit(&lock, &[write("f", "three\n", Expect::Unchanged(snap.fingerprint))])
+        .unwrap();
+    assert_eq!(fs::read_to_string(root.join("f")).unwrap(), "three\n");
+    assert_eq!(tree(&root), ["a.txt", "f", "sub", "sub/b.txt"]);
+}

@@ -51,6 +51,7 @@ pub(super) fn read_regular(
     path: &str,
 ) -> Result<(Vec<u8>, Fingerprint, Stat), FsError> {
     let mut expected = *st;
+    let started = now_ns();
     for _ in 0..5 {
         check_size(path, expected.st_size as u64, limits)?;
         let (fd, before) = match open_existing(dir, name, &expected) {
@@ -79,7 +80,7 @@ pub(super) fn read_regular(
         let after = rustix::fs::fstat(&fd)
             .map_err(|e| FsError::from_errno(path, "cannot stat the file", e))?;
         if same_version(&before, &after) && after.st_size as u64 == bytes.len() as u64 {
-            let fp = fingerprint(&bytes, &after);
+            let fp = fingerprint(&bytes, &after, started);
             return Ok((bytes, fp, after));
         }
         expected = after;
@@ -111,16 +112,45 @@ pub(super) fn check_size(path: &str, len: u64, limits: &Limits) -> Result<(), Fs
     }
 }
 
-/// The fingerprint of content read from a file whose `fstat` after reading was `st`.
-pub(super) fn fingerprint(bytes: &[u8], st: &Stat) -> Fingerprint {
+/// The fingerprint of content read from a file whose `fstat` after reading was `st`, the read
+/// having started at `started` (ns since the epoch, wall clock).
+pub(super) fn fingerprint(bytes: &[u8], st: &Stat, started: i64) -> Fingerprint {
+    let mtime_ns = ns(st.st_mtime, st.st_mtime_nsec);
+    let ctime_ns = ns(st.st_ctime, st.st_ctime_nsec);
     Fingerprint {
         version: crate::hash::version(bytes),
         len: bytes.len() as u64,
         dev: st.st_dev,
         ino: st.st_ino,
-        mtime_ns: ns(st.st_mtime, st.st_mtime_nsec),
-        ctime_ns: ns(st.st_ctime, st.st_ctime_nsec),
+        mtime_ns,
+        ctime_ns,
+        settled: settled(mtime_ns, ctime_ns, started),
     }
+}
+
+/// Whether a file last changed at `mtime_ns`/`ctime_ns` was settled when a read began at
+/// `started`: its stamps older than that by more than one timestamp granule plus the lag of the
+/// kernel's coarse clock behind the wall clock. Then a write after the read cannot get the same
+/// ctime, and ctime cannot be set from user space. Linux stamps files from a clock that ticks
+/// at most every 10 ms (HZ=100); 100 ms covers that with room. Whole-second stamps (ext3, FAT,
+/// some network filesystems) get 3 s. A file changed just before it was read is not settled: it
+/// is hashed again at commit (the "racy clean" case git handles the same way). Stamps from a
+/// server whose clock runs behind ours (NFS) can defeat this; we accept that, as git does.
+fn settled(mtime_ns: i64, ctime_ns: i64, started: i64) -> bool {
+    let whole_seconds = mtime_ns % 1_000_000_000 == 0 && ctime_ns % 1_000_000_000 == 0;
+    let margin: i64 = if whole_seconds {
+        3_000_000_000
+    } else {
+        100_000_000
+    };
+    mtime_ns.max(ctime_ns).saturating_add(margin) < started
+}
+
+/// The wall clock, ns since the epoch (0 if it is before 1970: then nothing is settled).
+pub(super) fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
 }
 
 /// Same inode with the same size, mtime and ctime: nobody wrote to it in between. (ctime cannot

@@ -134,6 +134,10 @@ pub struct Fingerprint {
     /// Modification and status-change times, nanoseconds since the epoch.
     pub mtime_ns: i64,
     pub ctime_ns: i64,
+    /// The file's last change was older than the read by more than the filesystem's timestamp
+    /// granularity: any later write gets a later ctime, so an unchanged `(dev, ino, size, mtime,
+    /// ctime)` proves the content unchanged without hashing it again (see `commit::verify`).
+    pub settled: bool,
 }
 
 /// A file's content and fingerprint, read beneath the root.
