@@ -220,14 +220,20 @@ impl FilePlan {
         accept: &dyn Fn(usize) -> bool,
     ) -> (String, Vec<crate::engine::diff::Change>) {
         let text = &orig.doc.text;
-        let mut new = String::with_capacity(text.len() + 3);
+        let pieces = self.pieces(accept);
+        // Sized exactly up front: a buffer grown by doubling would copy the text again and
+        // hold up to twice its size.
+        let added: usize = pieces.iter().map(|(_, rep, _)| rep.len()).sum();
+        let removed: usize = pieces.iter().map(|(span, _, _)| span.len()).sum();
+        let len = (text.len() + added).saturating_sub(removed) + 3;
+        let mut new = String::with_capacity(len);
         if orig.doc.bom {
             new.push('\u{FEFF}');
         }
         let shift = new.len();
-        let mut changes = Vec::new();
+        let mut changes = Vec::with_capacity(pieces.len());
         let mut at = 0;
-        for (span, rep, edit) in self.pieces(accept) {
+        for (span, rep, edit) in pieces {
             new.push_str(&text[at..span.start]);
             let ns = new.len();
             new.push_str(rep);
