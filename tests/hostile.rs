@@ -712,3 +712,93 @@ fn commit_failures_say_why_in_every_format() {
     assert!(failed >= 5, "the sweep did not hit enough failure points");
     assert!(ok >= 1, "the sweep never left enough room to succeed");
 }
+
+/// Issue 14.2 / tier: every bad-input case stays under 3 × (file + request) of memory (plus the
+/// binary at rest) and 10 s of CPU time, measured per child with `wait4` (CPU time, not wall
+/// time, so a loaded machine does not fail it). The default run holds the cases of the writer
+/// and the faces; the long tier (`REDLINE_FAULT_ITERS` set) adds the engine's repetitive
+/// `oldText` cases (matcher and hints are the engine's to bound) and reports each figure.
+#[test]
+fn bad_input_costs_are_capped() {
+    let (t, root) = root();
+    let base = base_rss(&root);
+    let source: String = (0..20_000)
+        .map(|i| format!("fn f{i}(x: u32) -> u32 {{ x * {i} + {} }}\n", i % 7))
+        .collect();
+    fs::write(root.join("src.rs"), &source).unwrap();
+    let file = source.len() as u64;
+    let mut cases: Vec<(&str, Value, Vec<&str>)> = vec![
+        (
+            "100k failing edits (over --max-edits)",
+            serde_json::json!({"files": [{"path": "src.rs", "edits": (0..100_000)
+                .map(|i| serde_json::json!({"oldText": format!("nope {i}"), "newText": "x"}))
+                .collect::<Vec<_>>()}]}),
+            vec![],
+        ),
+        (
+            "a path of 100k components",
+            serde_json::json!({"files": [{"path": "a/".repeat(100_000) + "x", "content": "x"}]}),
+            vec![],
+        ),
+    ];
+    if std::env::var_os("REDLINE_FAULT_ITERS").is_some() {
+        cases.extend([
+            (
+                "4,000 lines of `    },` not found",
+                serde_json::json!({"files": [{"path": "src.rs", "edits": [
+                    {"oldText": "    },\n".repeat(4_000), "newText": "x"}]}]}),
+                vec![],
+            ),
+            (
+                "40 KB of z then hello",
+                serde_json::json!({"files": [{"path": "src.rs", "edits": [
+                    {"oldText": "z".repeat(40_000) + " hello", "newText": "x"}]}]}),
+                vec![],
+            ),
+            (
+                "1 MB of one repeated line",
+                serde_json::json!({"files": [{"path": "src.rs", "edits": [
+                    {"oldText": "let x = 1;\n".repeat(100_000), "newText": "x"}]}]}),
+                vec![],
+            ),
+            (
+                "the whole file as oldText, one byte changed",
+                serde_json::json!({"files": [{"path": "src.rs", "edits": [
+                    {"oldText": source.replacen("x * 5", "x * 55", 1), "newText": "x"}]}]}),
+                vec![],
+            ),
+            (
+                "10k failing edits",
+                serde_json::json!({"files": [{"path": "src.rs", "edits": (0..10_000)
+                    .map(|i| serde_json::json!({"oldText": format!("fn g{i}(x: u32)"), "newText": "x"}))
+                    .collect::<Vec<_>>()}]}),
+                vec![],
+            ),
+        ]);
+    }
+    let mut over = Vec::new();
+    for (what, req, extra) in cases {
+        let path = t.path().join("req.json");
+        let body = req.to_string();
+        fs::write(&path, &body).unwrap();
+        let mut args = vec!["apply", "--format", "json"];
+        args.extend(extra);
+        args.push(path.to_str().unwrap());
+        let c = measured(&root, &args, Stdio::null());
+        let cap = 3 * (file + body.len() as u64) + 2 * base;
+        eprintln!(
+            "{what}: request {} KiB, exit {:?}, peak {} KiB (cap {} KiB), cpu {:?}",
+            body.len() / 1024,
+            c.code,
+            c.max_rss / 1024,
+            cap / 1024,
+            c.cpu
+        );
+        if c.max_rss > cap || c.cpu > std::time::Duration::from_secs(10) {
+            over.push(what);
+        }
+        assert_ne!(c.code, Some(0), "{what}: a bad input was applied");
+        assert_eq!(fs::read_to_string(root.join("src.rs")).unwrap(), source);
+    }
+    assert!(over.is_empty(), "over the caps: {over:?}");
+}

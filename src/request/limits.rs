@@ -43,6 +43,45 @@ pub fn check_edits(req: &Request, max_edits: usize) -> Result<(), RequestError> 
     Ok(())
 }
 
+/// The names an edit's old text goes by in the JSON shapes (SPEC §2).
+const OLD_TEXT_KEYS: &[&[u8]] = &[b"oldText", b"old_string", b"old_str", b"old_text", b"oldString"];
+
+/// Counts the edits of a JSON request text before it is parsed (object keys naming an edit's
+/// old text, at any depth), so that a request with far too many edits is refused before a
+/// document of it is built: parsing costs many times the text's size per small edit. Linear, no
+/// allocation; text that is not JSON (a Codex patch, SEARCH/REPLACE blocks) counts 0 here.
+pub fn precheck_edits(text: &str, max_edits: usize) -> Result<(), RequestError> {
+    let b = text.as_bytes();
+    let (mut i, mut n) = (0, 0usize);
+    while i < b.len() {
+        if b[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let start = i + 1;
+        let mut j = start;
+        while j < b.len() && b[j] != b'"' {
+            j += if b[j] == b'\\' { 2 } else { 1 };
+        }
+        let end = j.min(b.len());
+        let mut k = end + 1;
+        while k < b.len() && b[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        if k < b.len() && b[k] == b':' && OLD_TEXT_KEYS.contains(&&b[start..end]) {
+            n += 1;
+            if n > max_edits {
+                return Err(RequestError::too_large(format!(
+                    "the request has more than {max_edits} edits, the limit"
+                ))
+                .hint("split the batch, or raise the limit with --max-edits"));
+            }
+        }
+        i = end + 1;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,6 +93,15 @@ mod tests {
         let e = read_capped(std::io::repeat(0), 1000, "stdin").unwrap_err();
         assert_eq!(e.code, Code::TooLarge);
         assert!(e.message.contains("1000"), "{}", e.message);
+    }
+
+    #[test]
+    fn counts_edit_keys_before_parsing() {
+        let text = r#"{"files": [{"path": "a", "edits": [{"oldText": "\"oldText\": 1", "newText": "b"},
+            {"old_string" : "c", "new_string": "d"}]}]}"#;
+        assert!(precheck_edits(text, 2).is_ok());
+        assert_eq!(precheck_edits(text, 1).unwrap_err().code, Code::TooLarge);
+        assert!(precheck_edits("*** Begin Patch\n", 0).is_ok());
     }
 
     #[test]

@@ -109,6 +109,7 @@ fn filtered(
                 .map_err(|_| RequestError::new(format!("{} is not UTF-8", edits.display())))
         })
         .and_then(|text| {
+            crate::request::limits::precheck_edits(&text, settings.limits.max_edits)?;
             crate::request::dialect::parse(&text, input_kind, crate::request::wire::parse_json)
         });
     let (result, report_json) = match request {

@@ -508,6 +508,7 @@ fn request_text(path: Option<&str>, limit: u64) -> Result<String, RequestError> 
 /// Reads and parses the request in the chosen dialect.
 fn load(ctx: &Context, path: Option<&str>) -> Result<Request, RequestError> {
     let text = request_text(path, ctx.settings.limits.max_request_size)?;
+    crate::request::limits::precheck_edits(&text, ctx.settings.limits.max_edits)?;
     crate::request::dialect::parse(&text, ctx.input, crate::request::wire::parse_json)
 }
 
