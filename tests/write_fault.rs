@@ -266,7 +266,11 @@ fn single_content(g: u64) -> Vec<u8> {
 
 fn single_gen(bytes: &[u8]) -> Option<u64> {
     let first = bytes.split(|b| *b == b'\n').next()?;
-    let g: u64 = std::str::from_utf8(first).ok()?.strip_prefix("s gen ")?.parse().ok()?;
+    let g: u64 = std::str::from_utf8(first)
+        .ok()?
+        .strip_prefix("s gen ")?
+        .parse()
+        .ok()?;
     (bytes == single_content(g)).then_some(g)
 }
 
@@ -291,7 +295,10 @@ fn kill9_during_single_file_commits_never_tears() {
             if let Ok(Some(st)) = c.try_wait() {
                 panic!("iteration {i}: child exited early with {st}");
             }
-            assert!(start.elapsed() < Duration::from_secs(30), "child never got ready");
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "child never got ready"
+            );
             std::thread::sleep(Duration::from_micros(200));
         }
         std::thread::sleep(Duration::from_micros(rng.below(20_000)));

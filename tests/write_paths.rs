@@ -247,7 +247,11 @@ fn hostile_paths_change_nothing_outside_the_root() {
         fs::rename(w.root.join("race_tmp"), w.root.join("race_out")).unwrap();
     }
     r.recover(&lock).unwrap();
-    assert_eq!(snapshot(&w.base, &w.root), before, "changed outside the root");
+    assert_eq!(
+        snapshot(&w.base, &w.root),
+        before,
+        "changed outside the root"
+    );
     eprintln!("{swaps} directory/symlink swaps during the run");
     let cwd_after: Vec<_> = fs::read_dir(&cwd)
         .unwrap()

@@ -524,11 +524,7 @@ pub(super) fn roll_back(
             Err(e) => match parent_by_held_dirs(root, j, dirs_held, d) {
                 Some(fd) => fd,
                 None => {
-                    unreached.push(format!(
-                        "{} ({})",
-                        d.display(),
-                        std::io::Error::from(e)
-                    ));
+                    unreached.push(format!("{} ({})", d.display(), std::io::Error::from(e)));
                     continue;
                 }
             },
@@ -684,13 +680,22 @@ mod tests {
         assert!(e.message.contains("journal is kept"), "{e:?}");
         assert!(e.message.contains("n/m"), "{e:?}");
         assert!(e.hint.is_some());
-        assert!(dir.join(JOURNAL_DIR).join(JOURNAL).exists(), "journal deleted");
-        assert!(t.path().join("outside/n/m").is_dir(), "changed outside the root");
+        assert!(
+            dir.join(JOURNAL_DIR).join(JOURNAL).exists(),
+            "journal deleted"
+        );
+        assert!(
+            t.path().join("outside/n/m").is_dir(),
+            "changed outside the root"
+        );
         // Put back: the next recovery removes both directories and the journal.
         fs::remove_file(dir.join("n")).unwrap();
         fs::rename(t.path().join("outside/n"), dir.join("n")).unwrap();
         recover(&root).unwrap();
-        let left: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let left: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert!(left.is_empty(), "{left:?}");
     }
 }

@@ -362,7 +362,7 @@ fn atoms<'a>(
 /// The categories that make the cluster run `file` equal to the cluster run `old` (§3a
 /// "Normalizations reported"): the quote, dash and space tables when they alone explain the
 /// difference; otherwise `nfkc`, plus any table still needed after NFKC.
-fn classify(file: &str, old: &str, out: &mut Vec<Normalization>) {
+pub(crate) fn classify(file: &str, old: &str, out: &mut Vec<Normalization>) {
     let file = lf(file);
     let old = lf(old);
     if file == old {

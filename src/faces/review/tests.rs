@@ -764,14 +764,21 @@ fn syntax_colours_with_word_emphasis_on_top_and_off_when_monochrome() {
     let changed = &buf[(x + "format!(\"Hello, {".len() as u16, y)];
     assert!(matches!(fmt.bg, Color::Rgb(_, g, _) if g > 0), "{fmt:?}");
     assert!(matches!(fmt.fg, Color::Rgb(..)), "{fmt:?}");
-    assert_ne!(fmt.bg, changed.bg, "the changed word has its own background");
+    assert_ne!(
+        fmt.bg, changed.bg,
+        "the changed word has its own background"
+    );
     assert!(changed.modifier.contains(Modifier::BOLD));
     // Light palette: light tints.
     m.set_syntax(Some(Palette::Light));
     let t = render(&m, 120, 32);
     let buf = t.backend().buffer();
     let (x, y) = find_cell(buf, "format!(\"Hello, {name}!\")").unwrap();
-    assert!(matches!(buf[(x, y)].bg, Color::Rgb(r, _, _) if r > 150), "{:?}", buf[(x, y)]);
+    assert!(
+        matches!(buf[(x, y)].bg, Color::Rgb(r, _, _) if r > 150),
+        "{:?}",
+        buf[(x, y)]
+    );
     // Monochrome (NO_COLOR): no syntax colours at all.
     let (_d, mut m) = demo(Options {
         monochrome: true,

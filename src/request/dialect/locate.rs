@@ -30,13 +30,14 @@ use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 use crate::engine::document::Document;
 use crate::engine::hint;
-use crate::engine::normalize::{Normalization, Normalized, table_of};
+use crate::engine::matcher;
+use crate::engine::normalize::{Normalization, Normalized};
 use crate::engine::plan::Failure;
 use crate::error::Code;
 use crate::request::PatchChunk;
 
-/// How many matches an `ambiguous` error lists (SPEC §3.9).
-const MAX_MATCHES: usize = 20;
+/// How many matches an `ambiguous` error lists (SPEC §3.9): the matcher's cap.
+const MAX_MATCHES: usize = matcher::MAX_AMBIGUOUS;
 
 const REREAD: &str = "re-read the file and copy the chunk's context and `-` lines exactly";
 
@@ -300,19 +301,33 @@ impl<'a> Lines<'a> {
         } else {
             after(from)
         };
-        let applied = !new.is_empty()
-            && !matches!(
-                self.search(&new, from, None, chunk.end_of_file),
-                Found::None
-            );
-        let mut e = if applied {
+        // SPEC §3a "Already applied": the new lines, non-blank and not inside the old ones, are
+        // there as whole lines; the message says where and leaves the decision to the caller.
+        let joined_new = new.join("\n");
+        let joined_old: Vec<String> = chunk.old_lines.iter().map(|l| n_line(l)).collect();
+        let applied_at =
+            if joined_new.trim().is_empty() || joined_old.join("\n").contains(&joined_new) {
+                None
+            } else {
+                match self.search(&new, from, None, chunk.end_of_file) {
+                    Found::One(at) => Some(at),
+                    Found::Many(ats) => ats.first().copied(),
+                    Found::None => None,
+                }
+            };
+        let applied = applied_at.is_some();
+        let mut e = if let Some(line) = applied_at {
             failure(
                 Code::NotFound,
                 format!(
                     "the lines of the chunk at patch line {at} were not found{where_}, but its new \
-                     lines are there: the chunk looks already applied"
+                     lines are at line {}: the chunk may already be applied",
+                    line + 1
                 ),
-                "drop this chunk if the change is already there",
+                &format!(
+                    "check line {}; if the change is not there yet, {REREAD}",
+                    line + 1
+                ),
             )
         } else {
             failure(
@@ -408,38 +423,17 @@ fn after(from: usize) -> String {
     }
 }
 
-/// Records what N(·) folded for the file line `file` to match the patch line `patch`.
+/// Records what N(·) folded for the file line `file` to match the patch line `patch`: trailing
+/// whitespace here, the rest by the matcher's one classification (SPEC §3a).
 fn classify(file: &str, patch: &str, out: &mut BTreeSet<Normalization>) {
     let fb = file.trim_end();
     let pb = patch.trim_end();
     if file[fb.len()..] != patch[pb.len()..] {
         out.insert(Normalization::TrailingWhitespace);
     }
-    if fb == pb {
-        return;
-    }
-    let same_length = fb.chars().count() == pb.chars().count();
-    let tables_explain = same_length
-        && fb
-            .chars()
-            .zip(pb.chars())
-            .all(|(a, b)| a == b || table_pair(a, b).is_some());
-    if !tables_explain {
-        out.insert(Normalization::Nfkc);
-    }
-    // A table still needed: a differing character that a table folds.
-    for (a, b) in fb.chars().zip(pb.chars()).filter(|(a, b)| a != b) {
-        if let Some(t) = table_pair(a, b) {
-            out.insert(t);
-        }
-    }
-}
-
-/// The table that makes `a` and `b` equal, if one does.
-fn table_pair(a: char, b: char) -> Option<Normalization> {
-    let table = table_of(a).or_else(|| table_of(b))?;
-    let (mut x, mut y) = ([0; 4], [0; 4]);
-    (n_line(a.encode_utf8(&mut x)) == n_line(b.encode_utf8(&mut y))).then_some(table)
+    let mut found = Vec::new();
+    matcher::classify(fb, pb, &mut found);
+    out.extend(found);
 }
 
 #[cfg(test)]
@@ -703,7 +697,24 @@ mod tests {
         assert!(c.score > 0.5, "{c:?}");
         let e = one(file, chunk(&[], "-too\n+two")).unwrap_err();
         assert!(e.already_applied);
-        assert!(e.message.contains("already applied"), "{}", e.message);
+        assert!(e.message.contains("at line 2"), "{}", e.message);
+        assert!(
+            e.message.contains("may already be applied"),
+            "{}",
+            e.message
+        );
+        assert!(!e.hint.as_deref().unwrap_or("").contains("drop"), "{e:?}");
+        // New lines inside the old ones say nothing.
+        let e = one(
+            file,
+            chunk(
+                &[],
+                "-one two
++two",
+            ),
+        )
+        .unwrap_err();
+        assert!(!e.already_applied, "{e:?}");
     }
 
     #[test]
