@@ -72,6 +72,8 @@ fn failing(items: usize, n: usize) -> Vec<EditSpec> {
                 id: None,
                 pointer: None,
                 line_based: false,
+                insert_after_line: None,
+                old_text_pointer: None,
             }
         })
         .collect()
@@ -94,6 +96,8 @@ fn edits(items: usize, n: usize, normalized: bool) -> Vec<EditSpec> {
                 id: None,
                 pointer: None,
                 line_based: false,
+                insert_after_line: None,
+                old_text_pointer: None,
             }
         })
         .collect()

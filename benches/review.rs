@@ -45,6 +45,8 @@ fn batch() -> (tempfile::TempDir, Request) {
                 id: None,
                 pointer: None,
                 line_based: false,
+                insert_after_line: None,
+                old_text_pointer: None,
             });
         }
         req.files.push(fr);

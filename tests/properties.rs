@@ -155,6 +155,8 @@ fn cut(text: &str, seeds: &[EditSeed]) -> Vec<(EditSpec, bool)> {
             id: None,
             pointer: None,
             line_based: false,
+            insert_after_line: None,
+            old_text_pointer: None,
         };
         out.push((spec, findable));
     }

@@ -59,6 +59,16 @@ impl Server {
 
     /// Runs one tool call (blocking: it reads, locks and writes files).
     pub fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
+        // Anthropic's text-editor `view` sent to an edit tool is a read.
+        if name == schema::PREVIEW_EDITS || name == schema::APPLY_EDITS {
+            match crate::faces::serve::view_params(&arguments) {
+                Some(Ok(params)) => return Ok(read(&params, &self.settings)),
+                Some(Err(e)) => {
+                    return Ok(CallToolResult::error(vec![ContentBlock::text(e.message)]));
+                }
+                None => {}
+            }
+        }
         match name {
             schema::READ_FILE => Ok(read_file(arguments, &self.settings)),
             schema::PREVIEW_EDITS => Ok(edits(&arguments, Mode::DryRun, &self.settings)),
@@ -83,7 +93,11 @@ fn read_file(arguments: Value, settings: &Settings) -> CallToolResult {
             ))]);
         }
     };
-    match crate::faces::serve::read(&params, settings) {
+    read(&params, settings)
+}
+
+fn read(params: &ReadParams, settings: &Settings) -> CallToolResult {
+    match crate::faces::serve::read(params, settings) {
         Ok(lines) => {
             let mut r = CallToolResult::success(vec![ContentBlock::text(lines.numbered())]);
             r.structured_content = serde_json::to_value(lines.summary()).ok();
@@ -389,6 +403,31 @@ mod tests {
         let r = server.call(schema::APPLY_EDITS, args).unwrap();
         let text = serde_json::to_string(&r.structured_content).unwrap();
         assert!(!text.contains("redline read"), "{text}");
+    }
+
+    /// Anthropic's text-editor `view` sent to an edit tool is answered as `read_file`.
+    #[test]
+    fn text_editor_view_is_read_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+        let server = Server::new(Settings {
+            root: dir.path().to_path_buf(),
+            ..Settings::default()
+        });
+        for tool in [schema::PREVIEW_EDITS, schema::APPLY_EDITS] {
+            let args =
+                serde_json::json!({"command": "view", "path": "a.txt", "view_range": [2, -1]});
+            let r = server.call(tool, args).unwrap();
+            assert_eq!(r.is_error, Some(false), "{tool}");
+            assert_eq!(r.structured_content.unwrap()["shownLines"], 1, "{tool}");
+        }
+        let args = serde_json::json!({"command": "view", "path": "a.txt", "old_str": "x"});
+        let r = server.call(schema::APPLY_EDITS, args).unwrap();
+        assert_eq!(r.is_error, Some(true));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "one\ntwo\n"
+        );
     }
 
     #[test]

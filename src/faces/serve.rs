@@ -262,7 +262,17 @@ fn dispatch(
         Some(Value::Array(a)) if a.len() == 1 => a.first(),
         p => p,
     };
+    // Anthropic's text-editor `view` sent to resolve or apply is a read.
+    let view = match method {
+        "resolve" | "apply" => params.and_then(view_params),
+        _ => None,
+    };
     match method {
+        _ if view.is_some() => match view {
+            Some(Ok(p)) => Ok(read_result(&p, settings)),
+            Some(Err(e)) => Ok(failed(&e).to_json()),
+            None => Ok(Value::Null),
+        },
         "resolve" => Ok(run(need(params)?, Mode::Resolve, settings)?.to_json()),
         "apply" => Ok(run(need(params)?, Mode::Apply, settings)?.to_json()),
         "read" => {
@@ -272,12 +282,7 @@ fn dispatch(
                     format!("read takes {{path, offset?, limit?}}: {e}"),
                 )
             })?;
-            Ok(match read(&p, settings) {
-                Ok(lines) => serde_json::to_value(lines).unwrap_or(Value::Null),
-                Err(e) => {
-                    json!({"version": crate::report::response::VERSION, "ok": false, "error": e})
-                }
-            })
+            Ok(read_result(&p, settings))
         }
         "schema" => {
             // Without `which` (no params, `{}`): all three, like `redline schema`.
@@ -333,6 +338,25 @@ pub fn run(params: &Value, mode: Mode, settings: &Settings) -> Result<Run, (i64,
         Ok(req) => service::run(&req, mode, settings),
         Err(e) => failed(&e),
     })
+}
+
+/// The `read` params of a text-editor `view` command, when `params` is one.
+pub fn view_params(params: &Value) -> Option<Result<ReadParams, RequestError>> {
+    let view = crate::request::wire::text_editor_view(params)?;
+    let too_big = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    Some(view.map(|v| ReadParams {
+        path: v.path,
+        offset: v.offset.map(too_big),
+        limit: v.limit.map(too_big),
+    }))
+}
+
+/// The answer to `read`: the lines, or `ok: false` with the error.
+fn read_result(p: &ReadParams, settings: &Settings) -> Value {
+    match read(p, settings) {
+        Ok(lines) => serde_json::to_value(lines).unwrap_or(Value::Null),
+        Err(e) => json!({"version": crate::report::response::VERSION, "ok": false, "error": e}),
+    }
 }
 
 fn failed(e: &RequestError) -> Run {
@@ -441,6 +465,35 @@ mod tests {
         assert_eq!(reply["id"], 7);
         assert_eq!(reply["result"]["ok"], false);
         assert_eq!(reply["result"]["error"]["code"], "invalid_request");
+    }
+
+    /// Anthropic's text-editor `view` sent to `resolve` or `apply` is answered as `read`.
+    #[test]
+    fn text_editor_view_is_a_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+        let s = Settings {
+            root: dir.path().to_path_buf(),
+            ..Settings::default()
+        };
+        let m = r#"{"jsonrpc":"2.0","id":1,"method":"apply","params":{"command":"view","path":"a.txt","view_range":[2,2]}}"#;
+        let reply = handle(m.as_bytes(), &s, &mut Session::default()).unwrap();
+        let lines = &reply["result"]["lines"];
+        assert_eq!(lines.as_array().unwrap().len(), 1, "{reply}");
+        assert_eq!(lines[0]["text"], "two");
+        let m = r#"{"jsonrpc":"2.0","id":2,"method":"resolve","params":{"command":"view","path":"a.txt","view_range":[0,1]}}"#;
+        let reply = handle(m.as_bytes(), &s, &mut Session::default()).unwrap();
+        assert_eq!(
+            reply["result"]["error"]["pointer"], "/view_range",
+            "{reply}"
+        );
+        let m = r#"{"jsonrpc":"2.0","id":3,"method":"apply","params":{"command":"insert","path":"a.txt","insert_line":1,"new_str":"1.5"}}"#;
+        let reply = handle(m.as_bytes(), &s, &mut Session::default()).unwrap();
+        assert_eq!(reply["result"]["ok"], true, "{reply}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "one\n1.5\ntwo\nthree\n"
+        );
     }
 
     /// LSP's ending: `shutdown` answers and the server keeps reading; other requests are errors;

@@ -7,7 +7,8 @@ pub mod dialect;
 pub mod limits;
 pub mod wire;
 
-/// One edit: replace the unique match of `old_text` with `new_text`.
+/// One edit: replace the unique match of `old_text` with `new_text` — or, for an insertion,
+/// put `new_text` after a given line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EditSpec {
     pub old_text: String,
@@ -19,6 +20,12 @@ pub struct EditSpec {
     /// A block of a line-based dialect (SPEC §6): when `old_text` ends with a line break, that
     /// break also matches the end of a file without a final newline, whose state is kept.
     pub line_based: bool,
+    /// An insertion (Anthropic's text-editor `insert`): `new_text` goes in as whole lines after
+    /// this many lines of the file (0 = before the first), placed by line number, never matched;
+    /// `old_text` is empty.
+    pub insert_after_line: Option<usize>,
+    /// JSON pointer of `oldText` as sent (under whichever alias), if it came from JSON.
+    pub old_text_pointer: Option<String>,
 }
 
 impl EditSpec {
@@ -31,6 +38,8 @@ impl EditSpec {
             id: None,
             pointer: None,
             line_based: false,
+            insert_after_line: None,
+            old_text_pointer: None,
         }
     }
 }
@@ -52,6 +61,8 @@ pub struct FileRequest {
     pub chunks: Vec<PatchChunk>,
     /// JSON pointer of the (first) file object in the request as sent, if it came from JSON.
     pub pointer: Option<String>,
+    /// JSON pointer of `moveTo` as sent (under whichever alias), if it came from JSON.
+    pub move_to_pointer: Option<String>,
 }
 
 impl FileRequest {
@@ -65,6 +76,7 @@ impl FileRequest {
             expect_hash: None,
             chunks: Vec::new(),
             pointer: None,
+            move_to_pointer: None,
         }
     }
 }

@@ -280,6 +280,138 @@ pub struct FlatEdit {
     pub id: Option<String>,
 }
 
+/// Anthropic's text-editor tool (`str_replace_based_edit_tool`), as custom agent loops send it.
+/// `str_replace` is an edit, `create` is `content`, `insert` puts `new_str` as whole lines after
+/// line `insert_line` (0 = the start of the file); `view` reads, so only a face that reads
+/// answers it (MCP `read_file`, `serve`'s `read`), and the edit commands refuse it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename = "object", deny_unknown_fields)]
+pub struct TextEditorCommand {
+    /// `str_replace` (old_str → new_str), `create` (file_text), `insert` (new_str after line
+    /// insert_line) or `view`.
+    pub command: TextEditorVerb,
+    /// Path of the file, relative to the root (or absolute inside it).
+    #[schemars(length(min = 1))]
+    pub path: String,
+    /// `str_replace`: the text to find, as `oldText`.
+    #[serde(default)]
+    #[schemars(with = "String")]
+    pub old_str: Option<String>,
+    /// `str_replace`: its replacement; `insert`: the lines to insert.
+    #[serde(default)]
+    #[schemars(with = "String")]
+    pub new_str: Option<String>,
+    /// `insert`: the number of the line after which `new_str` goes (0 = the start of the file).
+    #[serde(default)]
+    #[schemars(with = "u32")]
+    pub insert_line: Option<u64>,
+    /// `create`: the content of the file.
+    #[serde(default)]
+    #[schemars(with = "String")]
+    pub file_text: Option<String>,
+    /// `view`: `[first, last]` 1-based lines to read; `last` -1 reads to the end.
+    #[serde(default)]
+    #[schemars(with = "[i64; 2]")]
+    pub view_range: Option<Vec<i64>>,
+}
+
+/// The commands of Anthropic's text-editor tool that redline takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TextEditorVerb {
+    StrReplace,
+    Insert,
+    Create,
+    View,
+}
+
+/// A text-editor `view`: the lines of a file to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    pub path: String,
+    /// 1-based first line.
+    pub offset: Option<usize>,
+    /// How many lines (all when `None`).
+    pub limit: Option<usize>,
+}
+
+/// The read a text-editor `view` command asks for, when `value` is one (`None` for any other
+/// request). Faces that can read answer it; the others get the error [`parse_json`] gives.
+pub fn text_editor_view(value: &Value) -> Option<Result<View, RequestError>> {
+    let map = value.as_object()?;
+    if map.get("command").and_then(Value::as_str) != Some("view") {
+        return None;
+    }
+    let shapes = schema::shapes();
+    let command: TextEditorCommand = match de::from_value(value, "", &shapes.text_editor) {
+        Ok(command) => command,
+        Err(e) => return Some(Err(e)),
+    };
+    let at = Sent::new(value, String::new(), &shapes.text_editor);
+    Some(view(command, &at))
+}
+
+fn view(c: TextEditorCommand, at: &Sent) -> Result<View, RequestError> {
+    let path = checked_path(&c.path, at)?.to_owned();
+    for (field, given) in [
+        ("old_str", c.old_str.is_some()),
+        ("new_str", c.new_str.is_some()),
+        ("insert_line", c.insert_line.is_some()),
+        ("file_text", c.file_text.is_some()),
+    ] {
+        if given {
+            return Err(not_for(at, field, "view"));
+        }
+    }
+    let Some(range) = c.view_range else {
+        return Ok(View {
+            path,
+            offset: None,
+            limit: None,
+        });
+    };
+    let bad = || {
+        RequestError::new(format!(
+            "`view_range` must be [first, last] with 1 <= first <= last, or last = -1, in {}",
+            at.place()
+        ))
+        .at(at.at("view_range"))
+    };
+    let [first, last] = range[..] else {
+        return Err(bad());
+    };
+    let first = usize::try_from(first)
+        .ok()
+        .filter(|&f| f >= 1)
+        .ok_or_else(bad)?;
+    let limit = match last {
+        -1 => None,
+        last => Some(
+            usize::try_from(last)
+                .ok()
+                .filter(|&l| l >= first)
+                .ok_or_else(bad)?
+                - first
+                + 1,
+        ),
+    };
+    Ok(View {
+        path,
+        offset: Some(first),
+        limit,
+    })
+}
+
+/// The error for `field`, which `command` does not take.
+fn not_for(at: &Sent, field: &'static str, command: &str) -> RequestError {
+    RequestError::new(format!(
+        "`{field}` does not go with `command: {command}` in {}",
+        at.place()
+    ))
+    .at(at.at(field))
+    .hint("str_replace takes old_str and new_str, insert takes insert_line and new_str, create takes file_text, view takes view_range")
+}
+
 fn version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({"type": "integer", "const": 1})
 }
@@ -302,6 +434,7 @@ pub fn from_value(value: &Value) -> Result<Request, RequestError> {
             Some(Shape::Canonical) => parser.canonical(value)?,
             Some(Shape::File) => parser.file_object(value, "")?,
             Some(Shape::Flat) => parser.flat(value)?,
+            Some(Shape::TextEditor) => parser.text_editor(value, "")?,
             None => {
                 return Err(RequestError::new(
                     "the request has none of `files`, `edits` or `path`",
@@ -326,6 +459,7 @@ enum Shape {
     Canonical,
     File,
     Flat,
+    TextEditor,
 }
 
 impl Shape {
@@ -333,6 +467,9 @@ impl Shape {
         let shapes = schema::shapes();
         if map.contains_key("files") {
             return Some(Shape::Canonical);
+        }
+        if map.contains_key("command") {
+            return Some(Shape::TextEditor);
         }
         // A field that a file object has and the flat shape lacks (`path`, `oldText`, …).
         let file_only = map.keys().any(|key| {
@@ -501,13 +638,17 @@ impl Parser {
         Ok(())
     }
 
-    /// `[{path, ...}, ...]`.
+    /// `[{path, ...}, ...]`: file objects and text-editor commands.
     fn array(&mut self, objects: &[Value]) -> Result<(), RequestError> {
         if objects.is_empty() {
             return Err(RequestError::new("the request is an empty array").at(""));
         }
         for (i, object) in objects.iter().enumerate() {
-            self.file_object(object, &item("", i))?;
+            if object.get("command").is_some() {
+                self.text_editor(object, &item("", i))?;
+            } else {
+                self.file_object(object, &item("", i))?;
+            }
         }
         Ok(())
     }
@@ -519,6 +660,110 @@ impl Parser {
         let at = Sent::new(&value, pointer.to_owned(), &shapes.file);
         let file: FileObject = de::from_value(&value, pointer, &shapes.file)?;
         self.file(file.into(), &at)
+    }
+
+    /// Anthropic's text-editor tool: `{command, path, old_str, new_str, insert_line, file_text}`.
+    fn text_editor(&mut self, value: &Value, pointer: &str) -> Result<(), RequestError> {
+        let shapes = schema::shapes();
+        let c: TextEditorCommand = de::from_value(value, pointer, &shapes.text_editor)?;
+        let at = Sent::new(value, pointer.to_owned(), &shapes.text_editor);
+        let path = checked_path(&c.path, &at)?;
+        let required = |field: &str| {
+            RequestError::new(format!(
+                "missing field `{field}` in {} (command {})",
+                at.place(),
+                at.map
+                    .and_then(|m| m.get("command"))
+                    .map(Value::to_string)
+                    .unwrap_or_default()
+            ))
+            .at(at.pointer.clone())
+        };
+        let refuse = |fields: &[(&'static str, bool)], command: &str| match fields
+            .iter()
+            .find(|(_, given)| *given)
+        {
+            Some((field, _)) => Err(not_for(&at, field, command)),
+            None => Ok(()),
+        };
+        let verb = at
+            .map
+            .and_then(|m| m.get("command"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if c.command != TextEditorVerb::View && c.view_range.is_some() {
+            return Err(not_for(&at, "view_range", verb));
+        }
+        let slot = self.batch.slot(path, &at.pointer);
+        match c.command {
+            TextEditorVerb::StrReplace => {
+                refuse(
+                    &[
+                        ("insert_line", c.insert_line.is_some()),
+                        ("file_text", c.file_text.is_some()),
+                    ],
+                    "str_replace",
+                )?;
+                let old_text = c.old_str.ok_or_else(|| required("old_str"))?;
+                let new_text = c.new_str.ok_or_else(|| required("new_str"))?;
+                if old_text.is_empty() {
+                    return Err(empty(&at, "old_str").hint(
+                        "quote the text to replace, copied from the file; to create a file use `create`",
+                    ));
+                }
+                let edit = EditSpec {
+                    old_text_pointer: Some(at.at("old_str")),
+                    pointer: Some(at.pointer.clone()),
+                    ..EditSpec::new(old_text, new_text)
+                };
+                slot.add_edit(edit, &at.at("old_str"))
+            }
+            TextEditorVerb::Insert => {
+                refuse(
+                    &[
+                        ("old_str", c.old_str.is_some()),
+                        ("file_text", c.file_text.is_some()),
+                    ],
+                    "insert",
+                )?;
+                let line = c.insert_line.ok_or_else(|| required("insert_line"))?;
+                let new_text = c.new_str.ok_or_else(|| required("new_str"))?;
+                let edit = EditSpec {
+                    pointer: Some(at.pointer.clone()),
+                    insert_after_line: Some(usize::try_from(line).unwrap_or(usize::MAX)),
+                    ..EditSpec::new("", new_text)
+                };
+                slot.add_edit(edit, &at.at("insert_line"))
+            }
+            TextEditorVerb::Create => {
+                refuse(
+                    &[
+                        ("old_str", c.old_str.is_some()),
+                        ("new_str", c.new_str.is_some()),
+                        ("insert_line", c.insert_line.is_some()),
+                    ],
+                    "create",
+                )?;
+                let content = c.file_text.ok_or_else(|| required("file_text"))?;
+                slot.set_content(&content, &at.at("file_text"))
+            }
+            TextEditorVerb::View => {
+                let view = view(c, &at)?;
+                let range = match (view.offset, view.limit) {
+                    (Some(offset), Some(limit)) => format!(" --offset {offset} --limit {limit}"),
+                    (Some(offset), None) => format!(" --offset {offset}"),
+                    _ => String::new(),
+                };
+                Err(
+                    RequestError::new("`command: view` reads a file; this command only edits")
+                        .at(at.at("command"))
+                        .hint(format!(
+                            "read it with `redline read {}{range}` (MCP: read_file; serve: read)",
+                            view.path
+                        )),
+                )
+            }
+        }
     }
 
     /// `{"edits": [{path, oldText, newText, ...}, ...], "documents"?, "dryRun"?, "version"?}`.
@@ -776,6 +1021,8 @@ fn edit(
         id,
         pointer: Some(at.pointer.clone()),
         line_based: false,
+        insert_after_line: None,
+        old_text_pointer: Some(at.at("oldText")),
     })
 }
 

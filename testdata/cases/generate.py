@@ -668,6 +668,45 @@ case("742_pi_legacy_mixed", {"a.txt": "a b\n"},
 case("743_check_writes_nothing_even_when_ok", {"a.txt": "a\n", "d/x.txt": "x\n"},
      {"files": [{"path": "a.txt", "delete": True}, {"path": "d/x.txt", "moveTo": "y.txt"}]}, args=["apply", "--check"])
 
+# 76x: Anthropic's text-editor tool shape (README "Requests"): str_replace is an edit, create is
+# content, insert puts new_str as whole lines after line insert_line (0 = start), placed exactly;
+# view reads, so an editing command refuses it.
+def te(command, path="a.txt", **kw):
+    r = {"command": command, "path": path}
+    r.update(kw)
+    return r
+
+
+case("760_text_editor_str_replace", {"a.txt": "a\nb\nc\n"}, te("str_replace", old_str="b", new_str="B"),
+     {"a.txt": "a\nB\nc\n"})
+case("761_text_editor_str_replace_delete", {"a.txt": "a\nb\nc\n"}, te("str_replace", old_str="b\n", new_str=""),
+     {"a.txt": "a\nc\n"})
+case("762_text_editor_create", {}, te("create", "d/new.txt", file_text="hi\n"), {"d/new.txt": "hi\n"},
+     checks={"/files/0/op": "create"})
+case("763_text_editor_insert_at_start", {"a.txt": "a\nb\n"}, te("insert", insert_line=0, new_str="z"),
+     {"a.txt": "z\na\nb\n"},
+     checks={E0 + "/range": rng(0, 0, 0, 0), E0 + "/match": "exact"})
+case("764_text_editor_insert_lines_crlf", {"a.txt": "a\r\nb\r\n"}, te("insert", insert_line=1, new_str="x\ny\n"),
+     {"a.txt": "a\r\nx\r\ny\r\nb\r\n"}, checks={E0 + "/range": rng(1, 0, 1, 0)})
+case("765_text_editor_insert_after_last_line_without_newline", {"a.txt": "a\nb"},
+     te("insert", insert_line=2, new_str="c"), {"a.txt": "a\nb\nc"})
+case("766_text_editor_insert_after_last_line", {"a.txt": "a\nb\n"}, te("insert", insert_line=2, new_str="c"),
+     {"a.txt": "a\nb\nc\n"})
+case("767_text_editor_insert_into_empty_file", {"a.txt": ""}, te("insert", insert_line=0, new_str=""),
+     {"a.txt": "\n"})
+case("768_text_editor_insert_past_the_end", {"a.txt": "a\nb\n"}, te("insert", insert_line=3, new_str="c"),
+     exit=1, codes=["not_found"])
+case("769_text_editor_view_is_not_an_edit", {"a.txt": "a\n"}, te("view", view_range=[1, -1]),
+     exit=2, codes=["invalid_request"], checks={"/error/pointer": "/command"})
+case("770_text_editor_unknown_command", {"a.txt": "a\n"}, te("undo_edit"),
+     exit=2, codes=["invalid_request"], checks={"/error/pointer": "/command"})
+case("771_text_editor_field_of_another_command", {"a.txt": "a\n"},
+     te("str_replace", old_str="a", new_str="b", file_text="x"),
+     exit=2, codes=["invalid_request"], checks={"/error/pointer": "/file_text"})
+case("772_text_editor_insert_next_to_an_edit", {"a.txt": "a\nb\nc\n"},
+     [te("insert", insert_line=1, new_str="x"), te("str_replace", old_str="b", new_str="B")],
+     {"a.txt": "a\nx\nB\nc\n"})
+
 # ---------------------------------------------------------------- 8xx paths and file errors (§3a, §5, §7)
 
 case("801_dotdot_outside_root", {"a.txt": "a\n"}, one("../outside.txt", edit("outside", "inside")),

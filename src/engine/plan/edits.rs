@@ -21,6 +21,10 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
     let mut needles = Vec::new();
     let mut needle_of = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
+        if let Some(after) = spec.insert_after_line {
+            out[i].outcome = insertion(doc, path, i, after, &spec.new_text);
+            continue;
+        }
         if lf(&spec.old_text) == lf(&spec.new_text) {
             out[i].outcome = Outcome::Failed(
                 Failure::new(
@@ -191,6 +195,48 @@ fn eof_keeps_state(text: &str, span: &mut Range<usize>, replacement: &mut String
     }
 }
 
+/// An insertion of `text` as whole lines after the first `after` lines of the file (Anthropic's
+/// text-editor `insert`): an empty span at the start of line `after + 1`, so the splice, the
+/// overlap check and the report treat it like any edit. One final line break of `text` is
+/// dropped (the inserted lines get the file's own ending); after the last line of a file with
+/// no final newline the line break goes before the text, so that state is kept.
+fn insertion(doc: &Document, path: &str, i: usize, after: usize, text: &str) -> Outcome {
+    let eol = doc.eol.as_str();
+    let lines = if doc.text.is_empty() || doc.final_newline() {
+        doc.line_count() - 1
+    } else {
+        doc.line_count()
+    };
+    if after > lines {
+        return Outcome::Failed(
+            Failure::new(
+                Code::NotFound,
+                format!(
+                    "edit {i} for {path}: there is no line {after} to insert after (the file has {lines} lines)"
+                ),
+            )
+            .hint(format!("insert_line must be between 0 and {lines}")),
+        );
+    }
+    let text = text
+        .strip_suffix("\r\n")
+        .or_else(|| text.strip_suffix('\n'))
+        .or_else(|| text.strip_suffix('\r'))
+        .unwrap_or(text);
+    let text = doc.adapt_eol(text);
+    let (at, replacement) = if after < lines || doc.text.is_empty() || doc.final_newline() {
+        (doc.line_start(after), format!("{text}{eol}"))
+    } else {
+        (doc.text.len(), format!("{eol}{text}"))
+    };
+    Outcome::Resolved(Resolution {
+        kind: MatchKind::Exact,
+        normalizations: Vec::new(),
+        spans: vec![Range { start: at, end: at }],
+        replacement,
+    })
+}
+
 /// For each (oldText, newText) of an edit that was not found, where N(newText) occurs in the
 /// file as a valid match (§3a "Already applied": the end rule and the boundaries apply), when it
 /// is non-blank and not contained in N(oldText): the original offset of its first occurrence.
@@ -243,6 +289,8 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
                 id: Some(format!("chunk@{}", chunk.line)),
                 pointer: None,
                 line_based: false,
+                insert_after_line: None,
+                old_text_pointer: None,
             };
             let outcome = match res {
                 Ok(l) => Outcome::Resolved(Resolution {

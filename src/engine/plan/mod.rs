@@ -295,9 +295,9 @@ pub fn check_request(req: &Request, opts: ResolveOptions) -> Result<(), RequestE
         );
     }
     for f in &req.files {
-        for e in &f.edits {
+        for e in f.edits.iter().filter(|e| e.insert_after_line.is_none()) {
             if Normalized::new(&e.old_text).text.is_empty() {
-                let ptr = e.pointer.as_deref().map(|p| format!("{p}/oldText"));
+                let ptr = e.old_text_pointer.clone();
                 let mut err = RequestError::new(format!(
                     "oldText of an edit for {} is only whitespace, which matches nothing after normalization",
                     f.path
@@ -396,7 +396,7 @@ fn merge_same_file(files: &[FileRequest], root: &Root) -> Result<Vec<FileRequest
         };
         let at = |e: RequestError| {
             let mut e = e.hint("move onto a path the batch does not otherwise touch");
-            e.pointer = f.pointer.as_ref().map(|p| format!("{p}/moveTo"));
+            e.pointer = f.move_to_pointer.clone();
             e
         };
         if root.relative(&f.path).is_ok_and(|src| src == dest) {

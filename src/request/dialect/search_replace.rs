@@ -261,6 +261,8 @@ fn add_block(
         id: None,
         pointer: None,
         line_based: true,
+        insert_after_line: None,
+        old_text_pointer: None,
     });
     Ok(())
 }

@@ -218,7 +218,7 @@ impl<'de> Deserializer<'de> for De<'de> {
     fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value.as_u64() {
             Some(n) => visitor.visit_u64(n).map_err(|e| self.place(e)),
-            None => Err(self.wrong_type("a whole number")),
+            None => Err(self.wrong_type("a whole number, 0 or more")),
         }
     }
 

@@ -215,6 +215,7 @@ impl Slot {
             Some(_) => Ok(()),
             None => {
                 self.file.move_to = Some(target.to_owned());
+                self.file.move_to_pointer = Some(pointer.to_owned());
                 self.at.move_to = self.source(pointer);
                 Ok(())
             }

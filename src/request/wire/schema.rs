@@ -12,19 +12,21 @@ use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
 
 use super::de::{ALIASES, aliases};
-use super::{FileObject, FlatRequest, WireRequest};
+use super::{FileObject, FlatRequest, TextEditorCommand, WireRequest};
 
 /// The parser's schema of each top-level shape.
 pub(super) struct Shapes {
     pub canonical: Value,
     pub file: Value,
     pub flat: Value,
+    pub text_editor: Value,
 }
 
 static SHAPES: LazyLock<Shapes> = LazyLock::new(|| Shapes {
     canonical: generate::<WireRequest>(),
     file: generate::<FileObject>(),
     flat: generate::<FlatRequest>(),
+    text_editor: generate::<TextEditorCommand>(),
 });
 
 pub(super) fn shapes() -> &'static Shapes {
@@ -43,12 +45,18 @@ fn generate<T: JsonSchema>() -> Value {
 
 /// Doc comments wrap at 100 columns: a schema description reads better unwrapped. An optional
 /// field's `default: null` says nothing a caller needs (absent and null mean the same).
+/// Integer formats are dropped.
 fn tidy(schema: &mut schemars::Schema) {
     if let Some(Value::String(text)) = schema.get_mut("description") {
         *text = text.replace('\n', " ");
     }
     if schema.get("default") == Some(&Value::Null) {
         schema.remove("default");
+    }
+    // `uint32`-style formats are Rust's, not JSON Schema's; strict validators reject them.
+    let rust_format = matches!(schema.get("format"), Some(Value::String(f)) if f.starts_with("int") || f.starts_with("uint"));
+    if rust_format {
+        schema.remove("format");
     }
 }
 
@@ -167,12 +175,13 @@ pub fn request_schema() -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "redline request",
-        "description": "A batch of edits for redline to resolve and apply all or nothing: the canonical {files: [...]}, one file object, an array of file objects, or {edits: [{path, oldText, newText}, ...]}.",
+        "description": "A batch of edits for redline to resolve and apply all or nothing: the canonical {files: [...]}, one file object, an array of file objects, {edits: [{path, oldText, newText}, ...]}, or one command of Anthropic's text-editor tool.",
         "anyOf": [
             branch(&shapes.canonical),
             file,
-            {"type": "array", "minItems": 1, "items": file, "description": "File objects, each as above; objects for one path are merged."},
+            {"type": "array", "minItems": 1, "items": {"anyOf": [file, branch(&shapes.text_editor)]}, "description": "File objects and text-editor commands, each as above; objects for one path are merged."},
             branch(&shapes.flat),
+            branch(&shapes.text_editor),
         ],
     })
 }
@@ -183,7 +192,12 @@ pub fn request_schema() -> Value {
 pub fn tool_input_schema() -> Value {
     let shapes = shapes();
     let mut properties: Map<String, Value> = Map::new();
-    for shape in [&shapes.canonical, &shapes.file, &shapes.flat] {
+    for shape in [
+        &shapes.canonical,
+        &shapes.file,
+        &shapes.flat,
+        &shapes.text_editor,
+    ] {
         let published = branch(shape);
         let Some(props) = properties_of(&published) else {
             continue;
@@ -199,7 +213,7 @@ pub fn tool_input_schema() -> Value {
     }
     json!({
         "type": "object",
-        "description": "The canonical {files: [...]}; or one file object {path, edits | oldText+newText | content | delete | moveTo}; or {edits: [{path, oldText, newText}, ...]}.",
+        "description": "The canonical {files: [...]}; or one file object {path, edits | oldText+newText | content | delete | moveTo}; or {edits: [{path, oldText, newText}, ...]}; or one command of Anthropic's text-editor tool {command: str_replace|insert|create, path, old_str, new_str, insert_line, file_text}.",
         "properties": properties,
         "additionalProperties": false,
     })

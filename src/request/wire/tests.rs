@@ -33,7 +33,13 @@ fn err_at(value: Value, pointer: &str, needle: &str) -> RequestError {
     e
 }
 
+/// An edit parsed from the object at `pointer`, whose `oldText` was sent as `oldText`.
 fn spec(old: &str, new: &str, pointer: &str) -> EditSpec {
+    spec_sent_as(old, new, pointer, "oldText")
+}
+
+/// An edit parsed from the object at `pointer`, whose `oldText` was sent under `key`.
+fn spec_sent_as(old: &str, new: &str, pointer: &str, key: &str) -> EditSpec {
     EditSpec {
         old_text: old.into(),
         new_text: new.into(),
@@ -41,6 +47,8 @@ fn spec(old: &str, new: &str, pointer: &str) -> EditSpec {
         id: None,
         pointer: Some(pointer.into()),
         line_based: false,
+        insert_after_line: None,
+        old_text_pointer: Some(format!("{pointer}/{key}")),
     }
 }
 
@@ -158,7 +166,10 @@ fn array_of_file_objects_merges_and_honours_dry_run() {
     assert_eq!(r.files[0].path, "a.txt");
     assert_eq!(
         r.files[0].edits,
-        vec![spec("x", "y", "/0/edits/0"), spec("z", "w", "/2")]
+        vec![
+            spec("x", "y", "/0/edits/0"),
+            spec_sent_as("z", "w", "/2", "old_string")
+        ]
     );
     assert_eq!(r.files[1].edits, vec![spec("p", "q", "/1")]);
     assert_eq!(r.files[1].pointer.as_deref(), Some("/1"));
@@ -1222,4 +1233,162 @@ fn expect_hash_is_case_insensitive() {
             "not a sha256 version",
         );
     }
+}
+
+// ---- Anthropic's text-editor tool ----
+
+#[test]
+fn text_editor_commands_become_edits_content_and_insertions() {
+    let r =
+        ok_value(json!({"command": "str_replace", "path": "a.rs", "old_str": "x", "new_str": ""}));
+    let e = &r.files[0].edits[0];
+    assert_eq!((e.old_text.as_str(), e.new_text.as_str()), ("x", ""));
+    assert_eq!(e.old_text_pointer.as_deref(), Some("/old_str"));
+    assert_eq!(e.insert_after_line, None);
+    let r =
+        ok_value(json!({"command": "create", "path": "n.md", "file_text": "", "old_str": null}));
+    assert_eq!(r.files[0].content.as_deref(), Some(""));
+    let r = ok_value(
+        json!({"command": "insert", "path": "a.rs", "insert_line": 0, "new_str": "use x;"}),
+    );
+    let e = &r.files[0].edits[0];
+    assert_eq!((e.old_text.as_str(), e.new_text.as_str()), ("", "use x;"));
+    assert_eq!(e.insert_after_line, Some(0));
+    // An array batches commands (and file objects) all or nothing; one path merges.
+    let r = ok_value(json!([
+        {"command": "insert", "path": "a.rs", "insert_line": 3, "new_str": "x"},
+        {"command": "str_replace", "path": "./a.rs", "old_str": "y", "new_str": "z"},
+        {"path": "b.rs", "delete": true}
+    ]));
+    assert_eq!(r.files.len(), 2);
+    assert_eq!(r.files[0].edits.len(), 2);
+    assert_eq!(r.files[0].edits[1].pointer.as_deref(), Some("/1"));
+}
+
+#[test]
+fn text_editor_errors_name_its_fields() {
+    let cases = [
+        (
+            json!({"command": "str_replace", "path": "a", "old_str": "", "new_str": "y"}),
+            "/old_str",
+            "`old_str` is empty in the request",
+        ),
+        (
+            json!({"command": "str_replace", "path": "a", "old_str": "x"}),
+            "",
+            "missing field `new_str`",
+        ),
+        (
+            json!({"command": "insert", "path": "a", "new_str": "x"}),
+            "",
+            "missing field `insert_line`",
+        ),
+        (
+            json!({"command": "insert", "path": "a", "insert_line": -1, "new_str": "x"}),
+            "/insert_line",
+            "`insert_line` must be",
+        ),
+        (
+            json!({"command": "create", "path": "a"}),
+            "",
+            "missing field `file_text`",
+        ),
+        (
+            json!({"command": "create", "path": "a", "file_text": "x", "new_str": "y"}),
+            "/new_str",
+            "`new_str` does not go with `command: create`",
+        ),
+        (
+            json!({"command": "insert", "path": "a", "insert_line": 1, "new_str": "x", "view_range": [1, 2]}),
+            "/view_range",
+            "does not go with `command: insert`",
+        ),
+        (
+            json!({"command": "undo_edit", "path": "a"}),
+            "/command",
+            "undo_edit",
+        ),
+        (
+            json!({"command": "view", "path": "a"}),
+            "/command",
+            "reads a file",
+        ),
+        (
+            json!({"command": "str_replace", "path": "a", "old_str": "x", "new_str": "y", "dryRun": true}),
+            "/dryRun",
+            "unknown field `dryRun`",
+        ),
+        (
+            json!([{"path": "a", "delete": true}, {"command": "create", "path": "", "file_text": ""}]),
+            "/1/path",
+            "`path` is empty in /1",
+        ),
+    ];
+    for (request, pointer, needle) in cases {
+        err_at(request, pointer, needle);
+    }
+    let e = err(json!({"command": "view", "path": "src/a.rs", "view_range": [3, 7]}));
+    assert!(
+        e.hint
+            .unwrap()
+            .contains("redline read src/a.rs --offset 3 --limit 5")
+    );
+}
+
+#[test]
+fn text_editor_view_is_a_read() {
+    use super::{View, text_editor_view};
+    assert_eq!(
+        text_editor_view(&json!({"path": "a", "oldText": "x", "newText": "y"})),
+        None
+    );
+    assert_eq!(text_editor_view(&json!({"command": "insert"})), None);
+    let view = |v: Value| text_editor_view(&v).unwrap();
+    assert_eq!(
+        view(json!({"command": "view", "path": "a.rs"})).unwrap(),
+        View {
+            path: "a.rs".into(),
+            offset: None,
+            limit: None
+        }
+    );
+    assert_eq!(
+        view(json!({"command": "view", "path": "a.rs", "view_range": [2, -1]})).unwrap(),
+        View {
+            path: "a.rs".into(),
+            offset: Some(2),
+            limit: None
+        }
+    );
+    assert_eq!(
+        view(json!({"command": "view", "path": "a.rs", "view_range": [2, 2]})).unwrap(),
+        View {
+            path: "a.rs".into(),
+            offset: Some(2),
+            limit: Some(1)
+        }
+    );
+    for bad in [json!([0, 3]), json!([3, 2]), json!([1]), json!([1, -2])] {
+        let e = view(json!({"command": "view", "path": "a.rs", "view_range": bad})).unwrap_err();
+        assert_eq!(e.pointer.as_deref(), Some("/view_range"), "{bad}");
+    }
+    let e = view(json!({"command": "view", "path": "a.rs", "old_str": "x"})).unwrap_err();
+    assert_eq!(e.pointer.as_deref(), Some("/old_str"));
+}
+
+/// Every text-editor command is valid under both schemas.
+#[test]
+fn text_editor_commands_are_valid_under_the_schemas() {
+    let tool = super::tool_input_schema();
+    for request in [
+        json!({"command": "str_replace", "path": "a", "old_str": "x", "new_str": "y"}),
+        json!({"command": "insert", "path": "a", "insert_line": 0, "new_str": "y"}),
+        json!({"command": "create", "path": "a", "file_text": ""}),
+        json!({"command": "view", "path": "a", "view_range": [1, -1]}),
+    ] {
+        validates(&request_schema(), &request).unwrap_or_else(|e| panic!("{request}: {e}"));
+        validates(&tool, &request).unwrap_or_else(|e| panic!("{request}: {e}"));
+    }
+    let batch = json!([{"command": "insert", "path": "a", "insert_line": 0, "new_str": "y"}, {"path": "b", "delete": true}]);
+    validates(&request_schema(), &batch).unwrap();
 }
