@@ -20,6 +20,8 @@ pub struct Settings {
     pub root: PathBuf,
     pub encoding: PositionEncoding,
     pub limits: Limits,
+    /// How far matching goes (`--tolerance`, SPEC §3b).
+    pub tolerance: crate::engine::relaxed::Tolerance,
 }
 
 impl Default for Settings {
@@ -28,6 +30,7 @@ impl Default for Settings {
             root: PathBuf::from("."),
             encoding: PositionEncoding::Utf16,
             limits: Limits::default(),
+            tolerance: Default::default(),
         }
     }
 }
@@ -289,6 +292,7 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
     };
     let opts = ResolveOptions {
         allow_documents: mode == Mode::Resolve,
+        tolerance: settings.tolerance,
     };
     if let Err(e) = plan::check_request(req, opts)
         .and_then(|()| crate::request::limits::check_edits(req, settings.limits.max_edits))

@@ -1,11 +1,13 @@
 //! The engine: resolves a request against file contents into a plan, purely in memory.
 //!
 //! `document` decodes a file; `normalize` builds the normalized view N(·) with its map back;
-//! `matcher` finds each edit's occurrences; `hint` finds candidates for the edits that fail;
+//! `matcher` finds each edit's occurrences; `relaxed` is the §3b tier for what it does not find; `hint` finds candidates for the edits that fail;
 //! `plan` puts it together per file; `diff` renders the plan's changes as unified diffs.
 pub mod diff;
 pub mod document;
+pub mod editorconfig;
 pub mod hint;
 pub mod matcher;
 pub mod normalize;
 pub mod plan;
+pub mod relaxed;

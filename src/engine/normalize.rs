@@ -11,7 +11,8 @@ use std::ops::Range;
 use unicode_normalization::char::{canonical_combining_class, compose, decompose_compatible};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 
-/// A normalization a match needed; reported in this order (§3a).
+/// A normalization a match needed, or a relaxation of the relaxed tier (§3b); reported in this
+/// order (§3a: nfkc, trailing_whitespace, quotes, dashes, spaces; then the relaxations).
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema,
 )]
@@ -22,6 +23,11 @@ pub enum Normalization {
     Quotes,
     Dashes,
     Spaces,
+    Indentation,
+    Tabs,
+    InnerWhitespace,
+    LineNumbers,
+    BlankLines,
 }
 
 impl Normalization {
@@ -32,6 +38,11 @@ impl Normalization {
             Normalization::Quotes => "quotes",
             Normalization::Dashes => "dashes",
             Normalization::Spaces => "spaces",
+            Normalization::Indentation => "indentation",
+            Normalization::Tabs => "tabs",
+            Normalization::InnerWhitespace => "inner_whitespace",
+            Normalization::LineNumbers => "line_numbers",
+            Normalization::BlankLines => "blank_lines",
         }
     }
 }

@@ -167,6 +167,7 @@ pub fn filter(req: &Request, path: &str, input: &[u8], settings: &Settings) -> F
         &root,
         ResolveOptions {
             allow_documents: true,
+            tolerance: settings.tolerance,
         },
     ) {
         Ok(p) => p,

@@ -15,12 +15,13 @@ pub mod search;
 /// How many occurrences an ambiguous error lists (§3.9).
 pub const MAX_AMBIGUOUS: usize = 20;
 
-/// How an edit matched: `exact`, or `normalized` (only under N(·)).
+/// How an edit matched: `exact`, `normalized` (only under N(·)), or `relaxed` (§3b).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum MatchKind {
     Exact,
     Normalized,
+    Relaxed,
 }
 
 impl MatchKind {
@@ -28,6 +29,7 @@ impl MatchKind {
         match self {
             MatchKind::Exact => "exact",
             MatchKind::Normalized => "normalized",
+            MatchKind::Relaxed => "relaxed",
         }
     }
 }

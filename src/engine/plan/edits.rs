@@ -5,6 +5,7 @@ use crate::engine::document::Document;
 use crate::engine::hint;
 use crate::engine::matcher::{self, MatchKind, Miss, Needle};
 use crate::engine::normalize::{Normalized, lf};
+use crate::engine::relaxed::{self, Tolerance};
 use crate::error::Code;
 use crate::request::{EditSpec, FileRequest};
 use std::ops::Range;
@@ -14,8 +15,26 @@ fn line_no(doc: &Document, offset: usize) -> usize {
     doc.line_of(offset) + 1
 }
 
-/// Matches the edits of one file (§3.4–§3.10).
+/// How far matching goes for one file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MatchOptions {
+    pub tolerance: Tolerance,
+    /// The tab width the project declares (`.editorconfig`), for the relaxed tier's `tabs`.
+    pub tab_width: Option<usize>,
+}
+
+/// Matches the edits of one file (§3.4–§3.10) under the default tolerance (`relaxed`).
 pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPlan> {
+    match_edits_with(doc, path, specs, MatchOptions::default())
+}
+
+/// Matches the edits of one file (§3.4–§3.10, and §3b under `--tolerance relaxed`).
+pub fn match_edits_with(
+    doc: &Document,
+    path: &str,
+    specs: &[EditSpec],
+    opts: MatchOptions,
+) -> Vec<EditPlan> {
     let file = Normalized::new(&doc.text);
     let mut out: Vec<EditPlan> = skipped(specs);
     let mut needles = Vec::new();
@@ -46,6 +65,10 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
     let mut not_found = Vec::new();
     for (k, res) in found.into_iter().enumerate() {
         let i = needle_of[k];
+        let res = match opts.tolerance {
+            Tolerance::Exact => only_exact(&doc.text, &specs[i].old_text, res),
+            _ => res,
+        };
         out[i].outcome = match res {
             Ok(mut f) => {
                 let mut replacement = doc.adapt_eol(&specs[i].new_text);
@@ -85,6 +108,20 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
                 Outcome::Failed(Failure::new(Code::NotFound, String::new()))
             }
         };
+    }
+    // The relaxed tier (§3b), only for what §3 did not find.
+    let mut cannot_take: Vec<Option<String>> = vec![None; specs.len()];
+    if opts.tolerance == Tolerance::Relaxed && !not_found.is_empty() {
+        relax(
+            doc,
+            &file,
+            path,
+            specs,
+            opts,
+            &mut out,
+            &mut not_found,
+            &mut cannot_take,
+        );
     }
     // Overlaps between resolved edits (touching is fine).
     let mut spans: Vec<(Range<usize>, usize)> = out
@@ -136,7 +173,11 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
                 .map(|&i| (&specs[i].old_text[..], &specs[i].new_text[..])),
         );
         for (k, &i) in not_found.iter().enumerate() {
-            let mut f = if let Some(at) = applied[k] {
+            let mut f = if let Some(why) = cannot_take[i].take() {
+                Failure::new(Code::NotFound, format!("edit {i} for {path}: {why}")).hint(
+                    "give newText the indentation of oldText (or send oldText as the file has it)",
+                )
+            } else if let Some(at) = applied[k] {
                 let line = line_no(doc, at);
                 let mut f = Failure::new(
                     Code::NotFound,
@@ -173,6 +214,114 @@ pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPl
         }
     }
     out
+}
+
+/// Under `--tolerance exact`: only the occurrences whose original text is `old` (line endings
+/// aside) count. With more than [`matcher::MAX_AMBIGUOUS`] normalized occurrences only the listed
+/// ones are looked at, and the edit stays ambiguous.
+fn only_exact(
+    text: &str,
+    old: &str,
+    res: Result<matcher::Found, Miss>,
+) -> Result<matcher::Found, Miss> {
+    let old = lf(old);
+    let exact = |s: &Range<usize>| lf(&text[s.clone()]) == old;
+    match res {
+        Ok(f) if f.kind == MatchKind::Exact => Ok(f),
+        Ok(f) => {
+            let spans: Vec<Range<usize>> = f.spans.iter().filter(|s| exact(s)).cloned().collect();
+            if spans.is_empty() {
+                Err(Miss::NotFound)
+            } else {
+                Ok(matcher::Found {
+                    spans,
+                    kind: MatchKind::Exact,
+                    normalizations: Vec::new(),
+                    ..f
+                })
+            }
+        }
+        Err(Miss::Ambiguous { spans, count }) if count <= spans.len() => {
+            let spans: Vec<Range<usize>> = spans.into_iter().filter(|s| exact(s)).collect();
+            match spans.len() {
+                0 => Err(Miss::NotFound),
+                1 => Ok(matcher::Found {
+                    spans,
+                    kind: MatchKind::Exact,
+                    normalizations: Vec::new(),
+                    at_eof: false,
+                }),
+                n => Err(Miss::Ambiguous { spans, count: n }),
+            }
+        }
+        other => other,
+    }
+}
+
+/// Runs the relaxed tier for the edits in `not_found`, taking out the ones it decides.
+#[allow(clippy::too_many_arguments)]
+fn relax(
+    doc: &Document,
+    file: &Normalized,
+    path: &str,
+    specs: &[EditSpec],
+    opts: MatchOptions,
+    out: &mut [EditPlan],
+    not_found: &mut Vec<usize>,
+    cannot_take: &mut [Option<String>],
+) {
+    let Some(view) = relaxed::View::new(doc, file, opts.tab_width) else {
+        return;
+    };
+    let wanted: Vec<relaxed::Wanted<'_>> = not_found
+        .iter()
+        .map(|&i| relaxed::Wanted {
+            old_text: &specs[i].old_text,
+            new_text: &specs[i].new_text,
+            replace_all: specs[i].replace_all,
+        })
+        .collect();
+    let results = view.find_all(&wanted);
+    let mut still = Vec::new();
+    for (&i, r) in not_found.iter().zip(results) {
+        match r {
+            Ok(hit) => {
+                out[i].outcome = Outcome::Resolved(Resolution {
+                    kind: MatchKind::Relaxed,
+                    normalizations: hit.normalizations,
+                    spans: hit.spans,
+                    replacement: doc.adapt_eol(&hit.new_text),
+                });
+            }
+            Err(relaxed::Fail::Ambiguous { spans, count }) => {
+                let lines: Vec<String> = spans
+                    .iter()
+                    .map(|s| line_no(doc, s.start).to_string())
+                    .collect();
+                let mut f = Failure::new(
+                    Code::Ambiguous,
+                    format!(
+                        "edit {i} for {path}: oldText is not in the file as written, and with its formatting relaxed it matches {count} places (lines {}{})",
+                        lines.join(", "),
+                        if count > spans.len() { ", …" } else { "" }
+                    ),
+                )
+                .hint("copy oldText from the file as it is, with enough lines to match once");
+                f.matches = spans;
+                f.occurrences = count;
+                out[i].outcome = Outcome::Failed(f);
+            }
+            Err(relaxed::Fail::CannotTake { span, why }) => {
+                cannot_take[i] = Some(format!(
+                    "oldText matches line {} only with its indentation changed, and {why}",
+                    line_no(doc, span.start)
+                ));
+                still.push(i);
+            }
+            Err(relaxed::Fail::NotFound) => still.push(i),
+        }
+    }
+    *not_found = still;
 }
 
 /// A line-based match whose last line break stood for the end of a file without a final newline

@@ -14,7 +14,7 @@ use crate::engine::normalize::{Normalization, Normalized};
 use crate::request::{EditSpec, FileRequest, Request, RequestError};
 use crate::write::{Fingerprint, FsError, Root};
 use edits::locate_chunks;
-pub use edits::match_edits;
+pub use edits::{MatchOptions, match_edits, match_edits_with};
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -283,6 +283,8 @@ impl Plan {
 pub struct ResolveOptions {
     /// `documents[]` may replace disk content (resolve and filter only).
     pub allow_documents: bool,
+    /// How far matching goes (`--tolerance`).
+    pub tolerance: crate::engine::relaxed::Tolerance,
 }
 
 /// Request-level checks that need no file: documents allowed, every N(oldText) non-empty.
@@ -324,7 +326,7 @@ pub fn resolve(req: &Request, root: &Root, opts: ResolveOptions) -> Result<Plan,
     let merged = merge_same_file(&req.files, root)?;
     let files: Vec<FilePlan> = merged
         .iter()
-        .map(|f| resolve_file(f, root, &docs))
+        .map(|f| resolve_file(f, root, &docs, opts))
         .collect();
     same_inode(&files)?;
     Ok(Plan { files })
@@ -438,7 +440,12 @@ pub(crate) fn skipped(edits: &[EditSpec]) -> Vec<EditPlan> {
         .collect()
 }
 
-fn resolve_file(fr: &FileRequest, root: &Root, docs: &HashMap<PathBuf, &str>) -> FilePlan {
+fn resolve_file(
+    fr: &FileRequest,
+    root: &Root,
+    docs: &HashMap<PathBuf, &str>,
+    opts: ResolveOptions,
+) -> FilePlan {
     let op = if fr.delete {
         Op::Delete
     } else if fr.content.is_some() {
@@ -461,7 +468,7 @@ fn resolve_file(fr: &FileRequest, root: &Root, docs: &HashMap<PathBuf, &str>) ->
         failure: None,
         warnings: Vec::new(),
     };
-    if let Err(f) = fill(&mut plan, fr, root, docs) {
+    if let Err(f) = fill(&mut plan, fr, root, docs, opts) {
         plan.failure = Some(f);
     }
     plan
@@ -472,6 +479,7 @@ fn fill(
     fr: &FileRequest,
     root: &Root,
     docs: &HashMap<PathBuf, &str>,
+    opts: ResolveOptions,
 ) -> Result<(), Failure> {
     let rel = root.relative(&fr.path)?;
     plan.rel = Some(rel.clone());
@@ -538,7 +546,16 @@ fn fill(
         });
     }
     if decode {
-        plan.edits = match_edits(&orig.doc, &fr.path, &fr.edits);
+        let mopts = MatchOptions {
+            tolerance: opts.tolerance,
+            tab_width: match opts.tolerance {
+                crate::engine::relaxed::Tolerance::Relaxed if !fr.edits.is_empty() => {
+                    crate::engine::editorconfig::tab_width(root, &rel)
+                }
+                _ => None,
+            },
+        };
+        plan.edits = match_edits_with(&orig.doc, &fr.path, &fr.edits, mopts);
         if !fr.chunks.is_empty() {
             plan.edits
                 .extend(locate_chunks(&orig.doc, fr, plan.edits.len()));

@@ -7,6 +7,7 @@ mod output;
 mod read;
 
 use crate::engine::document::PositionEncoding;
+use crate::engine::relaxed::Tolerance;
 use crate::error::ExitStatus;
 use crate::report::Mode;
 use crate::request::dialect::InputKind;
@@ -57,6 +58,10 @@ pub struct Cli {
     /// Requests with more edits than this are refused as `too_large`.
     #[arg(long, global = true, value_name = "N", default_value_t = crate::write::DEFAULT_MAX_EDITS)]
     max_edits: usize,
+    /// How far matching goes: exact occurrences only, also the normalized view (SPEC §3), or also
+    /// the relaxed tier (§3b: indentation, tabs, inner whitespace, line numbers, blank lines).
+    #[arg(long, global = true, help_heading = "Global options", value_enum, default_value_t = ToleranceArg::Relaxed)]
+    tolerance: ToleranceArg,
     /// How `character` in positions counts.
     #[arg(
         long,
@@ -76,6 +81,13 @@ enum InputArg {
     Json,
     Patch,
     SearchReplace,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ToleranceArg {
+    Exact,
+    Normalized,
+    Relaxed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -260,6 +272,11 @@ pub fn main() -> ExitStatus {
                 max_file_size: cli.max_file_size,
                 max_request_size: cli.max_request_size.unwrap_or(cli.max_file_size),
                 max_edits: cli.max_edits,
+            },
+            tolerance: match cli.tolerance {
+                ToleranceArg::Exact => Tolerance::Exact,
+                ToleranceArg::Normalized => Tolerance::Normalized,
+                ToleranceArg::Relaxed => Tolerance::Relaxed,
             },
         },
         input: match cli.input {

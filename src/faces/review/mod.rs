@@ -78,7 +78,14 @@ pub fn run(req: &Request, opts: &ReviewOptions) -> Result<Outcome, ReviewError> 
     crate::request::limits::check_edits(req, opts.settings.limits.max_edits)?;
     // Like every writing command, finish an interrupted commit first (briefly locked).
     let _ = service::lock(&root);
-    let plan = plan::resolve(req, &root, ResolveOptions::default())?;
+    let plan = plan::resolve(
+        req,
+        &root,
+        ResolveOptions {
+            tolerance: opts.settings.tolerance,
+            ..ResolveOptions::default()
+        },
+    )?;
     let mut m = Model::new(
         plan,
         Options {

@@ -9,6 +9,7 @@ use super::text::{self, visible_whitespace};
 use super::theme::Theme;
 use crate::engine::document::{Document, Eol};
 use crate::engine::matcher::MatchKind;
+use crate::engine::normalize::lf;
 use crate::engine::plan::{EditPlan, FilePlan, Outcome};
 use crate::faces::review::model::{Model, State, UnitKind};
 use ratatui::Frame;
@@ -152,6 +153,11 @@ pub fn explain(
                         label(t, "match"),
                         Span::styled(kind, style),
                     ]));
+                    // What goes in when the relaxed tier rewrote newText (re-indented, prefixes
+                    // or mirrored blank lines dropped).
+                    if r.kind == MatchKind::Relaxed && lf(&r.replacement) != lf(&e.spec.new_text) {
+                        block(&mut out, "written", &lf(&r.replacement), t);
+                    }
                     if let Some(doc) = doc {
                         out.push(Line::from(vec![
                             label(t, "where"),
@@ -278,6 +284,11 @@ fn describe(n: &str) -> &'static str {
         "quotes" => "curly quotes → straight",
         "dashes" => "dashes → hyphen",
         "spaces" => "special spaces → space",
+        "indentation" => "indentation shifted (newText re-indented)",
+        "tabs" => "tabs vs spaces",
+        "inner_whitespace" => "runs of spaces inside lines",
+        "line_numbers" => "read-tool line numbers stripped",
+        "blank_lines" => "blank lines at the ends ignored",
         _ => "normalization",
     }
 }

@@ -1,0 +1,1029 @@
+//! The relaxed tier (SPEC §3b): formatting mistakes agents make, recovered at whole lines.
+//!
+//! Tried only for the edits that exact and normalized matching (§3) did not find. The file is
+//! seen as a sequence of lines, each reduced to a *key*: its N(·) text without leading spaces and
+//! tabs, inner runs of spaces and tabs as one space. An `oldText` becomes one or more *variants*
+//! (as given; without read-tool line-number prefixes; without leading/trailing blank lines), each a
+//! sequence of keys. All variants of all edits go into one Aho-Corasick automaton over the key
+//! ids, which scans the file's key sequence once: linear in file plus edits plus matches. Every
+//! window found is then verified line by line (key text, one uniform change of indentation, line
+//! numbers), and `newText` is re-indented by the same change.
+//!
+//! A match covers whole lines (except a `blank_lines` remainder that §3 finds inside a line), must
+//! be the only candidate, and replaces only its span.
+
+use crate::engine::document::Document;
+use crate::engine::matcher::{self, MAX_AMBIGUOUS, Miss, Needle};
+use crate::engine::normalize::{Normalization, Normalized, lf};
+use aho_corasick::{AhoCorasick, MatchKind as AcMatchKind};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::ops::Range;
+
+/// How far matching may go (`--tolerance`, SPEC §1 and §3b).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Tolerance {
+    /// Exact occurrences only (line endings aside).
+    Exact,
+    /// Exact and the normalized view N(·) of §3.
+    Normalized,
+    /// Also the relaxed tier of §3b (the default).
+    #[default]
+    Relaxed,
+}
+
+impl Tolerance {
+    pub fn parse(s: &str) -> Option<Tolerance> {
+        match s {
+            "exact" => Some(Tolerance::Exact),
+            "normalized" => Some(Tolerance::Normalized),
+            "relaxed" => Some(Tolerance::Relaxed),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tolerance::Exact => "exact",
+            Tolerance::Normalized => "normalized",
+            Tolerance::Relaxed => "relaxed",
+        }
+    }
+}
+
+/// One edit the relaxed tier looks for.
+#[derive(Debug, Clone, Copy)]
+pub struct Wanted<'a> {
+    pub old_text: &'a str,
+    pub new_text: &'a str,
+    pub replace_all: bool,
+}
+
+/// A relaxed match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    /// Original byte spans, in order; one unless `replaceAll`.
+    pub spans: Vec<Range<usize>>,
+    /// `newText` as it goes in (re-indented, prefixes and mirrored blank lines dropped), LF breaks.
+    pub new_text: String,
+    /// What was relaxed (and what N(·) folded on the way), in report order.
+    pub normalizations: Vec<Normalization>,
+}
+
+/// Why the relaxed tier did not produce a match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fail {
+    NotFound,
+    /// More than one candidate: the first [`MAX_AMBIGUOUS`] spans and the total.
+    Ambiguous {
+        spans: Vec<Range<usize>>,
+        count: usize,
+    },
+    /// The only candidate needs a change of indentation that `newText` cannot take.
+    CannotTake {
+        span: Range<usize>,
+        why: String,
+    },
+}
+
+/// Tab widths tried when the project declares none.
+const WIDTHS: [usize; 3] = [2, 4, 8];
+
+/// Whether `c` is leading indentation.
+fn is_indent(c: char) -> bool {
+    c == ' ' || c == '\t'
+}
+
+/// `s` without its leading spaces and tabs, inner runs of them as one space, trailing ones dropped.
+fn collapsed(s: &str) -> impl Iterator<Item = char> + '_ {
+    let body = s.trim_start_matches(is_indent).trim_end_matches(is_indent);
+    let mut prev_ws = false;
+    body.chars().filter_map(move |c| {
+        if is_indent(c) {
+            if prev_ws {
+                return None;
+            }
+            prev_ws = true;
+            Some(' ')
+        } else {
+            prev_ws = false;
+            Some(c)
+        }
+    })
+}
+
+fn key_hash(s: &str) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for c in collapsed(s) {
+        c.hash(&mut h);
+    }
+    h.finish()
+}
+
+fn key_is_blank(s: &str) -> bool {
+    s.chars().all(char::is_whitespace)
+}
+
+/// Four bytes per key id; only the first has its high bit set, so matches start at key starts.
+fn encode(id: u32, out: &mut Vec<u8>) {
+    out.extend_from_slice(&[
+        0x80 | ((id >> 21) & 0x7F) as u8,
+        ((id >> 14) & 0x7F) as u8,
+        ((id >> 7) & 0x7F) as u8,
+        (id & 0x7F) as u8,
+    ]);
+}
+
+fn leading(s: &str) -> &str {
+    &s[..s.len() - s.trim_start_matches(is_indent).len()]
+}
+
+fn columns(indent: &str, width: usize) -> usize {
+    indent.chars().fold(0, |col, c| {
+        if c == '\t' {
+            col + width - col % width
+        } else {
+            col + 1
+        }
+    })
+}
+
+/// Splits at CRLF, LF and lone CR; (content start, content end) per line.
+fn line_spans(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while let Some(k) = memchr::memchr2(b'\n', b'\r', &b[i..]) {
+        let at = i + k;
+        out.push((start, at));
+        i = if b[at] == b'\r' && b.get(at + 1) == Some(&b'\n') {
+            at + 2
+        } else {
+            at + 1
+        };
+        start = i;
+    }
+    out.push((start, text.len()));
+    out
+}
+
+/// A read tool's line-number prefix: `%6d<TAB>` (redline `read`, `cat -n`), `N→`, `N |`, `N:`.
+/// Returns the number and the rest of the line.
+fn number_prefix(line: &str) -> Option<(usize, &str)> {
+    let t = line.trim_start_matches(' ');
+    let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let n: usize = t[..digits].parse().ok()?;
+    let rest = &t[digits..];
+    if let Some(r) = rest.strip_prefix('\t') {
+        return Some((n, r));
+    }
+    let r = rest.trim_start_matches(' ');
+    // `N | text` (Roo) puts one space after the bar; `N→text` and `N:text` put none.
+    if let Some(r) = r.strip_prefix('|') {
+        return Some((n, r.strip_prefix(' ').unwrap_or(r)));
+    }
+    let r = r.strip_prefix('→').or_else(|| r.strip_prefix(':'))?;
+    Some((n, r))
+}
+
+/// The lines of `text` without their prefixes when every line has one and the numbers are
+/// consecutive; the first number.
+fn strip_numbers(lines: &[&str]) -> Option<(usize, Vec<String>)> {
+    let mut first = None;
+    let mut out = Vec::with_capacity(lines.len());
+    for (i, l) in lines.iter().enumerate() {
+        let (n, rest) = number_prefix(l)?;
+        let f = *first.get_or_insert(n);
+        if n != f + i {
+            return None;
+        }
+        out.push(rest.to_string());
+    }
+    Some((first?, out))
+}
+
+/// One way of reading an `oldText`.
+struct Variant {
+    edit: usize,
+    /// 0: as given or without line numbers; 1: without leading/trailing blank lines.
+    tier: u8,
+    /// The original lines (prefixes stripped).
+    lines: Vec<String>,
+    /// N(·) of each line.
+    nlines: Vec<String>,
+    /// oldText ended with a line break: the span takes the last line's break too.
+    eol_end: bool,
+    /// Line number of the first line, when prefixes were stripped.
+    first_number: Option<usize>,
+    /// newText lines as they go in before re-indentation.
+    new_lines: Vec<String>,
+    new_eol_end: bool,
+    blank_trimmed: bool,
+}
+
+impl Variant {
+    fn new(
+        edit: usize,
+        tier: u8,
+        lines: Vec<String>,
+        eol_end: bool,
+        first_number: Option<usize>,
+        new_text: &str,
+        blank_trimmed: bool,
+    ) -> Variant {
+        let joined = lines.join("\n");
+        let n = Normalized::new(&joined);
+        let nlines: Vec<String> = n.text.split('\n').map(str::to_string).collect();
+        let (new_lines, new_eol_end) = split_lines(new_text);
+        Variant {
+            edit,
+            tier,
+            lines,
+            nlines,
+            eol_end,
+            first_number,
+            new_lines,
+            new_eol_end,
+            blank_trimmed,
+        }
+    }
+}
+
+/// The lines of `text` (LF) and whether it ended with a line break.
+fn split_lines(text: &str) -> (Vec<String>, bool) {
+    let t = lf(text);
+    let (body, eol_end) = match t.strip_suffix('\n') {
+        Some(b) => (b, true),
+        None => (&*t, false),
+    };
+    (body.split('\n').map(str::to_string).collect(), eol_end)
+}
+
+/// How the window's indentation relates to oldText's.
+enum Shift {
+    /// Same indentation on every line.
+    None,
+    /// oldText's common prefix `q` is the file's `p`.
+    Prefix { q: String, p: String, tabs: bool },
+    /// By columns at one or more tab widths: (width, delta).
+    Columns {
+        widths: Vec<(usize, isize)>,
+        tab_style: bool,
+    },
+}
+
+/// One verified window.
+struct Cand {
+    span: Range<usize>,
+    new_text: Result<String, String>,
+    norms: Vec<Normalization>,
+}
+
+/// The file as lines and keys, built once per file when some edit reaches the relaxed tier.
+pub struct View<'a> {
+    text: &'a str,
+    file: &'a Normalized,
+    lines: Vec<(usize, usize)>,
+    nlines: Vec<&'a str>,
+    ids: HashMap<u64, u32>,
+    encoded: Vec<u8>,
+    tab_width: Option<usize>,
+}
+
+impl<'a> View<'a> {
+    /// `None` when the file's lines and N(·)'s lines do not correspond (never expected).
+    pub fn new(
+        doc: &'a Document,
+        file: &'a Normalized,
+        tab_width: Option<usize>,
+    ) -> Option<View<'a>> {
+        let text = doc.text.as_str();
+        let lines = line_spans(text);
+        let nlines: Vec<&str> = file.text.split('\n').collect();
+        if lines.len() != nlines.len() {
+            return None;
+        }
+        let mut ids: HashMap<u64, u32> = HashMap::new();
+        let mut encoded = Vec::with_capacity(nlines.len() * 4);
+        for l in &nlines {
+            let h = key_hash(l);
+            let next = ids.len() as u32;
+            let id = *ids.entry(h).or_insert(next);
+            encode(id, &mut encoded);
+        }
+        Some(View {
+            text,
+            file,
+            lines,
+            nlines,
+            ids,
+            encoded,
+            tab_width,
+        })
+    }
+
+    /// Finds every edit (each must have failed §3 with not found).
+    pub fn find_all(&self, wanted: &[Wanted<'_>]) -> Vec<Result<Hit, Fail>> {
+        let mut variants: Vec<Variant> = Vec::new();
+        for (i, w) in wanted.iter().enumerate() {
+            self.variants_of(i, w, &mut variants);
+        }
+        // Key sequences; a variant with a key the file lacks cannot match.
+        let mut patterns: Vec<Vec<u8>> = Vec::new();
+        let mut pattern_variant: Vec<usize> = Vec::new();
+        for (vi, v) in variants.iter().enumerate() {
+            let mut bytes = Vec::with_capacity(v.nlines.len() * 4);
+            let mut ok = true;
+            for l in &v.nlines {
+                match self.ids.get(&key_hash(l)) {
+                    Some(&id) => encode(id, &mut bytes),
+                    None => {
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            if ok && !bytes.is_empty() {
+                patterns.push(bytes);
+                pattern_variant.push(vi);
+            }
+        }
+        // (variant, first line) of every key-sequence occurrence.
+        let mut windows: Vec<Vec<usize>> = vec![Vec::new(); variants.len()];
+        if !patterns.is_empty()
+            && let Ok(ac) = AhoCorasick::builder()
+                .match_kind(AcMatchKind::Standard)
+                .build(&patterns)
+        {
+            for m in ac.find_overlapping_iter(&self.encoded) {
+                if m.start() % 4 == 0 {
+                    windows[pattern_variant[m.pattern().as_usize()]].push(m.start() / 4);
+                }
+            }
+        }
+        // Candidates per edit and tier.
+        let mut cands: Vec<[Vec<Cand>; 2]> = (0..wanted.len())
+            .map(|_| [Vec::new(), Vec::new()])
+            .collect();
+        for (vi, v) in variants.iter().enumerate() {
+            for &start in &windows[vi] {
+                if let Some(c) = self.verify(v, start) {
+                    cands[v.edit][v.tier as usize].push(c);
+                }
+            }
+        }
+        // A blank_lines remainder may also match by §3 inside a line.
+        let mut remainder: Vec<Option<Result<matcher::Found, Miss>>> = vec![None; wanted.len()];
+        let trims: Vec<(usize, String, String)> = wanted
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| cands[*i][0].is_empty())
+            .filter_map(|(i, w)| trim_blank(w.old_text, w.new_text).map(|(o, n)| (i, o, n)))
+            .collect();
+        if !trims.is_empty() {
+            let needles: Vec<Needle<'_>> = trims
+                .iter()
+                .map(|(i, o, _)| Needle {
+                    old_text: o,
+                    replace_all: wanted[*i].replace_all,
+                    line_based: false,
+                })
+                .collect();
+            for ((i, _, _), r) in trims
+                .iter()
+                .zip(matcher::find_all(self.text, self.file, &needles))
+            {
+                remainder[*i] = Some(r);
+            }
+        }
+        wanted
+            .iter()
+            .enumerate()
+            .map(|(i, w)| {
+                let [t0, t1] = std::mem::take(&mut cands[i]);
+                if !t0.is_empty() {
+                    return decide(t0, w.replace_all);
+                }
+                if let Some(r) = remainder[i].take() {
+                    let new = trims
+                        .iter()
+                        .find(|(k, _, _)| *k == i)
+                        .map(|(_, _, n)| n.clone())
+                        .unwrap_or_default();
+                    match r {
+                        Ok(f) => {
+                            let mut norms = f.normalizations;
+                            norms.push(Normalization::BlankLines);
+                            norms.sort();
+                            return Ok(Hit {
+                                spans: f.spans,
+                                new_text: lf(&new).into_owned(),
+                                normalizations: norms,
+                            });
+                        }
+                        Err(Miss::Ambiguous { spans, count }) => {
+                            return Err(Fail::Ambiguous { spans, count });
+                        }
+                        Err(Miss::NotFound) => {}
+                    }
+                }
+                decide(t1, w.replace_all)
+            })
+            .collect()
+    }
+
+    fn variants_of(&self, edit: usize, w: &Wanted<'_>, out: &mut Vec<Variant>) {
+        let (lines, eol_end) = split_lines(w.old_text);
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let numbered = strip_numbers(&refs);
+        let new_numbered = {
+            let (nl, ne) = split_lines(w.new_text);
+            let r: Vec<&str> = nl.iter().map(String::as_str).collect();
+            strip_numbers(&r).map(|(_, l)| {
+                let mut s = l.join("\n");
+                if ne {
+                    s.push('\n');
+                }
+                s
+            })
+        };
+        out.push(Variant::new(
+            edit,
+            0,
+            lines.clone(),
+            eol_end,
+            None,
+            w.new_text,
+            false,
+        ));
+        if let Some((first, stripped)) = &numbered {
+            let new = new_numbered.as_deref().unwrap_or(w.new_text);
+            out.push(Variant::new(
+                edit,
+                0,
+                stripped.clone(),
+                eol_end,
+                Some(*first),
+                new,
+                false,
+            ));
+        }
+        // Tier 1: without leading and trailing blank lines (and the newText lines mirroring them).
+        let mut sources: Vec<(Vec<String>, Option<usize>, String)> =
+            vec![(lines, None, w.new_text.to_string())];
+        if let Some((first, stripped)) = numbered {
+            sources.push((
+                stripped,
+                Some(first),
+                new_numbered.unwrap_or_else(|| w.new_text.to_string()),
+            ));
+        }
+        for (ls, first, new) in sources {
+            let lead = ls.iter().take_while(|l| key_is_blank(l)).count();
+            if lead == ls.len() {
+                continue;
+            }
+            let trail = ls.iter().rev().take_while(|l| key_is_blank(l)).count();
+            if lead == 0 && trail == 0 {
+                continue;
+            }
+            let kept = ls[lead..ls.len() - trail].to_vec();
+            let new = mirror(&new, lead, trail);
+            let first = first.map(|f| f + lead);
+            // The old text's final line break went with the trailing blank lines.
+            let eol = eol_end && trail == 0;
+            out.push(Variant::new(edit, 1, kept, eol, first, &new, true));
+        }
+    }
+
+    /// Checks the window of `v` starting at file line `start`.
+    fn verify(&self, v: &Variant, start: usize) -> Option<Cand> {
+        let k = v.lines.len();
+        if start + k > self.lines.len() {
+            return None;
+        }
+        if let Some(first) = v.first_number
+            && first != start + 1
+        {
+            return None;
+        }
+        let last = start + k - 1;
+        let span_end = if v.eol_end {
+            // The line break after the last line must exist.
+            if last + 1 >= self.lines.len() {
+                return None;
+            }
+            self.lines[last + 1].0
+        } else {
+            self.lines[last].1
+        };
+        let span = self.lines[start].0..span_end;
+        let mut norms: Vec<Normalization> = Vec::new();
+        let mut pairs: Vec<(&str, &str)> = Vec::new(); // (file indent, old indent) of non-blank lines
+        for i in 0..k {
+            let (s, e) = self.lines[start + i];
+            let fline = &self.text[s..e];
+            let nf = self.nlines[start + i];
+            let no = &v.nlines[i];
+            if !collapsed(nf).eq(collapsed(no)) {
+                return None;
+            }
+            let oline = &v.lines[i];
+            if key_is_blank(nf) {
+                continue;
+            }
+            pairs.push((leading(fline), leading(oline)));
+            compare_bodies(fline, oline, nf, no, &mut norms);
+        }
+        if v.first_number.is_some() {
+            norms.push(Normalization::LineNumbers);
+        }
+        if v.blank_trimmed {
+            norms.push(Normalization::BlankLines);
+        }
+        let shift = self.shift(&pairs)?;
+        match &shift {
+            Shift::None => {}
+            Shift::Prefix { tabs: true, .. } => norms.push(Normalization::Tabs),
+            Shift::Prefix { tabs: false, .. } => norms.push(Normalization::Indentation),
+            Shift::Columns { widths, .. } => {
+                norms.push(Normalization::Tabs);
+                if widths.iter().any(|&(_, d)| d != 0) {
+                    norms.push(Normalization::Indentation);
+                }
+            }
+        }
+        let new_text = reindent(&v.new_lines, &shift).map(|mut s| {
+            if v.new_eol_end {
+                s.push('\n');
+            }
+            s
+        });
+        norms.sort();
+        norms.dedup();
+        Some(Cand {
+            span,
+            new_text,
+            norms,
+        })
+    }
+
+    /// The one uniform change of indentation from oldText's lines to the file's, if any.
+    fn shift(&self, pairs: &[(&str, &str)]) -> Option<Shift> {
+        if pairs.iter().all(|(f, o)| f == o) {
+            return Some(Shift::None);
+        }
+        // As strings: oldText's common prefix q becomes the file's p on every line.
+        let q_len = pairs
+            .iter()
+            .map(|(_, o)| *o)
+            .reduce(|a, b| &a[..common_prefix(a, b)])
+            .map_or(0, str::len);
+        let mut p: Option<&str> = None;
+        let mut ok = true;
+        for (f, o) in pairs {
+            let s = &o[q_len..];
+            match f.strip_suffix(s) {
+                Some(pre) if p.is_none_or(|x| x == pre) => p = Some(pre),
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok && let Some(p) = p {
+            let mut q = pairs[0].1[..q_len].to_string();
+            let mut p = p.to_string();
+            while !q.is_empty() && q.as_bytes().last() == p.as_bytes().last() {
+                q.pop();
+                p.pop();
+            }
+            let widths = self.widths();
+            let tabs = widths.iter().any(|&w| columns(&q, w) == columns(&p, w));
+            return Some(Shift::Prefix { q, p, tabs });
+        }
+        // By columns at the declared width, or at 2, 4 and 8.
+        let found: Vec<(usize, isize)> = self
+            .widths()
+            .into_iter()
+            .filter_map(|w| {
+                let mut d = None;
+                for (f, o) in pairs {
+                    let x = columns(f, w) as isize - columns(o, w) as isize;
+                    if *d.get_or_insert(x) != x {
+                        return None;
+                    }
+                }
+                d.map(|d| (w, d))
+            })
+            .collect();
+        if found.is_empty() {
+            return None;
+        }
+        let tab_style = pairs.iter().any(|(f, _)| f.contains('\t'));
+        Some(Shift::Columns {
+            widths: found,
+            tab_style,
+        })
+    }
+
+    fn widths(&self) -> Vec<usize> {
+        match self.tab_width {
+            Some(w) if w > 0 => vec![w],
+            _ => WIDTHS.to_vec(),
+        }
+    }
+}
+
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
+}
+
+/// What a line pair needed besides indentation: trailing whitespace, inner whitespace, N(·) folds.
+fn compare_bodies(fline: &str, oline: &str, nf: &str, no: &str, norms: &mut Vec<Normalization>) {
+    let fb = fline.trim_start_matches(is_indent);
+    let ob = oline.trim_start_matches(is_indent);
+    if fb == ob {
+        return;
+    }
+    let ft = fb.trim_end_matches(char::is_whitespace);
+    let ot = ob.trim_end_matches(char::is_whitespace);
+    if fb[ft.len()..] != ob[ot.len()..] {
+        norms.push(Normalization::TrailingWhitespace);
+    }
+    if ft == ot {
+        return;
+    }
+    if collapsed(ft).eq(collapsed(ot)) {
+        norms.push(Normalization::InnerWhitespace);
+        return;
+    }
+    // N(·) folded something: the bodies differ in characters that the tables or NFKC change.
+    let nft = nf.trim_start_matches(is_indent);
+    let not = no.trim_start_matches(is_indent);
+    if nft != not {
+        norms.push(Normalization::InnerWhitespace);
+    }
+    let mut fc: Vec<char> = ft.chars().filter(|c| !is_indent(*c)).collect();
+    let mut oc: Vec<char> = ot.chars().filter(|c| !is_indent(*c)).collect();
+    fc.sort_unstable();
+    oc.sort_unstable();
+    for c in symmetric_difference(&fc, &oc) {
+        if let Some(t) = crate::engine::normalize::table_of(c) {
+            norms.push(t);
+        } else if !c.is_ascii() {
+            norms.push(Normalization::Nfkc);
+        }
+    }
+}
+
+fn symmetric_difference(a: &[char], b: &[char]) -> Vec<char> {
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    while i < a.len() || j < b.len() {
+        match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x == y => {
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x < y => {
+                out.push(*x);
+                i += 1;
+            }
+            (Some(_), Some(y)) => {
+                out.push(*y);
+                j += 1;
+            }
+            (Some(x), None) => {
+                out.push(*x);
+                i += 1;
+            }
+            (None, Some(y)) => {
+                out.push(*y);
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    out
+}
+
+/// newText's non-blank lines with the window's change of indentation applied.
+fn reindent(lines: &[String], shift: &Shift) -> Result<String, String> {
+    let mut out = String::new();
+    match shift {
+        Shift::None => out = lines.join("\n"),
+        Shift::Prefix { q, p, .. } => {
+            for (i, l) in lines.iter().enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                if key_is_blank(l) {
+                    out.push_str(l);
+                    continue;
+                }
+                match l.strip_prefix(q.as_str()) {
+                    Some(rest) => {
+                        out.push_str(p);
+                        out.push_str(rest);
+                    }
+                    None => {
+                        return Err(format!(
+                            "newText line {} ({:?}) does not start with the indentation {:?} that oldText's lines share, so it cannot be moved to the file's {:?}",
+                            i + 1,
+                            l,
+                            q,
+                            p
+                        ));
+                    }
+                }
+            }
+        }
+        Shift::Columns { widths, tab_style } => {
+            let mut first: Option<String> = None;
+            for &(w, d) in widths {
+                let mut s = String::new();
+                for (i, l) in lines.iter().enumerate() {
+                    if i > 0 {
+                        s.push('\n');
+                    }
+                    if key_is_blank(l) {
+                        s.push_str(l);
+                        continue;
+                    }
+                    let lead = leading(l);
+                    let col = columns(lead, w) as isize + d;
+                    if col < 0 {
+                        return Err(format!(
+                            "newText line {} ({:?}) has less indentation than the change of {d} columns (tab width {w}) takes away",
+                            i + 1,
+                            l
+                        ));
+                    }
+                    let col = col as usize;
+                    if *tab_style {
+                        s.push_str(&"\t".repeat(col / w));
+                        s.push_str(&" ".repeat(col % w));
+                    } else {
+                        s.push_str(&" ".repeat(col));
+                    }
+                    s.push_str(&l[lead.len()..]);
+                }
+                match &first {
+                    None => first = Some(s),
+                    Some(f) if *f == s => {}
+                    Some(_) => {
+                        return Err(
+                            "the tab widths 2, 4 and 8 that match oldText give newText different indentation; declare indent_size or tab_width in .editorconfig"
+                                .into(),
+                        );
+                    }
+                }
+            }
+            out = first.unwrap_or_default();
+        }
+    }
+    Ok(out)
+}
+
+/// oldText and newText without oldText's leading/trailing blank lines and the blank lines of
+/// newText that mirror them; `None` when oldText has none (or nothing else).
+fn trim_blank(old: &str, new: &str) -> Option<(String, String)> {
+    let (lines, eol_end) = split_lines(old);
+    let lead = lines.iter().take_while(|l| key_is_blank(l)).count();
+    if lead == lines.len() {
+        return None;
+    }
+    let trail = lines.iter().rev().take_while(|l| key_is_blank(l)).count();
+    if lead == 0 && trail == 0 {
+        return None;
+    }
+    let mut kept = lines[lead..lines.len() - trail].join("\n");
+    if eol_end && trail == 0 {
+        kept.push('\n');
+    }
+    Some((kept, mirror(new, lead, trail)))
+}
+
+/// `new` without up to `lead` leading and `trail` trailing blank lines.
+fn mirror(new: &str, lead: usize, trail: usize) -> String {
+    let (lines, eol_end) = split_lines(new);
+    let l = lines
+        .iter()
+        .take(lead)
+        .take_while(|l| key_is_blank(l))
+        .count();
+    let rest = &lines[l..];
+    let t = rest
+        .iter()
+        .rev()
+        .take(trail)
+        .take_while(|l| key_is_blank(l))
+        .count();
+    let kept = &rest[..rest.len() - t];
+    let mut s = kept.join("\n");
+    if eol_end && t == 0 && !kept.is_empty() {
+        s.push('\n');
+    }
+    s
+}
+
+/// One edit's outcome from its verified candidates.
+fn decide(mut cands: Vec<Cand>, replace_all: bool) -> Result<Hit, Fail> {
+    cands.sort_by_key(|c| (c.span.start, c.span.end));
+    cands.dedup_by(|a, b| a.span == b.span);
+    match cands.len() {
+        0 => Err(Fail::NotFound),
+        1 if !replace_all => {
+            let c = cands.pop().unwrap_or_else(|| unreachable!("one candidate"));
+            match c.new_text {
+                Ok(new_text) => Ok(Hit {
+                    spans: vec![c.span],
+                    new_text,
+                    normalizations: c.norms,
+                }),
+                Err(why) => Err(Fail::CannotTake { span: c.span, why }),
+            }
+        }
+        n if !replace_all => Err(Fail::Ambiguous {
+            spans: cands
+                .iter()
+                .take(MAX_AMBIGUOUS)
+                .map(|c| c.span.clone())
+                .collect(),
+            count: n,
+        }),
+        _ => {
+            let mut last_end = 0;
+            let mut spans = Vec::new();
+            let mut new_text: Option<String> = None;
+            let mut norms = Vec::new();
+            for c in cands {
+                if c.span.start < last_end {
+                    continue;
+                }
+                last_end = c.span.end;
+                let t = c.new_text.map_err(|why| Fail::CannotTake {
+                    span: c.span.clone(),
+                    why,
+                })?;
+                match &new_text {
+                    None => new_text = Some(t),
+                    Some(x) if *x == t => {}
+                    Some(_) => {
+                        return Err(Fail::CannotTake {
+                            span: c.span,
+                            why: "replaceAll: the occurrences need different re-indentations of newText; send one edit per occurrence".into(),
+                        });
+                    }
+                }
+                norms.extend(c.norms);
+                spans.push(c.span);
+            }
+            norms.sort();
+            norms.dedup();
+            Ok(Hit {
+                spans,
+                new_text: new_text.unwrap_or_default(),
+                normalizations: norms,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find(text: &str, old: &str, new: &str) -> Result<Hit, Fail> {
+        find_w(text, old, new, false, None)
+    }
+
+    fn find_w(text: &str, old: &str, new: &str, all: bool, w: Option<usize>) -> Result<Hit, Fail> {
+        let doc = Document::from_text(text.to_string(), false);
+        let file = Normalized::new(&doc.text);
+        let view = View::new(&doc, &file, w).unwrap();
+        view.find_all(&[Wanted {
+            old_text: old,
+            new_text: new,
+            replace_all: all,
+        }])
+        .remove(0)
+    }
+
+    fn apply(text: &str, h: &Hit) -> String {
+        let mut out = text.to_string();
+        for s in h.spans.iter().rev() {
+            out.replace_range(s.clone(), &h.new_text);
+        }
+        out
+    }
+
+    #[test]
+    fn dedented_block_is_reindented() {
+        let text = "x\n    if a {\n        b();\n    }\ny\n";
+        let h = find(text, "if a {\n    b();\n}", "if a {\n    c();\n}").unwrap();
+        assert_eq!(h.normalizations, vec![Normalization::Indentation]);
+        assert_eq!(apply(text, &h), "x\n    if a {\n        c();\n    }\ny\n");
+    }
+
+    #[test]
+    fn relative_indentation_must_be_uniform() {
+        let text = "  hello\n    world\n";
+        assert_eq!(find(text, "hello\nworld", "a\nb"), Err(Fail::NotFound));
+    }
+
+    #[test]
+    fn newtext_that_cannot_take_the_change_fails() {
+        let r = find("Line 1\nLine 2\n", " Line 2", "Row 2");
+        assert!(matches!(r, Err(Fail::CannotTake { .. })), "{r:?}");
+    }
+
+    #[test]
+    fn tabs_by_columns_are_written_in_the_file_style() {
+        let text = "start\nif (true) {\n\treturn 1\n}\nend";
+        let h = find(
+            text,
+            "start\nif (true) {\n    return 1\n}\nend",
+            "start\nif (true) {\n    return 2\n}\nend",
+        )
+        .unwrap();
+        assert_eq!(h.normalizations, vec![Normalization::Tabs]);
+        assert_eq!(apply(text, &h), "start\nif (true) {\n\treturn 2\n}\nend");
+        // A declared width that does not fit finds nothing.
+        assert_eq!(
+            find_w(
+                text,
+                "start\nif (true) {\n    return 1\n}\nend",
+                "x",
+                false,
+                Some(8)
+            ),
+            Err(Fail::NotFound)
+        );
+    }
+
+    #[test]
+    fn inner_whitespace_collapses_but_never_appears() {
+        let h = find("const   x    =     5;\n", "const x = 5;", "const x = 10;").unwrap();
+        assert_eq!(h.normalizations, vec![Normalization::InnerWhitespace]);
+        assert_eq!(h.spans, vec![0..21]);
+        assert_eq!(find("f(a, b)\n", "f(a,b)", "g"), Err(Fail::NotFound));
+    }
+
+    #[test]
+    fn line_numbers_must_equal_the_file_lines() {
+        let text = "a\nb\nc\n";
+        let h = find(text, "2 | b\n3 | c", "2 | B\n3 | C").unwrap();
+        assert_eq!(h.normalizations, vec![Normalization::LineNumbers]);
+        assert_eq!(apply(text, &h), "a\nB\nC\n");
+        assert_eq!(find(text, "     5\tb\n     6\tc", "x"), Err(Fail::NotFound));
+        let h = find(text, "     2\tb\n     3\tc", "x").unwrap();
+        assert_eq!(apply(text, &h), "a\nx\n");
+        assert_eq!(find(text, "2→b\n4→c", "x"), Err(Fail::NotFound));
+    }
+
+    #[test]
+    fn blank_lines_the_file_lacks_are_ignored() {
+        let h = find("function test() {}", "\t\nfunction test()\n\t", "EDITED").unwrap();
+        assert_eq!(h.normalizations, vec![Normalization::BlankLines]);
+        assert_eq!(apply("function test() {}", &h), "EDITED {}");
+    }
+
+    #[test]
+    fn ambiguous_lists_every_candidate() {
+        let text = "  a\n  b\n\n    a\n    b\n";
+        match find(text, "a\nb", "c\nd") {
+            Err(Fail::Ambiguous { spans, count }) => {
+                assert_eq!(count, 2);
+                assert_eq!(spans, vec![0..7, 9..20]);
+            }
+            other => panic!("{other:?}"),
+        }
+        let h = find_w(text, "a\nb", "c\nd", true, None);
+        assert!(matches!(h, Err(Fail::CannotTake { .. })), "{h:?}");
+    }
+
+    #[test]
+    fn crlf_file_keeps_bytes_outside() {
+        let text = "x\r\n  a  b\r\ny\r\n";
+        let h = find(text, "a b", "c").unwrap();
+        assert_eq!(h.spans, vec![3..9]);
+        assert_eq!(apply(text, &h), "x\r\n  c\r\ny\r\n");
+    }
+
+    #[test]
+    fn number_prefixes() {
+        assert_eq!(number_prefix("     1\tx"), Some((1, "x")));
+        assert_eq!(number_prefix("12 | x"), Some((12, "x")));
+        assert_eq!(number_prefix("12→  x"), Some((12, "  x")));
+        assert_eq!(number_prefix("3:x"), Some((3, "x")));
+        assert_eq!(number_prefix("x1: y"), None);
+        assert_eq!(number_prefix("1 x"), None);
+    }
+}
