@@ -103,6 +103,26 @@ fn edits(items: usize, n: usize, normalized: bool) -> Vec<EditSpec> {
         .collect()
 }
 
+/// Edits that only the relaxed tier finds: two lines of a function body sent without their
+/// four-space indentation (so `indentation`, and newText re-indented).
+fn relaxed_edits(items: usize, n: usize) -> Vec<EditSpec> {
+    let step = (items / n).max(1);
+    (0..n)
+        .map(|k| {
+            let i = k * step;
+            EditSpec {
+                old_text: format!(
+                    "let label = \u{201C}value {i}\u{201D}; // note \u{2014} {i}\nx * {i} + 1"
+                ),
+                new_text: format!("let label = \"value {i}\";\nx * {i} + 2"),
+                replace_all: false,
+                id: None,
+                pointer: None,
+            }
+        })
+        .collect()
+}
+
 struct Sample {
     median: Duration,
     peak: usize,
@@ -219,6 +239,46 @@ fn main() {
                 s.peak as f64 / text.len() as f64
             );
             rows.push((size, n + 1, false, s.median));
+        }
+    }
+    // The relaxed tier (SPEC §3b): 1,000 edits that exact and normalized matching miss.
+    for &size in sizes {
+        let (text, items) = file(size);
+        let name = format!("f{size}.rs");
+        std::fs::write(dir.path().join(&name), &text).expect("write");
+        let mut fr = FileRequest::new(name.clone());
+        fr.edits = relaxed_edits(items, 1000);
+        let req = Request {
+            files: vec![fr],
+            documents: vec![],
+            dry_run: true,
+        };
+        let s = measure(dir.path(), &req, if size > (4 << 20) { 5 } else { 9 });
+        let request_bytes: usize = req.files[0]
+            .edits
+            .iter()
+            .map(|e| e.old_text.len() + e.new_text.len())
+            .sum();
+        println!(
+            "{:>7.1}M {:>6} {:>11} {:>10.1}ms {:>10.1}MB {:>9.2}x   (peak / (file + request) = {:.2}x)",
+            text.len() as f64 / 1048576.0,
+            1000,
+            "relaxed",
+            s.median.as_secs_f64() * 1000.0,
+            s.peak as f64 / 1048576.0,
+            s.peak as f64 / text.len() as f64,
+            s.peak as f64 / (text.len() + request_bytes) as f64
+        );
+        if let Some(exact) = rows
+            .iter()
+            .find(|r| r.0 == size && r.1 == 1000 && !r.2)
+            .map(|r| r.3.as_secs_f64())
+        {
+            println!(
+                "{:.0} MB: 1000 relaxed vs 1000 exact edits = {:.2}x (target <= 2x)",
+                size as f64 / 1048576.0,
+                s.median.as_secs_f64() / exact
+            );
         }
     }
     let get = |size, n, norm| {

@@ -6,8 +6,9 @@
 use proptest::prelude::*;
 use redline::engine::document::Document;
 use redline::engine::matcher::MatchKind;
-use redline::engine::normalize::{Normalized, lf};
+use redline::engine::normalize::{Normalization, Normalized, lf};
 use redline::engine::plan::{self, EditPlan, FilePlan, Op, Original, Outcome};
+use redline::engine::relaxed::Tolerance;
 use redline::report;
 use redline::request::EditSpec;
 use unicode_normalization::char::canonical_combining_class;
@@ -53,6 +54,28 @@ const PIECES: &[&str] = &[
     "  \n",
     "\t\r\n",
 ];
+
+/// A line of code-like text: indentation, words, inner runs of spaces and tabs.
+fn code_line() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(&["", "  ", "    ", "\t", "\t\t", " \t"][..]),
+        prop::collection::vec(
+            prop::sample::select(&["x", "if", "y()", "{", "}", "a", "\u{201C}q\u{201D}"][..]),
+            0..4,
+        ),
+        prop::collection::vec(prop::sample::select(&[" ", "  ", "\t"][..]), 4),
+    )
+        .prop_map(|(indent, words, gaps)| {
+            let mut s = indent.to_string();
+            for (i, w) in words.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(gaps[i]);
+                }
+                s.push_str(w);
+            }
+            s
+        })
+}
 
 fn text() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(PIECES), 0..48).prop_map(|v| v.concat())
@@ -320,13 +343,22 @@ proptest! {
                         prop_assert!(s.start >= last && s.start <= s.end && s.end <= text.len(), "span {:?} after {}", s, last);
                         prop_assert!(is_boundary(&text, s.start) && is_boundary(&text, s.end));
                         prop_assert!(cluster_boundary(&text, s.start) && cluster_boundary(&text, s.end), "span {:?} splits a cluster", s);
+                        if r.kind == MatchKind::Relaxed {
+                            // Whole lines (a blank_lines remainder may sit inside one, §3b).
+                            let at_line_start = s.start == 0 || matches!(text.as_bytes()[s.start - 1], b'\n' | b'\r');
+                            prop_assert!(at_line_start || r.normalizations.contains(&Normalization::BlankLines), "relaxed span {:?} starts inside a line", s);
+                            last = s.end;
+                            continue;
+                        }
                         prop_assert_eq!(&Normalized::new(&text[s.clone()]).text, &Normalized::new(&spec.old_text).text, "span {:?}", s);
                         if r.kind == MatchKind::Exact {
                             prop_assert_eq!(lf(&text[s.clone()]), lf(&spec.old_text));
                         }
                         last = s.end;
                     }
-                    prop_assert_eq!(&r.replacement, &doc.adapt_eol(&spec.new_text));
+                    if r.kind != MatchKind::Relaxed {
+                        prop_assert_eq!(&r.replacement, &doc.adapt_eol(&spec.new_text));
+                    }
                     if !spec.replace_all {
                         prop_assert_eq!(r.spans.len(), 1);
                     }
@@ -428,6 +460,95 @@ proptest! {
         for l in n.text.split('\n') {
             prop_assert!(!l.ends_with(char::is_whitespace), "line {:?} of N keeps trailing whitespace", l);
         }
+    }
+
+    /// (d) §3b: a relaxed match replaces whole lines and nothing else. oldText is a window of
+    /// the file's lines re-typed the way agents get formatting wrong (indentation dropped or
+    /// added, inner runs collapsed, tabs, read-tool line numbers, stray blank lines).
+    #[test]
+    fn relaxed_match_never_changes_bytes_outside_its_span(
+        lines in prop::collection::vec(code_line(), 1..14),
+        eols in prop::collection::vec(prop::sample::select(&["\n", "\r\n", "\n"][..]), 14),
+        from in any::<usize>(),
+        len in 1usize..5,
+        how in prop::collection::vec(any::<bool>(), 6),
+        new_text in prop::collection::vec(code_line(), 0..3),
+    ) {
+        let mut text = String::new();
+        for (i, l) in lines.iter().enumerate() {
+            text.push_str(l);
+            if i + 1 < lines.len() {
+                text.push_str(eols[i]);
+            }
+        }
+        let from = from % lines.len();
+        let to = (from + len).min(lines.len());
+        let mut old: Vec<String> = lines[from..to]
+            .iter()
+            .map(|l| {
+                let mut l = l.clone();
+                if how[0] {
+                    l = l.trim_start_matches([' ', '\t']).to_string();
+                }
+                if how[1] {
+                    l = format!("    {l}");
+                }
+                if how[2] {
+                    l = l.replace("  ", " ").replace('\t', "    ");
+                }
+                l
+            })
+            .collect();
+        if how[3] {
+            old = old.iter().enumerate().map(|(k, l)| format!("{:>6}\t{l}", from + k + 1)).collect();
+        }
+        if how[4] {
+            old.insert(0, "  ".into());
+        }
+        let old = old.join("\n") + if how[5] { "\n" } else { "" };
+        if Normalized::new(&old).text.is_empty() {
+            return Ok(());
+        }
+        let spec = EditSpec { old_text: old, new_text: new_text.join("\n"), replace_all: false, id: None, pointer: None };
+        if lf(&spec.old_text) == lf(&spec.new_text) {
+            return Ok(());
+        }
+        let doc = Document::from_text(text.clone(), false);
+        let planned = plan::match_edits(&doc, "f.txt", std::slice::from_ref(&spec));
+        let Outcome::Resolved(r) = &planned[0].outcome else { return Ok(()) };
+        prop_assert_eq!(r.spans.len(), 1);
+        let span = r.spans[0].clone();
+        if r.kind == MatchKind::Relaxed && !r.normalizations.contains(&Normalization::BlankLines) {
+            prop_assert!(span.start == 0 || matches!(text.as_bytes()[span.start - 1], b'\n' | b'\r'), "starts inside a line: {:?}", span);
+            let end_ok = span.end == text.len()
+                || matches!(text.as_bytes()[span.end], b'\n' | b'\r')
+                || matches!(text.as_bytes()[span.end - 1], b'\n');
+            prop_assert!(end_ok, "ends inside a line: {:?}", span);
+        }
+        let fp = file_plan(&doc, planned.clone());
+        let rendered = String::from_utf8(fp.render(|_| true).unwrap()).unwrap();
+        prop_assert_eq!(&rendered[..span.start], &text[..span.start]);
+        let tail = text.len() - span.end;
+        prop_assert_eq!(&rendered[rendered.len() - tail..], &text[span.end..]);
+        prop_assert_eq!(&rendered[span.start..rendered.len() - tail], r.replacement.as_str());
+    }
+
+    /// (e) A batch whose edits all match exactly resolves the same under every `--tolerance`.
+    #[test]
+    fn exact_batch_is_the_same_under_every_tolerance(text in text(), seeds in prop::collection::vec(edit_seed(), 1..4)) {
+        let doc = Document::from_text(text.clone(), false);
+        let specs: Vec<EditSpec> = cut(&text, &seeds).into_iter().map(|(s, _)| s).collect();
+        if specs.is_empty() {
+            return Ok(());
+        }
+        let with = |tolerance| plan::match_edits_with(&doc, "f.txt", &specs, plan::MatchOptions { tolerance, tab_width: None });
+        let relaxed = with(Tolerance::Relaxed);
+        let all_exact = relaxed.iter().all(|e| e.resolution().is_some_and(|r| r.kind == MatchKind::Exact));
+        if !all_exact {
+            return Ok(());
+        }
+        prop_assert_eq!(&with(Tolerance::Normalized), &relaxed);
+        prop_assert_eq!(&with(Tolerance::Exact), &relaxed);
     }
 }
 

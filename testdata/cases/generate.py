@@ -364,7 +364,7 @@ case("404_trimmed_rule_at_end_of_file", {"a.txt": "a\nx  "}, one("a.txt", edit("
      checks={E0 + "/range": rng(1, 0, 1, 3)})
 case("405_trimmed_rule_keeps_crlf", {"a.txt": b"x  \r\ny\r\n"}, one("a.txt", edit("x ", "z")), {"a.txt": b"z\r\ny\r\n"})
 case("406_whitespace_only_last_line_needs_empty_line", {"a.txt": "a\nb\n"}, one("a.txt", edit("a\n  ", "X")),
-     exit=1, codes=["not_found"])
+     args=["apply", "--tolerance", "normalized"], exit=1, codes=["not_found"])
 case("407_whitespace_only_last_line_matches_blank_line", {"a.txt": "a\n  \nb\n"}, one("a.txt", edit("a\n  ", "X")),
      {"a.txt": "X\nb\n"}, checks={E0 + "/range": rng(0, 0, 1, 2)})
 case("408_newtext_as_given", {"a.txt": "x\n"}, one("a.txt", edit("x", "y  \u201cq\u201d\u00a0")),
@@ -376,10 +376,11 @@ case("410_fullwidth_quote_is_nfkc", {"a.txt": "\uff02a\uff02\n"}, one("a.txt", e
 case("411_vertical_tab_and_form_feed_trailing", {"a.txt": "a\x0b\x0c\nb\n"}, one("a.txt", edit("a\nb", "c")),
      {"a.txt": "c\n"}, checks={E0 + "/normalizations": ["trailing_whitespace"]})
 case("412_inner_whitespace_not_normalized", {"a.txt": "a  b\n"}, one("a.txt", edit("a b", "c")),
-     exit=1, codes=["not_found"])
+     args=["apply", "--tolerance", "normalized"], exit=1, codes=["not_found"])
 case("413_leading_whitespace_not_normalized", {"a.txt": "    x\n"}, one("a.txt", edit("  x", "y")),
      {"a.txt": "  y\n"}, checks={E0 + "/range": rng(0, 2, 0, 5)})
-case("414_tab_is_not_space", {"a.txt": "a\tb\n"}, one("a.txt", edit("a b", "c")), exit=1, codes=["not_found"])
+case("414_tab_is_not_space", {"a.txt": "a\tb\n"}, one("a.txt", edit("a b", "c")), args=["apply", "--tolerance", "normalized"], exit=1,
+     codes=["not_found"])
 case("415_empty_file_not_found", {"a.txt": ""}, one("a.txt", edit("x", "y")), exit=1, codes=["not_found"])
 case("416_create_empty_file", {}, {"files": [{"path": "e.txt", "content": ""}]}, {"e.txt": ""})
 case("417_empty_newtext_deletes_span", {"a.txt": "a\nb\nc\n"}, one("a.txt", edit("b\n", "")), {"a.txt": "a\nc\n"})
@@ -787,6 +788,42 @@ case("953_lsp_positions_utf8", {"a.txt": "😀x\n"}, one("a.txt", edit("x", "y")
      args=["resolve", "--format", "lsp", "--position-encoding", "utf-8"], checks={WE + "/0/edits/0/range": rng(0, 4, 0, 5)})
 case("954_lsp_replace_all_one_edit_per_span", {"a.txt": "x x\n"}, one("a.txt", edit("x", "y", replaceAll=True)),
      args=["resolve", "--format", "lsp"], checks={WE + "/0/edits/1/range": rng(0, 2, 0, 3)})
+
+# 45x: the relaxed tier (SPEC §3b), the default tolerance. Under --tolerance normalized the same
+# requests are 406, 412 and 414 above.
+case("450_relaxed_inner_whitespace", {"a.txt": "x\na  b\n"}, one("a.txt", edit("a b", "c")), {"a.txt": "x\nc\n"},
+     checks={E0 + "/match": "relaxed", E0 + "/normalizations": ["inner_whitespace"], E0 + "/range": rng(1, 0, 1, 4)})
+case("451_relaxed_tab_inside_line", {"a.txt": "a\tb\n"}, one("a.txt", edit("a b", "c")), {"a.txt": "c\n"},
+     checks={E0 + "/match": "relaxed", E0 + "/normalizations": ["inner_whitespace"]})
+case("452_relaxed_blank_last_line_the_file_lacks", {"a.txt": "a\nb\n"}, one("a.txt", edit("a\n  ", "X")),
+     {"a.txt": "X\nb\n"}, checks={E0 + "/match": "relaxed", E0 + "/normalizations": ["blank_lines"]})
+case("453_relaxed_dedented_block_reindented", {"a.txt": "fn f() {\n    if a {\n        b();\n    }\n}\n"},
+     one("a.txt", edit("if a {\n    b();\n}", "if a {\n    c();\n    d();\n}")),
+     {"a.txt": "fn f() {\n    if a {\n        c();\n        d();\n    }\n}\n"},
+     checks={E0 + "/match": "relaxed", E0 + "/normalizations": ["indentation"], E0 + "/range": rng(1, 0, 3, 5)})
+case("454_relaxed_relative_indentation_must_be_uniform", {"a.txt": "  if a {\n    b();\n  }\n"},
+     one("a.txt", edit("if a {\nb();\n}", "x")), exit=1, codes=["not_found"])
+case("455_relaxed_newtext_cannot_take_the_change", {"a.txt": "x\ny\n"}, one("a.txt", edit("  y", "z")),
+     exit=1, codes=["not_found"])
+case("456_relaxed_tabs_written_in_file_style", {"a.txt": "if a {\n\tb();\n}\n"},
+     one("a.txt", edit("if a {\n    b();\n}", "if a {\n    c();\n        d();\n}")),
+     {"a.txt": "if a {\n\tc();\n\t\td();\n}\n"}, checks={E0 + "/match": "relaxed", E0 + "/normalizations": ["tabs"]})
+case("457_relaxed_line_numbers_from_read", {"a.txt": "a\nb\nc\n"},
+     one("a.txt", edit("     2\tb\n     3\tc", "     2\tB\n     3\tC")), {"a.txt": "a\nB\nC\n"},
+     checks={E0 + "/match": "relaxed", E0 + "/normalizations": ["line_numbers"]})
+case("458_relaxed_line_numbers_must_match_the_file", {"a.txt": "a\nb\nc\n"},
+     one("a.txt", edit("7 | b\n8 | c", "x")), exit=1, codes=["not_found"])
+case("459_relaxed_ambiguous_lists_every_candidate", {"a.txt": "  a\n  b\n\n    a\n    b\n"},
+     one("a.txt", edit("a\nb", "c")), exit=1, codes=["ambiguous"],
+     checks={E0 + "/error/candidates/0/range": rng(0, 0, 1, 3), E0 + "/error/candidates/1/range": rng(3, 0, 4, 5)})
+case("460_tolerance_exact_refuses_normalized", {"a.txt": "say \u201chi\u201d\n"}, one("a.txt", edit('say "hi"', "x")),
+     args=["apply", "--tolerance", "exact"], exit=1, codes=["not_found"])
+case("461_tolerance_exact_counts_exact_occurrences_only", {"a.txt": "it\u2019s\nit's\n"}, one("a.txt", edit("it's", "x")),
+     {"a.txt": "it\u2019s\nx\n"}, args=["apply", "--tolerance", "exact"], checks={E0 + "/match": "exact"})
+case("462_crlf_kept_around_relaxed_match", {"a.txt": b"x\r\n  a  b\r\ny\r\n"}, one("a.txt", edit("a b\nyy", "c")),
+     exit=1, codes=["not_found"])
+case("463_crlf_relaxed_inserted_lines_take_the_ending", {"a.txt": b"x\r\n  a  b\r\ny\r\n"},
+     one("a.txt", edit("a b", "c\nd")), {"a.txt": b"x\r\n  c\r\n  d\r\ny\r\n"}, checks={E0 + "/match": "relaxed"})
 
 if __name__ == "__main__":
     emit()
