@@ -118,6 +118,7 @@ fn relaxed_edits(items: usize, n: usize) -> Vec<EditSpec> {
                 replace_all: false,
                 id: None,
                 pointer: None,
+                line_based: false,
             }
         })
         .collect()
