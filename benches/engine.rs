@@ -110,16 +110,10 @@ fn relaxed_edits(items: usize, n: usize) -> Vec<EditSpec> {
     (0..n)
         .map(|k| {
             let i = k * step;
-            EditSpec {
-                old_text: format!(
-                    "let label = \u{201C}value {i}\u{201D}; // note \u{2014} {i}\nx * {i} + 1"
-                ),
-                new_text: format!("let label = \"value {i}\";\nx * {i} + 2"),
-                replace_all: false,
-                id: None,
-                pointer: None,
-                line_based: false,
-            }
+            EditSpec::new(
+                format!("let label = \u{201C}value {i}\u{201D}; // note \u{2014} {i}\nx * {i} + 1"),
+                format!("let label = \"value {i}\";\nx * {i} + 2"),
+            )
         })
         .collect()
 }

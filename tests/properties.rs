@@ -509,7 +509,7 @@ proptest! {
         if Normalized::new(&old).text.is_empty() {
             return Ok(());
         }
-        let spec = EditSpec { old_text: old, new_text: new_text.join("\n"), replace_all: false, id: None, pointer: None, line_based: false };
+        let spec = EditSpec::new(old, new_text.join("\n"));
         if lf(&spec.old_text) == lf(&spec.new_text) {
             return Ok(());
         }
