@@ -932,13 +932,30 @@ fn request_like() -> impl proptest::strategy::Strategy<Value = Value> {
         "version",
         "a/b~",
         "ü",
+        "command",
+        "old_str",
+        "insert_line",
+        "file_text",
+        "view_range",
     ]);
     let leaf = prop_oneof![
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         (0u8..3).prop_map(|n| json!(n)),
-        prop::sample::select(vec!["", "a", "./a", "b/../a", "x", "[]", "sha256:"])
-            .prop_map(|s| json!(s)),
+        prop::sample::select(vec![
+            "",
+            "a",
+            "./a",
+            "b/../a",
+            "x",
+            "[]",
+            "sha256:",
+            "insert",
+            "str_replace",
+            "create",
+            "view"
+        ])
+        .prop_map(|s| json!(s)),
     ];
     leaf.prop_recursive(5, 64, 6, move |inner| {
         prop_oneof![
