@@ -643,3 +643,68 @@ fn claude_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees() {
     let next = tool_result_text(&r.request(3));
     assert!(next.contains("leave beta alone"), "{next}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Codex (`codex exec` sends patches through its shell tool as `apply_patch <<'EOF' … EOF`; its
+// hook sees them as `Bash`. The test passes --dangerously-bypass-hook-trust, standing in for the
+// trust a user records once in Codex's config.toml.)
+
+fn codex_patch(patch: &str) -> Value {
+    json!({"tool": {"name": "exec_command", "arguments": {"cmd": format!("apply_patch <<'EOF'\n{patch}\nEOF\n")}}})
+}
+
+#[test]
+fn codex_normalized_patch_is_rebuilt_and_only_the_span_changes() {
+    if !installed("codex") {
+        return;
+    }
+    // Full-width letters: redline matches them under NFKC, Codex's own fallbacks do not.
+    let r = Run::new(&[("proj/p.py", "x = 'ＡＢＣ'  \ny = 1\nz = 3\n".as_bytes())]);
+    r.setup("codex", &[]);
+    let status = r.harness(
+        "codex",
+        json!([codex_patch("*** Begin Patch\n*** Update File: p.py\n@@\n x = 'ABC'\n-y = 1\n+y = 2\n z = 3\n*** End Patch")]),
+    );
+    assert_eq!(status, 0);
+    assert_eq!(r.read("p.py"), "x = 'ＡＢＣ'  \ny = 2\nz = 3\n".as_bytes());
+}
+
+#[test]
+fn codex_failing_patch_is_denied_with_candidates_in_the_next_request() {
+    if !installed("codex") {
+        return;
+    }
+    let src = b"def main():\n    total = compute(1, 2)\n    print(total)\n";
+    let r = Run::new(&[("proj/app.py", src)]);
+    r.setup("codex", &[]);
+    let status = r.harness(
+        "codex",
+        json!([codex_patch("*** Begin Patch\n*** Update File: app.py\n@@\n-    total = compute(1, 3)\n-    print(totl)\n+    pass\n*** End Patch")]),
+    );
+    assert_eq!(status, 0);
+    assert_eq!(r.read("app.py"), src);
+    let next = tool_result_text(&r.request(1));
+    assert!(
+        next.contains("redline refused this edit of app.py"),
+        "{next}"
+    );
+    assert!(next.contains("closest: lines 2-3"), "{next}");
+}
+
+#[test]
+fn codex_add_file_outside_the_root_is_denied() {
+    if !installed("codex") {
+        return;
+    }
+    let r = Run::new(&[("proj/a.txt", b"a\n")]);
+    r.setup("codex", &[]);
+    let status = r.harness(
+        "codex",
+        json!([codex_patch(
+            "*** Begin Patch\n*** Add File: ../outside.txt\n+written\n*** End Patch"
+        )]),
+    );
+    assert_eq!(status, 0);
+    assert!(!r.project.parent().unwrap().join("outside.txt").exists());
+    assert!(tool_result_text(&r.request(1)).contains("outside the project root"));
+}

@@ -4,7 +4,7 @@
 //! | agent | project (default) | `--user` | what |
 //! |---|---|---|---|
 //! | claude | `.claude/settings.json` | `~/.claude/settings.json` | `PreToolUse` on `Edit`, `MultiEdit`, `Write`, redline's MCP `apply_edits`; `PostToolBatch` (failed edits) |
-//! | codex | `$CODEX_HOME/hooks.json` | same | `PreToolUse` on `apply_patch` and redline's MCP `apply_edits` |
+//! | codex | `$CODEX_HOME/hooks.json` | same | `PreToolUse` on `apply_patch`, `Bash` (`codex exec` sends patches through its shell) and redline's MCP `apply_edits` |
 //! | gemini | `.gemini/settings.json` | `~/.gemini/settings.json` | `BeforeTool` on `replace`, `write_file`, redline's MCP `apply_edits` |
 //! | pi | `.pi/extensions/redline.ts` | `~/.pi/agent/extensions/redline.ts` | the extension of `extensions/pi/redline.ts` |
 //!
@@ -96,7 +96,7 @@ fn groups(agent: Agent, review: bool) -> Vec<(&'static str, Option<&'static str>
         ],
         Agent::Codex => vec![(
             "PreToolUse",
-            Some("apply_patch|mcp__redline__apply_edits"),
+            Some("apply_patch|Bash|mcp__redline__apply_edits"),
             secs,
         )],
         // Gemini counts milliseconds.
@@ -472,7 +472,7 @@ mod tests {
         let v = read(&dir.path().join("ch/hooks.json"));
         assert_eq!(
             v["hooks"]["PreToolUse"][0]["matcher"],
-            "apply_patch|mcp__redline__apply_edits"
+            "apply_patch|Bash|mcp__redline__apply_edits"
         );
         assert_eq!(
             v["hooks"]["PreToolUse"][0]["hooks"][0]["command"],

@@ -71,6 +71,31 @@ if (c.harness === "pi") {
   write(path.join(c.home, ".claude.json"), { hasCompletedOnboarding: true, projects: { [c.project]: { hasTrustDialogAccepted: true } } });
   cmd = path.join(c.binDir, "claude");
   args = ["-p", c.prompt, "--permission-mode", c.permissionMode || "acceptEdits", "--model", "claude-sonnet-4-5", "--output-format", "json"];
+} else if (c.harness === "codex") {
+  const codexHome = path.join(c.home, ".codex");
+  // Appended to what `redline setup codex` wrote there (hooks.json is its own file).
+  write(path.join(codexHome, "config.toml"), [
+    'model = "gpt-5-codex"',
+    'model_provider = "stand"',
+    'approval_policy = "never"',
+    'sandbox_mode = "workspace-write"',
+    'check_for_update_on_startup = false',
+    '[features]',
+    'apply_patch_freeform = true',
+    '[analytics]',
+    'enabled = false',
+    '[model_providers.stand]',
+    'name = "stand-in"',
+    `base_url = "${base}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "STAND_API_KEY"',
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    "",
+  ].join("\n"));
+  Object.assign(env, { CODEX_HOME: codexHome, STAND_API_KEY: "stand-in-key", RUST_LOG: "error" });
+  cmd = process.execPath;
+  args = [path.join(c.binDir, "codex"), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", c.prompt];
 } else {
   console.error(`harness ${c.harness} is not driven yet`);
   process.exit(90);

@@ -242,6 +242,12 @@ pub fn tool_action(agent: Agent, tool: &str, input: &Value) -> Result<Action, St
         (Agent::Codex, "apply_patch") => Action::Patch {
             patch: req_s(input, "command", tool)?,
         },
+        // `codex exec` runs patches the model sends through its shell tool
+        // (`apply_patch <<'EOF' … EOF`), and its hook sees them as `Bash`.
+        (Agent::Codex, "Bash") => match s(input, "command") {
+            Some(c) if is_shell_patch(&c) => Action::Patch { patch: c },
+            _ => Action::Other,
+        },
         (Agent::Gemini, "replace") => {
             let count = input
                 .get("expected_replacements")
@@ -261,6 +267,12 @@ pub fn tool_action(agent: Agent, tool: &str, input: &Value) -> Result<Action, St
         _ => Action::Other,
     };
     Ok(action)
+}
+
+/// Whether a shell command is an `apply_patch` invocation (Codex applies those itself).
+pub fn is_shell_patch(command: &str) -> bool {
+    let t = command.trim_start();
+    (t.starts_with("apply_patch") || t.starts_with("applypatch")) && t.contains("*** Begin Patch")
 }
 
 /// The action of a Pi tool call (`edit` with its legacy shapes folded in as Pi does, `write`).

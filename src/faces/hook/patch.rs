@@ -82,13 +82,22 @@ pub fn guard(env: &Envelope, root: &Path, patch: &str) -> Result<Decision, Strin
         });
     }
     let mut input = env.input.clone();
-    input["command"] = serde_json::Value::String(rebuilt);
+    input["command"] = serde_json::Value::String(as_sent(patch, rebuilt));
     Ok(Decision::Rewrite {
         input,
         reason:
             "redline rebuilt the patch with the file's exact lines (it matched after normalizing)"
                 .into(),
     })
+}
+
+/// The rebuilt patch in the form the original came in: a shell `apply_patch` heredoc stays one.
+pub fn as_sent(original: &str, rebuilt: String) -> String {
+    if super::envelope::is_shell_patch(original) {
+        format!("apply_patch <<'EOF'\n{rebuilt}\nEOF\n")
+    } else {
+        rebuilt
+    }
 }
 
 /// Lines as Codex splits a file: on `\n`, a final empty piece dropped.

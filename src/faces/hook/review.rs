@@ -289,6 +289,6 @@ fn narrow_patch(env: &Envelope, root: &Path, keep: &[usize]) -> Option<Value> {
     plan.files[0].edits.retain(|e| keep.contains(&e.index));
     let rebuilt = super::patch::rebuild(&req, &plan)?;
     let mut input = env.input.clone();
-    input["command"] = Value::String(rebuilt);
+    input["command"] = Value::String(super::patch::as_sent(patch, rebuilt));
     Some(input)
 }

@@ -700,3 +700,28 @@ fn review_without_watch_follows_no_watch_and_stale_is_denied() {
             .contains("no decision from the reviewer")
     );
 }
+
+#[test]
+fn codex_shell_apply_patch_is_guarded_and_stays_a_heredoc() {
+    let text = "def f():\n    a = 1   \n    return a\n";
+    let dir = project(&[("p.py", text)]);
+    let cmd = "apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: p.py\n@@\n def f():\n-    a = 1\n+    a = 2\n     return a\n*** End Patch\nEOF\n";
+    let env = json!({"cwd": dir.path(), "permission_mode": "bypassPermissions", "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": cmd}})
+    .to_string();
+    let a = answer(&run_hook(Agent::Codex, &env));
+    let c = a["hookSpecificOutput"]["updatedInput"]["command"]
+        .as_str()
+        .unwrap();
+    assert!(
+        c.starts_with("apply_patch <<'EOF'\n*** Begin Patch\n"),
+        "{c}"
+    );
+    assert!(c.ends_with("*** End Patch\nEOF\n"), "{c}");
+    assert!(c.contains("-    a = 1   \n"), "{c}");
+    // Other shell commands are not redline's business.
+    let env = json!({"cwd": dir.path(), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "ls -la"}})
+    .to_string();
+    assert_eq!(run_hook(Agent::Codex, &env).stdout, "");
+}
