@@ -2,31 +2,17 @@
 //! and exit code out. Each test has its own tmux server (`-L` socket) and workspace, so they run
 //! in parallel; they wait on screen conditions, never on fixed sleeps.
 //!
-//! tmux is required in CI (`.ci/run` installs it); without it these tests print why and pass.
+//! tmux is required in CI (`.ci/run` installs it): `harness = false`, so without it these tests
+//! are reported as ignored, and fail under `CI=true`.
+
+#[path = "support/clients.rs"]
+mod clients;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_redline");
-
-fn tmux_available() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-macro_rules! require_tmux {
-    () => {
-        if !tmux_available() {
-            eprintln!(
-                "skipping: tmux not found (install tmux to run the reviewer's end-to-end tests)"
-            );
-            return;
-        }
-    };
-}
 
 /// One tmux server with one session running a command.
 struct Tmux {
@@ -174,9 +160,7 @@ fn review_cmd(extra: &str) -> String {
     format!("'{BIN}' review batch.json {extra}")
 }
 
-#[test]
 fn accept_all_and_apply() {
-    require_tmux!();
     let (dir, _) = workspace();
     let t = Tmux::start("accept-all", dir.path(), &review_cmd(""));
     t.wait_for("0/3 decided");
@@ -212,9 +196,7 @@ fn accept_all_and_apply() {
     );
 }
 
-#[test]
 fn reject_one_writes_the_others() {
-    require_tmux!();
     let (dir, _) = workspace();
     let t = Tmux::start("reject-one", dir.path(), &review_cmd(""));
     t.wait_for("0/3 decided");
@@ -238,9 +220,7 @@ fn reject_one_writes_the_others() {
     assert_eq!(read(dir.path(), "b.txt"), "alpha\nBETA\n");
 }
 
-#[test]
 fn quit_without_applying_exits_4_writes_nothing_and_prints_json_when_piped() {
-    require_tmux!();
     let (dir, _) = workspace();
     // stdout is a file: the reviewer draws on /dev/tty and the JSON result goes to the file.
     let t = Tmux::start("quit", dir.path(), &review_cmd("> result.json"));
@@ -280,9 +260,7 @@ fn quit_without_applying_exits_4_writes_nothing_and_prints_json_when_piped() {
     assert_eq!(alt.trim(), "0");
 }
 
-#[test]
 fn a_file_changed_during_the_review_is_not_overwritten() {
-    require_tmux!();
     let (dir, _) = workspace();
     let t = Tmux::start("stale", dir.path(), &review_cmd(""));
     t.wait_for("0/3 decided");
@@ -306,9 +284,7 @@ fn a_file_changed_during_the_review_is_not_overwritten() {
     );
 }
 
-#[test]
 fn resize_to_too_small_and_back() {
-    require_tmux!();
     let (dir, _) = workspace();
     let t = Tmux::start("resize", dir.path(), &review_cmd(""));
     t.wait_for("0/3 decided");
@@ -320,11 +296,14 @@ fn resize_to_too_small_and_back() {
     assert_eq!(t.exit_code(), 4);
 }
 
-#[test]
 fn demo_opens_and_quits() {
-    require_tmux!();
     let dir = tempfile::tempdir().unwrap();
-    let t = Tmux::start("demo", dir.path(), &format!("'{BIN}' demo"));
+    // The demo keeps its workspace for the user to look at: make it in this test's directory.
+    let t = Tmux::start(
+        "demo",
+        dir.path(),
+        &format!("TMPDIR='{}' '{BIN}' demo", dir.path().display()),
+    );
     let s = t.wait_for("redline demo");
     assert!(
         s.contains("src/greet.rs") && s.contains("≈") && s.contains("13 edits (2 failed)"),
@@ -334,11 +313,21 @@ fn demo_opens_and_quits() {
     t.wait_for("closest");
     t.keys(&["q"]);
     assert_eq!(t.exit_code(), 4);
+    // Its workspace is in this test's directory, which is removed with it.
+    let kept = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("redline-demo-")
+        })
+        .count();
+    assert_eq!(kept, 1);
 }
 
-#[test]
 fn the_terminal_is_restored_after_a_panic() {
-    require_tmux!();
     let (dir, _) = workspace();
     // Debug builds panic after the first frame when this is set.
     let t = Tmux::start(
@@ -363,17 +352,8 @@ fn the_terminal_is_restored_after_a_panic() {
     assert_eq!(read(dir.path(), "a.txt"), "one\ntwo\nthree\n");
 }
 
-#[test]
 fn without_a_terminal_review_is_a_usage_error() {
     // `setsid` detaches from the controlling terminal, so /dev/tty cannot be opened.
-    if !Command::new("setsid")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        eprintln!("skipping: setsid not found");
-        return;
-    }
     let (dir, _) = workspace();
     let out = Command::new("setsid")
         .arg("-w")
@@ -396,9 +376,7 @@ fn wait_title(t: &Tmux, title: &str) {
     t.wait_for(title);
 }
 
-#[test]
 fn every_spec_key_through_a_real_terminal() {
-    require_tmux!();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
     std::fs::write(dir.path().join("b.txt"), "alpha\nbeta\n").unwrap();
@@ -502,9 +480,7 @@ fn every_spec_key_through_a_real_terminal() {
     assert_eq!(v["written"], true);
 }
 
-#[test]
 fn accept_exact_starts_exact_matches_accepted() {
-    require_tmux!();
     let (dir, _) = workspace();
     std::fs::write(dir.path().join("b.txt"), "alpha\nbeta  \n").unwrap();
     let batch = r#"{"files": [
@@ -525,9 +501,7 @@ fn accept_exact_starts_exact_matches_accepted() {
     assert_eq!(read(dir.path(), "b.txt"), "alpha\nbeta  \n");
 }
 
-#[test]
 fn esc_then_a_key_in_one_write_loses_neither() {
-    require_tmux!();
     let (dir, _) = workspace();
     let t = Tmux::start("esc-key", dir.path(), &review_cmd(""));
     t.wait_for("0/3 decided");
@@ -549,4 +523,65 @@ fn esc_then_a_key_in_one_write_loses_neither() {
     // Esc and `q` at once: help closes, then q quits (nothing decided).
     t.keys_at_once(&["Escape", "q"]);
     assert_eq!(t.exit_code(), 4);
+}
+
+fn main() -> std::process::ExitCode {
+    use clients::Case;
+    clients::main(vec![
+        Case {
+            name: "accept_all_and_apply",
+            needs: &["tmux"],
+            run: accept_all_and_apply,
+        },
+        Case {
+            name: "reject_one_writes_the_others",
+            needs: &["tmux"],
+            run: reject_one_writes_the_others,
+        },
+        Case {
+            name: "quit_without_applying_exits_4_writes_nothing_and_prints_json_when_piped",
+            needs: &["tmux"],
+            run: quit_without_applying_exits_4_writes_nothing_and_prints_json_when_piped,
+        },
+        Case {
+            name: "a_file_changed_during_the_review_is_not_overwritten",
+            needs: &["tmux"],
+            run: a_file_changed_during_the_review_is_not_overwritten,
+        },
+        Case {
+            name: "resize_to_too_small_and_back",
+            needs: &["tmux"],
+            run: resize_to_too_small_and_back,
+        },
+        Case {
+            name: "demo_opens_and_quits",
+            needs: &["tmux"],
+            run: demo_opens_and_quits,
+        },
+        Case {
+            name: "the_terminal_is_restored_after_a_panic",
+            needs: &["tmux"],
+            run: the_terminal_is_restored_after_a_panic,
+        },
+        Case {
+            name: "without_a_terminal_review_is_a_usage_error",
+            needs: &["setsid"],
+            run: without_a_terminal_review_is_a_usage_error,
+        },
+        Case {
+            name: "every_spec_key_through_a_real_terminal",
+            needs: &["tmux"],
+            run: every_spec_key_through_a_real_terminal,
+        },
+        Case {
+            name: "accept_exact_starts_exact_matches_accepted",
+            needs: &["tmux"],
+            run: accept_exact_starts_exact_matches_accepted,
+        },
+        Case {
+            name: "esc_then_a_key_in_one_write_loses_neither",
+            needs: &["tmux"],
+            run: esc_then_a_key_in_one_write_loses_neither,
+        },
+    ])
 }
