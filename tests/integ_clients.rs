@@ -162,6 +162,68 @@ fn apply_on_a_terminal_says_it_reads_stdin() {
     );
 }
 
+/// The newest wheel of this version in `target/wheels` (`.ci/run` builds it with maturin).
+fn built_wheel() -> std::path::PathBuf {
+    let prefix = format!("redline_edits-{}-", env!("CARGO_PKG_VERSION"));
+    std::fs::read_dir(package_dir().join("target/wheels"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.starts_with(&prefix) && name.ends_with(".whl")
+        })
+        .max_by_key(|p| p.metadata().unwrap().modified().unwrap())
+        .unwrap_or_else(|| panic!("no {prefix}*.whl in target/wheels (maturin build --release)"))
+}
+
+/// `pip install` of the wheel into a fresh virtualenv puts a working `redline` on its PATH.
+fn wheel_installs_redline() {
+    let wheel = built_wheel();
+    let dir = tempfile::tempdir().unwrap();
+    let venv = dir.path().join("venv");
+    let ok = |cmd: &mut Command| {
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{cmd:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    ok(Command::new("python3").arg("-m").arg("venv").arg(&venv));
+    ok(Command::new(venv.join("bin/pip"))
+        .args([
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-index",
+            "--no-deps",
+        ])
+        .arg(&wheel));
+    let bin = venv.join("bin/redline");
+    let version = ok(Command::new(&bin).arg("--version"));
+    assert_eq!(version, format!("redline {}\n", env!("CARGO_PKG_VERSION")));
+    // The venv's bin on PATH, as `source venv/bin/activate` does: `redline` is the wheel's.
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(project.join("a.txt"), "one\n").unwrap();
+    let path = std::env::join_paths(std::iter::once(venv.join("bin")).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let out = ok(Command::new("sh")
+        .arg("-c")
+        .arg(r#"command -v redline && echo '{"path": "a.txt", "oldText": "one", "newText": "two"}' | redline apply --format json"#)
+        .current_dir(&project)
+        .env("PATH", path));
+    assert!(out.starts_with(&format!("{}\n", bin.display())), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("a.txt")).unwrap(),
+        "two\n"
+    );
+}
+
 /// File names a patch must carry: plain, a space (git's trailing tab), a tab, a quote and a
 /// backslash (git's C quoting), and UTF-8 with a space.
 const NAMES: [&str; 6] = [
@@ -312,6 +374,11 @@ fn main() -> std::process::ExitCode {
             name: "apply_on_a_terminal_says_it_reads_stdin",
             needs: &["script"],
             run: apply_on_a_terminal_says_it_reads_stdin,
+        },
+        Case {
+            name: "wheel_installs_redline",
+            needs: &["python3", "target/wheels"],
+            run: wheel_installs_redline,
         },
         Case {
             name: "diffs_apply_with_git_and_patch",
