@@ -454,10 +454,7 @@ fn too_many_edits_are_too_large() {
     assert_eq!(o.status.code(), Some(2));
     let v = json(&o);
     assert_eq!(v["error"]["code"], "too_large", "{v}");
-    assert!(
-        v["error"]["message"].as_str().unwrap().contains("100"),
-        "{v}"
-    );
+    assert!(v["error"]["message"].as_str().unwrap().contains("100"), "{v}");
     let o = run(
         &root,
         &["--max-edits", "101", "apply", "--format", "json"],
@@ -517,10 +514,7 @@ fn apply_resolves_outside_the_writer_lock() {
         .unwrap()
         .parse()
         .unwrap();
-    assert!(
-        rchar >= size,
-        "read {rchar} bytes before the lock, the file has {size}"
-    );
+    assert!(rchar >= size, "read {rchar} bytes before the lock, the file has {size}");
     // Meanwhile another writer changes another part of the file (a new inode, as redline does).
     let tmp = root.join(".other-writer.tmp");
     fs::write(&tmp, format!("one\n{filler}THREE\n")).unwrap();

@@ -138,7 +138,8 @@ pub(super) fn create_dir(root: &Root, durable: bool) -> Result<OwnedFd, FsError>
         Err(e) => return Err(jerr(root, "cannot create the journal directory", e)),
     }
     if durable {
-        rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, "cannot sync the root directory", e))?;
+        rustix::fs::fsync(&root.fd)
+            .map_err(|e| jerr(root, "cannot sync the root directory", e))?;
     }
     open_journal_dir(root).map_err(|e| jerr(root, "cannot open the journal directory", e))
 }
@@ -255,7 +256,8 @@ pub(super) fn remove(root: &Root, jdir: OwnedFd, durable: bool) -> Result<(), Fs
         Err(e) => return Err(jerr(root, "cannot remove the journal directory", e)),
     }
     if durable {
-        rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, "cannot sync the root directory", e))?;
+        rustix::fs::fsync(&root.fd)
+            .map_err(|e| jerr(root, "cannot sync the root directory", e))?;
     }
     Ok(())
 }
@@ -735,10 +737,7 @@ mod tests {
         let rep = recover(&root).unwrap();
         assert_eq!(rep.action, RecoveryAction::RolledForward);
         assert_eq!(fs::read_to_string(dir.join("f")).unwrap(), "new\n");
-        let left: Vec<_> = fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        let left: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(left, ["f"]);
     }
 }
