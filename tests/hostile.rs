@@ -799,3 +799,58 @@ fn bad_input_costs_are_capped() {
     }
     assert!(over.is_empty(), "over the caps: {over:?}");
 }
+
+/// Issue 14.3: a root that is not writable (a read-only bind mount here, so that it holds as
+/// root too) fails the commit with the journal's path, the cause and a hint, in every format.
+#[test]
+fn read_only_root_says_why() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("r");
+    fs::create_dir(&root).unwrap();
+    fs::write(root.join("a.txt"), "alpha\n").unwrap();
+    let req = t.path().join("req.json");
+    fs::write(
+        &req,
+        r#"{"files": [{"path": "new.txt", "content": "x\n"}]}"#,
+    )
+    .unwrap();
+    let out = t.path().join("out");
+    fs::create_dir(&out).unwrap();
+    let script = r#"
+        r=$1; req=$2; out=$3; bin=$4
+        mount --bind "$r" "$r" && mount -o remount,ro,bind "$r" || exit 90
+        for f in json text diff; do
+            "$bin" --root "$r" apply --format "$f" "$req" > "$out/$f.out" 2> "$out/$f.err"
+            echo $? > "$out/$f.rc"
+        done
+    "#;
+    let Some(o) = in_namespace(
+        script,
+        &[
+            root.as_os_str(),
+            req.as_os_str(),
+            out.as_os_str(),
+            BIN.as_ref(),
+        ],
+    ) else {
+        return;
+    };
+    assert!(o.status.success(), "{o:?}");
+    let read = |f: &str| fs::read_to_string(out.join(f)).unwrap();
+    for f in ["json", "text", "diff"] {
+        let (stdout, stderr) = (read(&format!("{f}.out")), read(&format!("{f}.err")));
+        let what = format!("--format {f}:\n{stdout}\n{stderr}");
+        assert_eq!(read(&format!("{f}.rc")).trim(), "3", "{what}");
+        if f == "json" {
+            let v: Value = serde_json::from_str(&stdout).unwrap();
+            let e = &v["errors"][0];
+            assert!(e["path"].as_str().unwrap().contains(".redline-journal"), "{what}");
+            assert!(e["message"].as_str().unwrap().contains("Read-only"), "{what}");
+            assert!(e["hint"].as_str().unwrap().contains("read-only"), "{what}");
+        } else {
+            assert!(stderr.contains("Read-only file system"), "{what}");
+            assert!(stderr.contains("hint: the filesystem is mounted read-only"), "{what}");
+        }
+    }
+    assert!(!root.join("new.txt").exists());
+}

@@ -388,7 +388,13 @@ fn writable(
         AtFlags::EACCESS | AtFlags::SYMLINK_NOFOLLOW,
     ) {
         Ok(()) => Ok(()),
-        Err(Errno::ACCESS) | Err(Errno::PERM) | Err(Errno::ROFS) => {
+        Err(Errno::ROFS) => Err(FsError::new(
+            Code::PermissionDenied,
+            path,
+            "the file is on a read-only filesystem",
+        )
+        .hint("the filesystem is mounted read-only; remount it read-write to edit")),
+        Err(Errno::ACCESS) | Err(Errno::PERM) => {
             Err(
                 FsError::new(Code::PermissionDenied, path, "the file is not writable")
                     .hint("change its permissions (chmod u+w) if it should be edited"),
