@@ -572,8 +572,17 @@ for f in json text diff serve mcp; do
         { printf '{"jsonrpc":"2.0","id":1,"method":"apply","params":'; cat "$req"; printf '}\n'; } |
             "$bin" --root "$mnt" serve > "$out/$f.out" 2> "$out/$f.err" ;;
     mcp)
-        { printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"apply_edits","arguments":'; cat "$req"; printf '}}\n'; } |
-            "$bin" --root "$mnt" mcp > "$out/$f.out" 2> "$out/$f.err" ;;
+        # stdin stays open until the answer is out (a client that closes it at once may not
+        # get one: the server stops at the end of its input).
+        rm -f "$out/fifo"; mkfifo "$out/fifo"
+        "$bin" --root "$mnt" mcp < "$out/fifo" > "$out/$f.out" 2> "$out/$f.err" &
+        pid=$!
+        exec 3> "$out/fifo"
+        { printf '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"apply_edits","arguments":'; cat "$req"; printf '}}\n'; } >&3
+        i=0
+        while [ ! -s "$out/$f.out" ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i+1)); done
+        exec 3>&-
+        wait $pid ;;
     *) "$bin" --root "$mnt" apply --format "$f" "$req" > "$out/$f.out" 2> "$out/$f.err" ;;
     esac
     echo $? > "$out/$f.rc"
