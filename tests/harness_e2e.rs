@@ -647,7 +647,8 @@ fn claude_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees() {
 // ---------------------------------------------------------------------------------------------
 // Codex (`codex exec` sends patches through its shell tool as `apply_patch <<'EOF' … EOF`; its
 // hook sees them as `Bash`. The test passes --dangerously-bypass-hook-trust, standing in for the
-// trust a user records once in Codex's config.toml.)
+// trust a user records once in Codex's config.toml.) In review, a patch partly accepted is
+// narrowed to the accepted chunks and the notes reach the model as additionalContext.
 
 fn codex_patch(patch: &str) -> Value {
     json!({"tool": {"name": "exec_command", "arguments": {"cmd": format!("apply_patch <<'EOF'\n{patch}\nEOF\n")}}})
@@ -707,4 +708,33 @@ fn codex_add_file_outside_the_root_is_denied() {
     assert_eq!(status, 0);
     assert!(!r.project.parent().unwrap().join("outside.txt").exists());
     assert!(tool_result_text(&r.request(1)).contains("outside the project root"));
+}
+
+#[test]
+fn codex_review_accepts_one_chunk_and_rejects_one_with_a_note_the_model_sees() {
+    if !installed("codex") {
+        return;
+    }
+    let r = Run::new(&[("proj/g.txt", b"alpha\none\ntwo\nthree\nfour\nfive\nbeta\n")]);
+    r.setup("codex", &["--review"]);
+    let Some(t) = Tmux::start("codex", &r.project, &format!("'{BIN}' watch")) else {
+        return;
+    };
+    t.wait_for("Waiting for agents");
+    let human = std::thread::spawn(move || {
+        accept_first_reject_second(&t, "waits (Bash)");
+        t
+    });
+    let status = r.harness(
+        "codex",
+        json!([codex_patch("*** Begin Patch\n*** Update File: g.txt\n@@\n-alpha\n+ALPHA\n one\n@@\n five\n-beta\n+BETA\n*** End Patch")]),
+    );
+    let _t = human.join().unwrap();
+    assert_eq!(status, 0);
+    assert_eq!(
+        r.read("g.txt"),
+        b"ALPHA\none\ntwo\nthree\nfour\nfive\nbeta\n"
+    );
+    let next = tool_result_text(&r.request(1));
+    assert!(next.contains("leave beta alone"), "{next}");
 }
