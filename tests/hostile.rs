@@ -454,7 +454,10 @@ fn too_many_edits_are_too_large() {
     assert_eq!(o.status.code(), Some(2));
     let v = json(&o);
     assert_eq!(v["error"]["code"], "too_large", "{v}");
-    assert!(v["error"]["message"].as_str().unwrap().contains("100"), "{v}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("100"),
+        "{v}"
+    );
     let o = run(
         &root,
         &["--max-edits", "101", "apply", "--format", "json"],

@@ -390,7 +390,14 @@ fn stale_when_rewritten_same_size_with_mtime_restored() {
         .unwrap();
     let lock = r.lock().unwrap();
     let err = r
-        .commit(&lock, &[write("f", "three\n", Expect::Unchanged(snap.fingerprint.clone()))])
+        .commit(
+            &lock,
+            &[write(
+                "f",
+                "three\n",
+                Expect::Unchanged(snap.fingerprint.clone()),
+            )],
+        )
         .unwrap_err();
     assert_eq!(err.error.code, Code::Stale);
     assert_eq!(fs::read_to_string(root.join("f")).unwrap(), "two\n");
@@ -402,8 +409,11 @@ fn stale_when_rewritten_same_size_with_mtime_restored() {
         .unwrap()
         .set_modified(std::time::SystemTime::now())
         .unwrap();
-    r.commit(&lock, &[write("f", "three\n", Expect::Unchanged(snap.fingerprint))])
-        .unwrap();
+    r.commit(
+        &lock,
+        &[write("f", "three\n", Expect::Unchanged(snap.fingerprint))],
+    )
+    .unwrap();
     assert_eq!(fs::read_to_string(root.join("f")).unwrap(), "three\n");
     assert_eq!(tree(&root), ["a.txt", "f", "sub", "sub/b.txt"]);
 }

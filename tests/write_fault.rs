@@ -591,8 +591,11 @@ fn kinds_loop(root: &Path) {
 
 /// Whether the single-file tree is whole: every file one whole version, nothing else there.
 fn kinds_consistent(root: &Path) -> Result<u64, String> {
-    let g = kinds_gen("one", &fs::read(root.join("s/one")).map_err(|e| format!("one: {e}"))?)
-        .ok_or("one is torn")?;
+    let g = kinds_gen(
+        "one",
+        &fs::read(root.join("s/one")).map_err(|e| format!("one: {e}"))?,
+    )
+    .ok_or("one is torn")?;
     for (name, p) in [("two", "s/two"), ("three", "s/new/three")] {
         match fs::read(root.join(p)) {
             Ok(b) if kinds_gen(name, &b).is_none() => return Err(format!("{p} is torn")),

@@ -239,9 +239,7 @@ fn hostile_paths_change_nothing_outside_the_root() {
         .unwrap();
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let swaps = attacker.join().unwrap();
-    if fs::symlink_metadata(w.root.join("race"))
-        .is_ok_and(|m| m.file_type().is_symlink())
-    {
+    if fs::symlink_metadata(w.root.join("race")).is_ok_and(|m| m.file_type().is_symlink()) {
         fs::rename(w.root.join("race"), w.root.join("race_tmp")).unwrap();
         fs::rename(w.root.join("race_out"), w.root.join("race")).unwrap();
         fs::rename(w.root.join("race_tmp"), w.root.join("race_out")).unwrap();

@@ -44,7 +44,13 @@ pub fn check_edits(req: &Request, max_edits: usize) -> Result<(), RequestError> 
 }
 
 /// The names an edit's old text goes by in the JSON shapes (SPEC §2).
-const OLD_TEXT_KEYS: &[&[u8]] = &[b"oldText", b"old_string", b"old_str", b"old_text", b"oldString"];
+const OLD_TEXT_KEYS: &[&[u8]] = &[
+    b"oldText",
+    b"old_string",
+    b"old_str",
+    b"old_text",
+    b"oldString",
+];
 
 /// Counts the edits of a JSON request text before it is parsed (object keys naming an edit's
 /// old text, at any depth), so that a request with far too many edits is refused before a

@@ -464,8 +464,8 @@ fn prepare(
                     }
                 }
             };
-            let st = atomic::create_temp(dir.as_fd(), &tmp, bytes, original, before_link)
-                .map_err(|(action, err)| match (action, err) {
+            let st = atomic::create_temp(dir.as_fd(), &tmp, bytes, original, before_link).map_err(
+                |(action, err)| match (action, err) {
                     (atomic::CHOWN_FAILED, Errno::PERM) => FsError::from_errno(
                         op.path, action, err,
                     )
@@ -476,7 +476,8 @@ fn prepare(
                     _ => intent_err
                         .take()
                         .unwrap_or_else(|| FsError::from_errno(op.path, action, err)),
-                })?;
+                },
+            )?;
             j.ops[i].new_ino = Some(st.st_ino);
         }
     }

@@ -138,8 +138,7 @@ pub(super) fn create_dir(root: &Root, durable: bool) -> Result<OwnedFd, FsError>
         Err(e) => return Err(jerr(root, "cannot create the journal directory", e)),
     }
     if durable {
-        rustix::fs::fsync(&root.fd)
-            .map_err(|e| jerr(root, "cannot sync the root directory", e))?;
+        rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, "cannot sync the root directory", e))?;
     }
     open_journal_dir(root).map_err(|e| jerr(root, "cannot open the journal directory", e))
 }
@@ -256,8 +255,7 @@ pub(super) fn remove(root: &Root, jdir: OwnedFd, durable: bool) -> Result<(), Fs
         Err(e) => return Err(jerr(root, "cannot remove the journal directory", e)),
     }
     if durable {
-        rustix::fs::fsync(&root.fd)
-            .map_err(|e| jerr(root, "cannot sync the root directory", e))?;
+        rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, "cannot sync the root directory", e))?;
     }
     Ok(())
 }

@@ -134,7 +134,7 @@ pub fn find_all(text: &str, file: &Normalized, needles: &[Needle<'_>]) -> Vec<Re
             }
         } else if trimmed && !file.at_line_end(m.end) {
             // Not at a line end: only an exact occurrence of oldText counts.
-            match exact_at(text, file, m.start, needles[from].old_text) {
+            match exact_at(text, file, m.clone(), needles[from].old_text) {
                 Some(span) => span,
                 None => return,
             }
@@ -290,8 +290,21 @@ fn same_lf(a: &str, b: &str) -> bool {
 
 /// The original span of an exact occurrence of `old_text` (line endings aside) whose N starts at
 /// `n_start`, if there is one (§3.4: an exact occurrence always counts).
-fn exact_at(text: &str, file: &Normalized, n_start: usize, old_text: &str) -> Option<Range<usize>> {
+fn exact_at(
+    text: &str,
+    file: &Normalized,
+    n: Range<usize>,
+    old_text: &str,
+) -> Option<Range<usize>> {
+    let (n_start, n_end) = (n.start, n.end);
     let start = file.orig_start(n_start)?;
+    // Cheap test first: the whitespace oldText ends with must follow the match's N end.
+    let last_line = old_text.rsplit(['\n', '\r']).next().unwrap_or(old_text);
+    let ws = &last_line[last_line.trim_end().len()..];
+    let body_end = file.orig_end(n_end)?;
+    if !text[body_end..].starts_with(ws) {
+        return None;
+    }
     let rest = &text.as_bytes()[start..];
     // Walk the original (CRLF counting as one LF) along oldText's line-ending-free bytes.
     let mut at = 0;
