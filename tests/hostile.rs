@@ -517,7 +517,10 @@ fn apply_resolves_outside_the_writer_lock() {
         .unwrap()
         .parse()
         .unwrap();
-    assert!(rchar >= size, "read {rchar} bytes before the lock, the file has {size}");
+    assert!(
+        rchar >= size,
+        "read {rchar} bytes before the lock, the file has {size}"
+    );
     // Meanwhile another writer changes another part of the file (a new inode, as redline does).
     let tmp = root.join(".other-writer.tmp");
     fs::write(&tmp, format!("one\n{filler}THREE\n")).unwrap();

@@ -13,7 +13,6 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use similar::{Algorithm, TextDiff};
 use std::collections::HashMap;
 use std::ops::Range;
-use std::time::Duration;
 
 /// Candidates returned per edit.
 pub const MAX_CANDIDATES: usize = 3;
@@ -286,23 +285,42 @@ fn fallback(
     }
 }
 
-/// Similarity ratio of two texts, by characters for short texts and by lines for long ones,
-/// rounded to two decimals.
+/// Similarity ratio of two texts, rounded to two decimals: by characters for short texts, by
+/// lines for longer ones, and for very long ones by the share of lines they have in common (a
+/// multiset count, linear). Deterministic: no time budget decides the result, so a loaded machine
+/// scores like an idle one.
 pub fn similarity(a: &str, b: &str) -> f64 {
-    let ratio = if a.len() + b.len() <= 8_000 {
-        TextDiff::configure()
-            .algorithm(Algorithm::Myers)
-            .timeout(Duration::from_millis(20))
-            .diff_chars(a, b)
-            .ratio()
+    let ratio = if a.len() + b.len() <= 4_000 {
+        f64::from(
+            TextDiff::configure()
+                .algorithm(Algorithm::Myers)
+                .diff_chars(a, b)
+                .ratio(),
+        )
+    } else if a.lines().count() + b.lines().count() <= 4_000 {
+        f64::from(
+            TextDiff::configure()
+                .algorithm(Algorithm::Myers)
+                .diff_lines(a, b)
+                .ratio(),
+        )
     } else {
-        TextDiff::configure()
-            .algorithm(Algorithm::Myers)
-            .timeout(Duration::from_millis(20))
-            .diff_lines(a, b)
-            .ratio()
+        let mut count: HashMap<&str, isize> = HashMap::new();
+        for l in a.lines() {
+            *count.entry(l).or_default() += 1;
+        }
+        let mut common = 0usize;
+        for l in b.lines() {
+            if let Some(c) = count.get_mut(l)
+                && *c > 0
+            {
+                *c -= 1;
+                common += 1;
+            }
+        }
+        2.0 * common as f64 / (a.lines().count() + b.lines().count()) as f64
     };
-    (f64::from(ratio) * 100.0).round() / 100.0
+    (ratio * 100.0).round() / 100.0
 }
 
 #[cfg(test)]

@@ -735,7 +735,10 @@ mod tests {
         let rep = recover(&root).unwrap();
         assert_eq!(rep.action, RecoveryAction::RolledForward);
         assert_eq!(fs::read_to_string(dir.join("f")).unwrap(), "new\n");
-        let left: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let left: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(left, ["f"]);
     }
 }

@@ -313,19 +313,21 @@ impl Root {
         let r = self.relative(path).and_then(|rel| {
             confine::resolve_target(self, &rel, true).map_err(|m| m.into_error(path))
         });
-        Probe(r.map(|t| {
-            t.stat.map(|st| {
-                [
-                    st.st_dev as i64,
-                    st.st_ino as i64,
-                    st.st_size,
-                    ns(st.st_mtime, st.st_mtime_nsec as u64),
-                    ns(st.st_ctime, st.st_ctime_nsec as u64),
-                    st.st_mode as i64,
-                ]
+        Probe(
+            r.map(|t| {
+                t.stat.map(|st| {
+                    [
+                        st.st_dev as i64,
+                        st.st_ino as i64,
+                        st.st_size,
+                        ns(st.st_mtime, st.st_mtime_nsec as u64),
+                        ns(st.st_ctime, st.st_ctime_nsec as u64),
+                        st.st_mode as i64,
+                    ]
+                })
             })
-        })
-        .map_err(|e| e.code))
+            .map_err(|e| e.code),
+        )
     }
 
     /// Reads a regular file beneath the root, following symlinks that stay inside it.
