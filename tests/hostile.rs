@@ -859,12 +859,21 @@ fn read_only_root_says_why() {
         if f == "json" {
             let v: Value = serde_json::from_str(&stdout).unwrap();
             let e = &v["errors"][0];
-            assert!(e["path"].as_str().unwrap().contains(".redline-journal"), "{what}");
-            assert!(e["message"].as_str().unwrap().contains("Read-only"), "{what}");
+            assert!(
+                e["path"].as_str().unwrap().contains(".redline-journal"),
+                "{what}"
+            );
+            assert!(
+                e["message"].as_str().unwrap().contains("Read-only"),
+                "{what}"
+            );
             assert!(e["hint"].as_str().unwrap().contains("read-only"), "{what}");
         } else {
             assert!(stderr.contains("Read-only file system"), "{what}");
-            assert!(stderr.contains("hint: the filesystem is mounted read-only"), "{what}");
+            assert!(
+                stderr.contains("hint: the filesystem is mounted read-only"),
+                "{what}"
+            );
         }
     }
     assert!(!root.join("new.txt").exists());
