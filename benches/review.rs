@@ -1,8 +1,11 @@
 //! Reviewer speed (issue 4 §8): `cargo bench --bench review`.
 //!
 //! - `first_frame`: a batch of 2,000 edits across 200 files, from request to the first drawn
-//!   frame (resolve + model + draw at 120×32); budget 200 ms.
-//! - `keystroke/*`: one key through `update` plus a full redraw on that batch; budget 16 ms.
+//!   frame (resolve + model + syntax highlighting + draw at 120×32); budget 100 ms.
+//! - `keystroke/*`: one key through `update` plus a full redraw on that batch, highlighting on;
+//!   budget 4 ms.
+//! - `harness_writes`: `write` calls that reach the terminal for the first frame and per key, in
+//!   harness mode (the UI on `/dev/tty` through the reviewer's frame buffer); budget 1 per frame.
 //! - `scroll_50k`: a page down plus redraw in the diff of a 50,000-line file; it must not
 //!   depend on the file's size (rows are built once, only visible ones are drawn).
 
@@ -10,7 +13,14 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use redline::engine::plan::{self, Plan, ResolveOptions};
-use redline::faces::review::{Action, Model, Options, update, view};
+use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
+use ratatui::{TerminalOptions, Viewport};
+use redline::faces::review::highlight::Palette;
+use redline::faces::review::{Action, Model, Options, terminal, update, view};
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use redline::request::{EditSpec, FileRequest, Request};
 use redline::write::{Limits, Root};
 use std::hint::black_box;
@@ -61,8 +71,60 @@ fn resolve(dir: &tempfile::TempDir, req: &Request) -> Plan {
 
 fn model(plan: Plan) -> Model {
     let mut m = Model::new(plan, Options::default());
+    m.set_syntax(Some(Palette::Dark));
     m.size = (120, 32);
     m
+}
+
+/// Counts `write` calls, as `strace -e write` would on the terminal's file.
+#[derive(Clone, Default)]
+struct Writes(Arc<AtomicUsize>);
+
+impl Write for Writes {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.fetch_add(1, Ordering::Relaxed);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes per frame in harness mode: the same backend and frame buffer the reviewer uses on
+/// `/dev/tty`, over a counting writer.
+fn harness_writes() {
+    let (dir, req) = batch();
+    let mut m = model(resolve(&dir, &req));
+    let w = Writes::default();
+    let backend = CrosstermBackend::new(terminal::frame_writer(w.clone()));
+    let mut term = Terminal::with_options(
+        backend,
+        TerminalOptions {
+            viewport: Viewport::Fixed(Rect::new(0, 0, 120, 32)),
+        },
+    )
+    .unwrap();
+    term.draw(|f| view::draw(&m, f)).unwrap();
+    let first = w.0.swap(0, Ordering::Relaxed);
+    let keys = [
+        Action::Down,
+        Action::NextEdit,
+        Action::Accept,
+        Action::NextFile,
+        Action::Why,
+        Action::Split,
+        Action::PageDown,
+        Action::Undo,
+    ];
+    let mut most = 0;
+    for a in keys.iter().cycle().take(200) {
+        update(&mut m, *a);
+        term.draw(|f| view::draw(&m, f)).unwrap();
+        most = most.max(w.0.swap(0, Ordering::Relaxed));
+    }
+    println!(
+        "harness_writes: first frame {first} write(s); at most {most} per key over 200 keys (budget 1)"
+    );
 }
 
 fn draw(term: &mut Terminal<TestBackend>, m: &Model) {
@@ -70,6 +132,7 @@ fn draw(term: &mut Terminal<TestBackend>, m: &Model) {
 }
 
 fn first_frame(c: &mut Criterion) {
+    harness_writes();
     let (dir, req) = batch();
     let mut g = c.benchmark_group("review_2000_edits_200_files");
     g.sample_size(20).measurement_time(Duration::from_secs(8));
