@@ -11,19 +11,19 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use redline::engine::plan::{self, Plan, ResolveOptions};
 use ratatui::backend::CrosstermBackend;
+use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use ratatui::{TerminalOptions, Viewport};
+use redline::engine::plan::{self, Plan, ResolveOptions};
 use redline::faces::review::highlight::Palette;
 use redline::faces::review::{Action, Model, Options, terminal, update, view};
-use std::io::Write;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use redline::request::{EditSpec, FileRequest, Request};
 use redline::write::{Limits, Root};
 use std::hint::black_box;
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 const FILES: usize = 200;

@@ -18,7 +18,7 @@ use crate::write::Root;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 use ratatui::crossterm::event::{
-    self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind,
+    self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
 };
 use std::time::Duration;
 
@@ -34,6 +34,9 @@ pub fn action(m: &Model, ev: &Event) -> Option<Action> {
         Event::Mouse(me) => match me.kind {
             MouseEventKind::ScrollDown => Some(Action::Wheel(WHEEL_ROWS)),
             MouseEventKind::ScrollUp => Some(Action::Wheel(-WHEEL_ROWS)),
+            MouseEventKind::Down(MouseButton::Left) if m.overlay == super::model::Overlay::None => {
+                Some(Action::Click(me.column, me.row))
+            }
             _ => None,
         },
         Event::Resize(w, h) => Some(Action::Resize(*w, *h)),

@@ -60,6 +60,11 @@ pub enum Action {
     Back,
     /// Mouse wheel: rows to scroll (negative is up).
     Wheel(i32),
+    /// Left click at (column, row) of the screen: selects a file or an edit.
+    Click(u16, u16),
+    /// The next / previous file that has undecided edits (wrapping).
+    NextUndecidedFile,
+    PrevUndecidedFile,
     Resize(u16, u16),
     /// A character typed into the search prompt.
     Input(char),
@@ -244,6 +249,22 @@ pub const BINDINGS: &[Binding] = &[
         Action::PrevUndecided,
         "K",
         "previous undecided edit (wraps)",
+        None,
+    ),
+    b(
+        M,
+        &[ch('>')],
+        Action::NextUndecidedFile,
+        ">",
+        "next file with undecided edits (wraps)",
+        None,
+    ),
+    b(
+        M,
+        &[ch('<')],
+        Action::PrevUndecidedFile,
+        "<",
+        "previous file with undecided edits (wraps)",
         None,
     ),
     b(

@@ -368,7 +368,11 @@ fn emphasize(rows: &mut [Row]) {
         if dels.len() > EMPH_MAX_BLOCK || ins.len() > EMPH_MAX_BLOCK {
             continue;
         }
-        for (&d, &n) in dels.iter().zip(ins.iter()) {
+        let paired: Vec<(usize, usize)> = pair_lines(rows, &dels, &ins)
+            .into_iter()
+            .filter_map(|(a, b)| Some((a?, b?)))
+            .collect();
+        for (d, n) in paired {
             let (a, b) = (rows[d].text().to_string(), rows[n].text().to_string());
             if let Some((ea, eb)) = word_emphasis(&a, &b) {
                 if let RowKind::Line { emph, .. } = &mut rows[d].kind {
@@ -456,8 +460,102 @@ pub fn word_emphasis(a: &str, b: &str) -> Option<(Emphasis, Emphasis)> {
     Some((ea, eb))
 }
 
+/// Blocks with more candidate pairs than this are paired in order.
+const PAIR_MAX_WORK: usize = 20_000;
+/// Lines at least this similar (Dice over character bigrams) can pair.
+const PAIR_MIN_SIMILARITY: f32 = 0.5;
+
+/// Character bigrams of a line, sorted (a multiset), ignoring surrounding whitespace.
+fn bigrams(s: &str) -> Vec<(char, char)> {
+    let c: Vec<char> = s.trim().chars().collect();
+    let mut b: Vec<(char, char)> = c.windows(2).map(|w| (w[0], w[1])).collect();
+    b.sort_unstable();
+    b
+}
+
+/// Dice similarity of two sorted bigram multisets, 0–1.
+fn dice(a: &[(char, char)], b: &[(char, char)]) -> f32 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let (mut i, mut j, mut both) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                both += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    (2 * both) as f32 / (a.len() + b.len()) as f32
+}
+
+/// Pairs the deleted rows `dels` with the inserted rows `ins` of one change block by
+/// similarity: the non-crossing pairing with the greatest total similarity among pairs at least
+/// [`PAIR_MIN_SIMILARITY`] alike (delta's homologous lines), so an inserted line does not shift
+/// every pair below it. Unpaired rows stand alone. Both sides keep their order. Past
+/// [`PAIR_MAX_WORK`] it pairs in order.
+pub fn pair_lines(
+    rows: &[Row],
+    dels: &[usize],
+    ins: &[usize],
+) -> Vec<(Option<usize>, Option<usize>)> {
+    let (n, k) = (dels.len(), ins.len());
+    if n == 0 || k == 0 || n * k > PAIR_MAX_WORK {
+        return (0..n.max(k))
+            .map(|i| (dels.get(i).copied(), ins.get(i).copied()))
+            .collect();
+    }
+    let bd: Vec<_> = dels.iter().map(|&r| bigrams(rows[r].text())).collect();
+    let bi: Vec<_> = ins.iter().map(|&r| bigrams(rows[r].text())).collect();
+    let sim: Vec<Vec<f32>> = bd
+        .iter()
+        .map(|a| bi.iter().map(|b| dice(a, b)).collect())
+        .collect();
+    // best[i][j]: the best total over dels[i..] and ins[j..].
+    let mut best = vec![vec![0f32; k + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..k).rev() {
+            let mut v = best[i + 1][j].max(best[i][j + 1]);
+            if sim[i][j] >= PAIR_MIN_SIMILARITY {
+                v = v.max(best[i + 1][j + 1] + sim[i][j]);
+            }
+            best[i][j] = v;
+        }
+    }
+    let mut out = Vec::with_capacity(n.max(k));
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < k {
+        if sim[i][j] >= PAIR_MIN_SIMILARITY && best[i][j] == best[i + 1][j + 1] + sim[i][j] {
+            out.push((Some(dels[i]), Some(ins[j])));
+            i += 1;
+            j += 1;
+        } else if best[i][j] == best[i + 1][j] {
+            out.push((Some(dels[i]), None));
+            i += 1;
+        } else {
+            out.push((None, Some(ins[j])));
+            j += 1;
+        }
+    }
+    out.extend(dels[i..].iter().map(|&d| (Some(d), None)));
+    out.extend(ins[j..].iter().map(|&r| (None, Some(r))));
+    // Lone old and new rows next to each other share a split row, as unrelated lines do in order.
+    let mut merged: Vec<(Option<usize>, Option<usize>)> = Vec::with_capacity(out.len());
+    for p in out {
+        match (merged.last_mut(), p) {
+            (Some(last @ (Some(_), None)), (None, Some(r))) => last.1 = Some(r),
+            _ => merged.push(p),
+        }
+    }
+    merged
+}
+
 /// The split layout: context and full-width rows on both sides; within a change block, old rows
-/// left and new rows right, paired in order.
+/// left and new rows right, paired by similarity ([`pair_lines`]).
 fn split_layout(rows: &[Row]) -> (Vec<SplitRow>, Vec<usize>) {
     let mut split = Vec::with_capacity(rows.len());
     let mut split_of = vec![0; rows.len()];
@@ -470,11 +568,28 @@ fn split_layout(rows: &[Row]) -> (Vec<SplitRow>, Vec<usize>) {
                 side_rows(rows, b.clone(), Tag::Delete),
                 side_rows(rows, b.clone(), Tag::Insert),
             );
-            for k in 0..l.len().max(r.len()) {
-                let s = SplitRow {
-                    left: l.get(k).copied(),
-                    right: r.get(k).copied(),
-                };
+            // Pair the text lines; a no-newline row stays right after its line.
+            let text = |v: &[usize]| -> Vec<usize> {
+                v.iter()
+                    .copied()
+                    .filter(|&i| matches!(rows[i].kind, RowKind::Line { .. }))
+                    .collect()
+            };
+            let follow = |v: &[usize], i: usize| -> Option<usize> {
+                v.iter()
+                    .copied()
+                    .find(|&x| x == i + 1 && matches!(rows[x].kind, RowKind::NoNewline { .. }))
+            };
+            let mut pairs = Vec::new();
+            for (a, c) in pair_lines(rows, &text(&l), &text(&r)) {
+                pairs.push((a, c));
+                let (na, nc) = (a.and_then(|a| follow(&l, a)), c.and_then(|c| follow(&r, c)));
+                if na.is_some() || nc.is_some() {
+                    pairs.push((na, nc));
+                }
+            }
+            for (left, right) in pairs {
+                let s = SplitRow { left, right };
                 for x in [s.left, s.right].into_iter().flatten() {
                     split_of[x] = split.len();
                 }
@@ -518,6 +633,49 @@ mod tests {
             "completely different lines are not emphasized"
         );
         assert!(word_emphasis(&"x ".repeat(3000), "y").is_none());
+    }
+
+    fn line(tag: Tag, text: &str) -> Row {
+        Row {
+            kind: RowKind::Line {
+                tag,
+                old_no: None,
+                new_no: None,
+                text: text.into(),
+                emph: Vec::new(),
+                syntax: Vec::new(),
+            },
+            unit: Some(0),
+        }
+    }
+
+    #[test]
+    fn split_pairs_lines_by_similarity_not_order() {
+        // A comment was removed above the changed line: in order, the comment would pair with
+        // the new line and the old line would stand alone.
+        let rows = vec![
+            line(Tag::Delete, "// compute the width"),
+            line(Tag::Delete, "let width = area.width as usize;"),
+            line(Tag::Insert, "let width = usize::from(area.width);"),
+        ];
+        let pairs = pair_lines(&rows, &[0, 1], &[2]);
+        assert_eq!(pairs, vec![(Some(0), None), (Some(1), Some(2))]);
+        let (split, _) = split_layout(&rows);
+        assert_eq!(
+            split,
+            vec![
+                SplitRow { left: Some(0), right: None },
+                SplitRow { left: Some(1), right: Some(2) },
+            ]
+        );
+        // Word emphasis follows the same pairing.
+        let mut rows = rows;
+        emphasize(&mut rows);
+        assert!(matches!(&rows[1].kind, RowKind::Line { emph, .. } if !emph.is_empty()));
+        assert!(matches!(&rows[0].kind, RowKind::Line { emph, .. } if emph.is_empty()));
+        // Unrelated lines still share rows in order.
+        let rows = vec![line(Tag::Delete, "alpha beta"), line(Tag::Insert, "xyz 123")];
+        assert_eq!(pair_lines(&rows, &[0], &[1]), vec![(Some(0), Some(1))]);
     }
 
     #[test]

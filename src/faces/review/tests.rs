@@ -792,6 +792,61 @@ fn syntax_colours_with_word_emphasis_on_top_and_off_when_monochrome() {
     assert_eq!(buf[(x, y)].fg, Color::Reset);
 }
 
+#[test]
+fn clicking_a_file_or_an_edit_selects_it() {
+    use ratatui::crossterm::event::{Event, MouseButton, MouseEvent, MouseEventKind};
+    let (_d, mut m) = demo(Options::default());
+    let click = |m: &Model, x: u16, y: u16| {
+        super::app::action(
+            m,
+            &Event::Mouse(MouseEvent {
+                kind: MouseEventKind::Down(MouseButton::Left),
+                column: x,
+                row: y,
+                modifiers: KeyModifiers::NONE,
+            }),
+        )
+        .unwrap()
+    };
+    // The file list: the third file.
+    let s = screen(&m, 120, 32);
+    let (x, y) = find_cell(render(&m, 120, 32).backend().buffer(), "README.md").unwrap();
+    let a = click(&m, x, y);
+    update(&mut m, a);
+    assert_eq!(m.files[m.cursor.file].display, "README.md", "{s}");
+    // An edit in the diff: click its changed line.
+    press(&mut m, "{{");
+    assert_eq!(m.files[m.cursor.file].display, "src/greet.rs");
+    let (x, y) = find_cell(render(&m, 120, 32).backend().buffer(), "Goodbye, {}.").unwrap();
+    let a = click(&m, x, y);
+    update(&mut m, a);
+    let u = m.current_unit().unwrap();
+    assert_eq!(m.files[0].units[u].label(), "#2");
+    // A click on the header does nothing.
+    let at = m.cursor;
+    let a = click(&m, 5, 0);
+    update(&mut m, a);
+    assert_eq!(m.cursor, at);
+}
+
+#[test]
+fn next_file_with_undecided_edits_skips_decided_files() {
+    let (_d, mut m) = demo(Options::default());
+    // Decide the second file entirely, then from the first `>` goes to the third.
+    press(&mut m, "}YD");
+    let second = 1;
+    press(&mut m, "gg");
+    while m.cursor.file != 0 {
+        press(&mut m, "{");
+    }
+    assert!(m.file_tally(second).undecided == 0 || m.file_tally(second).decidable() == 0);
+    press(&mut m, ">");
+    assert!(m.cursor.file > second, "skipped the decided file");
+    assert_eq!(m.state(m.cursor.file, m.current_unit().unwrap()), State::Undecided);
+    press(&mut m, "<lt>");
+    assert_eq!(m.cursor.file, 0);
+}
+
 // ---- apply ----
 
 fn root(dir: &tempfile::TempDir) -> Root {

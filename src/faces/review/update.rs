@@ -327,6 +327,50 @@ fn main_action(m: &mut Model, a: Action) -> Option<Effect> {
             }
         }
         Action::Wheel(n) => wheel(m, n),
+        Action::Click(x, y) => match view::hit(m, x, y) {
+            Some(view::Hit::File(f)) => {
+                if f != m.cursor.file {
+                    go_file(m, f);
+                }
+            }
+            Some(view::Hit::Row(d)) => {
+                set_display(m, d);
+                reveal(m, false);
+            }
+            None => {}
+        },
+        Action::NextUndecidedFile | Action::PrevUndecidedFile => {
+            let n = m.files.len();
+            let fwd = a == Action::NextUndecidedFile;
+            let here = m.cursor.file;
+            let found = (1..=n)
+                .map(|k| {
+                    if fwd {
+                        (here + k) % n
+                    } else {
+                        (here + n - k % n) % n
+                    }
+                })
+                .find(|&f| f != here && m.file_tally(f).undecided > 0);
+            match found {
+                Some(f) => {
+                    go_file(m, f);
+                    // On its first undecided edit.
+                    if let Some(u) =
+                        (0..m.files[f].units.len()).find(|&u| m.state(f, u) == State::Undecided)
+                    {
+                        go_unit(m, f, u);
+                    }
+                }
+                None => {
+                    m.status = Some(if m.file_tally(here).undecided > 0 {
+                        "no other file has undecided edits".into()
+                    } else {
+                        "no file has undecided edits — A applies".into()
+                    })
+                }
+            }
+        }
         Action::Confirm
         | Action::ConfirmQuit
         | Action::Abort

@@ -240,6 +240,60 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// The first file the list shows in `h` rows: the selected file stays mid-list.
+fn list_start(m: &Model, h: usize) -> usize {
+    m.cursor
+        .file
+        .saturating_sub(h / 2)
+        .min(m.files.len().saturating_sub(h))
+}
+
+/// What a click at screen cell (`x`, `y`) points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hit {
+    /// A file of the list.
+    File(usize),
+    /// A display row of the current file's diff.
+    Row(usize),
+}
+
+/// What is under screen cell (`x`, `y`) at the model's size.
+pub fn hit(m: &Model, x: u16, y: u16) -> Option<Hit> {
+    let a = Areas::of(m, Rect::new(0, 0, m.size.0, m.size.1));
+    let inside = |r: Rect| {
+        let i = Rect::new(
+            r.x + 1,
+            r.y + 1,
+            r.width.saturating_sub(2),
+            r.height.saturating_sub(2),
+        );
+        (x >= i.x && x < i.right() && y >= i.y && y < i.bottom()).then(|| (y - i.y) as usize)
+    };
+    if let Some(k) = a.files.and_then(inside) {
+        let h = a.files.map_or(0, |r| r.height.saturating_sub(2) as usize);
+        let f = list_start(m, h) + k;
+        return (f < m.files.len()).then_some(Hit::File(f));
+    }
+    let k = inside(a.diff)?;
+    // Walk the visible rows from the top, each as tall as it is drawn.
+    let total = match m.file_rows(m.cursor.file) {
+        Some(r) if m.split => r.split.len(),
+        Some(r) => r.rows.len(),
+        None => 0,
+    };
+    let mut line = 0usize;
+    let mut d = m.scroll;
+    while d < total {
+        let hgt = row_height(m, d);
+        if k < line + hgt {
+            return Some(Hit::Row(d));
+        }
+        line += hgt;
+        d += 1;
+    }
+    None
+}
+
 fn file_list(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
     let block = Block::bordered()
         .title(format!(" Files ({}) ", m.files.len()))
@@ -248,7 +302,7 @@ fn file_list(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
     f.render_widget(block, area);
     let h = inner.height as usize;
     let n = m.files.len();
-    let start = m.cursor.file.saturating_sub(h / 2).min(n.saturating_sub(h));
+    let start = list_start(m, h);
     let w = inner.width as usize;
     for (k, fi) in (start..n.min(start + h)).enumerate() {
         let tally = m.file_tally(fi);
