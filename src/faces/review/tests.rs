@@ -847,6 +847,47 @@ fn next_file_with_undecided_edits_skips_decided_files() {
     assert_eq!(m.cursor.file, 0);
 }
 
+#[test]
+fn a_relaxed_match_is_flagged_like_a_normalized_one_and_the_drawer_says_what_was_relaxed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.py"),
+        "def f():\n        if x:\n            return 1\n",
+    )
+    .unwrap();
+    let root = Root::open(dir.path(), Limits::default()).unwrap();
+    // Indented by 4 where the file has 8: only the relaxed tier places it.
+    let req = crate::request::wire::parse_json(
+        r#"{"files": [{"path": "a.py", "edits": [{"oldText": "    if x:\n        return 1", "newText": "    if x:\n        return 2"}]}]}"#,
+    )
+    .unwrap();
+    let opts = ResolveOptions {
+        tolerance: crate::engine::relaxed::Tolerance::Relaxed,
+        ..ResolveOptions::default()
+    };
+    let plan = plan::resolve(&req, &root, opts).unwrap();
+    let mut m = Model::new(
+        plan,
+        Options {
+            accept_exact: true,
+            ..Options::default()
+        },
+    );
+    m.size = (120, 32);
+    let u = m.current_unit().unwrap();
+    assert_eq!(
+        m.files[0].units[u].match_kind,
+        Some(crate::engine::matcher::MatchKind::Relaxed)
+    );
+    assert!(m.files[0].units[u].normalized(), "flagged like a normalized match");
+    assert_eq!(m.state(0, u), State::Undecided, "never starts accepted");
+    assert!(m.tally().normalized == 1);
+    press(&mut m, "i");
+    let s = screen(&m, 120, 32);
+    assert!(s.contains("relaxed — it matched only after: indentation"), "{s}");
+    assert!(s.contains("#1≈"), "the gutter flags it: {s}");
+}
+
 // ---- apply ----
 
 fn root(dir: &tempfile::TempDir) -> Root {
