@@ -1,0 +1,412 @@
+//! Whole-process write benchmark against floor programs (issue 12): `cargo bench --bench write`.
+//!
+//! Every figure is a whole process (`redline apply` or `redline serve`, release build) timed
+//! side by side with a *floor*: the least a correct program must do for the same result, run
+//! as a helper mode of this very bench binary and written with std and the hashing crate only.
+//! Runs are interleaved (floor, redline, redline, floor, ...) so drift in the machine's load
+//! hits both alike; the figure is the ratio of the medians.
+//!
+//! - `small`: one-line edit of a 200-line file. Floor: read, find, splice, temp file in the same
+//!   directory, write, fsync, rename, fsync the directory.
+//! - `big`: 12 MB and 100 MB files, 1 and 1,000 exact edits. Floor: read, SHA-256 (the version
+//!   redline reports), find and splice each edit, temp file, write, fsync, rename, fsync dir.
+//!   Peak RSS of each process (wait4) against the file size.
+//! - `serve`: `redline serve` apply requests per second, one small-file edit each.
+//!
+//! Options: `small|big|serve` (default all), `--redline PATH` (default the release binary next
+//! to this bench), `--dir DIR` (default `target/write-bench`: keep it on a real disk; the bench
+//! prints the filesystem), `--runs N`. Nothing here asserts: it reports.
+
+use sha2::{Digest, Sha256};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+// ---------------------------------------------------------------------------------------------
+// Floor programs (std + sha2 only).
+
+/// `--floor FILE HASH EDITS...`: EDITS are `old\u{1}new` pairs applied in file order.
+fn floor(args: &[String]) {
+    let path = Path::new(&args[0]);
+    let hash = args[1] == "hash";
+    let data = std::fs::read(path).expect("floor: read");
+    if hash {
+        let d = Sha256::digest(&data);
+        std::hint::black_box(d);
+    }
+    let mut out = Vec::with_capacity(data.len() + 4096);
+    let mut at = 0;
+    for pair in &args[2..] {
+        let (old, new) = pair.split_once('\u{1}').expect("floor: edit");
+        let i = find(&data[at..], old.as_bytes()).expect("floor: old text not found") + at;
+        out.extend_from_slice(&data[at..i]);
+        out.extend_from_slice(new.as_bytes());
+        at = i + old.len();
+    }
+    out.extend_from_slice(&data[at..]);
+    let dir = path.parent().expect("floor: dir");
+    let tmp = dir.join(format!(".floor-{}.tmp", std::process::id()));
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .open(&tmp)
+        .expect("floor: create temp");
+    f.write_all(&out).expect("floor: write");
+    f.sync_all().expect("floor: fsync");
+    drop(f);
+    std::fs::rename(&tmp, path).expect("floor: rename");
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .expect("floor: fsync dir");
+}
+
+/// First occurrence of `needle` (std's two-way search on bytes that are UTF-8 text here).
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let hay = std::str::from_utf8(hay).ok()?;
+    hay.find(std::str::from_utf8(needle).ok()?)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Process timing with peak RSS.
+
+struct Sample {
+    wall: Duration,
+    maxrss_kb: i64,
+}
+
+fn run(cmd: &mut Command, stdin: Option<&[u8]>) -> Sample {
+    cmd.stdout(Stdio::null()).stderr(Stdio::piped());
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    let t = Instant::now();
+    let mut child = cmd.spawn().expect("spawn");
+    if let Some(input) = stdin {
+        let mut si = child.stdin.take().expect("stdin");
+        si.write_all(input).expect("feed stdin");
+    }
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    let wall = t.elapsed();
+    assert_eq!(r, pid, "wait4");
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    if !ok {
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            use std::io::Read;
+            let _ = e.read_to_string(&mut err);
+        }
+        panic!("{cmd:?} failed ({status}): {err}");
+    }
+    Sample {
+        wall,
+        maxrss_kb: ru.ru_maxrss,
+    }
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).expect("json")
+}
+
+/// One apply request: `edits` as (old, new) pairs on `path`.
+fn request(path: &str, edits: &[(String, String)]) -> String {
+    let e: Vec<String> = edits
+        .iter()
+        .map(|(o, n)| format!("{{\"oldText\":{},\"newText\":{}}}", json_str(o), json_str(n)))
+        .collect();
+    format!(
+        "{{\"files\":[{{\"path\":{},\"edits\":[{}]}}]}}",
+        json_str(path),
+        e.join(",")
+    )
+}
+
+struct Ctx {
+    me: PathBuf,
+    redline: PathBuf,
+    dir: PathBuf,
+    runs: usize,
+}
+
+impl Ctx {
+    fn floor(&self, file: &Path, hash: bool, edits: &[(String, String)]) -> Sample {
+        let mut c = Command::new(&self.me);
+        c.arg("--floor")
+            .arg(file)
+            .arg(if hash { "hash" } else { "nohash" });
+        for (o, n) in edits {
+            c.arg(format!("{o}\u{1}{n}"));
+        }
+        run(&mut c, None)
+    }
+
+    fn redline(&self, root: &Path, req: &str) -> Sample {
+        let mut c = Command::new(&self.redline);
+        c.arg("--root").arg(root).arg("apply").arg("-");
+        run(&mut c, Some(req.as_bytes()))
+    }
+}
+
+/// A source-like text of about `size` bytes; returns it and its number of items.
+fn text(size: usize) -> (String, usize) {
+    let mut s = String::with_capacity(size + 200);
+    let mut i = 0;
+    while s.len() < size {
+        s.push_str(&format!(
+            "fn item_{i}(x: u64) -> u64 {{\n    let label = \"value {i}\"; // note {i}\n    x * {i} + 1\n}}\n\n"
+        ));
+        i += 1;
+    }
+    (s, i)
+}
+
+/// Edits of items spread evenly over the file; `flip` swaps old and new (to undo them).
+fn edits(items: usize, n: usize, flip: bool) -> Vec<(String, String)> {
+    let step = (items / n).max(1);
+    (0..n)
+        .map(|k| {
+            let i = k * step;
+            let a = format!("    x * {i} + 1\n");
+            let b = format!("    x * {i} + 2\n");
+            if flip { (b, a) } else { (a, b) }
+        })
+        .collect()
+}
+
+/// Interleaved runs of the floor and redline on twin files; returns the medians and peak RSS.
+fn side_by_side(
+    ctx: &Ctx,
+    name: &str,
+    content: &str,
+    items: usize,
+    n: usize,
+    hash: bool,
+    runs: usize,
+) -> ((Duration, i64), (Duration, i64)) {
+    let fdir = ctx.dir.join(format!("floor-{name}"));
+    let rdir = ctx.dir.join(format!("redline-{name}"));
+    for d in [&fdir, &rdir] {
+        let _ = std::fs::remove_dir_all(d);
+        std::fs::create_dir_all(d).expect("mkdir");
+        std::fs::write(d.join("f.rs"), content).expect("write fixture");
+    }
+    let fwd = edits(items, n, false);
+    let back = edits(items, n, true);
+    let (req_fwd, req_back) = (request("f.rs", &fwd), request("f.rs", &back));
+    let (mut ft, mut rt, mut fr, mut rr) = (Vec::new(), Vec::new(), 0, 0);
+    for i in 0..runs {
+        let (e, req) = if i % 2 == 0 {
+            (&fwd, &req_fwd)
+        } else {
+            (&back, &req_back)
+        };
+        let mut f = || ctx.floor(&fdir.join("f.rs"), hash, e);
+        let mut r = || ctx.redline(&rdir, req);
+        let (a, b) = if i % 2 == 0 {
+            let a = f();
+            (a, r())
+        } else {
+            let b = r();
+            (f(), b)
+        };
+        ft.push(a.wall);
+        rt.push(b.wall);
+        fr = fr.max(a.maxrss_kb);
+        rr = rr.max(b.maxrss_kb);
+    }
+    let same = std::fs::read(fdir.join("f.rs")).ok() == std::fs::read(rdir.join("f.rs")).ok();
+    assert!(same, "floor and redline disagree on the result of {name}");
+    let _ = std::fs::remove_dir_all(&fdir);
+    let _ = std::fs::remove_dir_all(&rdir);
+    ((median(ft), fr), (median(rt), rr))
+}
+
+fn small(ctx: &Ctx) {
+    let (content, items) = text(8 * 1024);
+    println!(
+        "\nsmall: one-line edit of a {} byte file, whole process, {} interleaved runs",
+        content.len(),
+        ctx.runs
+    );
+    let ((f, _), (r, _)) = side_by_side(ctx, "small", &content, items, 1, false, ctx.runs);
+    println!(
+        "  floor {:>8.2} ms   redline apply {:>8.2} ms   ratio {:.2}x",
+        ms(f),
+        ms(r),
+        r.as_secs_f64() / f.as_secs_f64()
+    );
+}
+
+fn big(ctx: &Ctx) {
+    println!(
+        "\nbig: read + sha256 + splice + write + fsync floor vs redline apply, whole process"
+    );
+    println!(
+        "  {:>6} {:>6} {:>10} {:>10} {:>7} {:>10} {:>10}",
+        "file", "edits", "floor", "redline", "ratio", "floor rss", "rl rss/file"
+    );
+    for &mb in &[12usize, 100] {
+        let (content, items) = text(mb * 1_000_000);
+        for &n in &[1usize, 1000] {
+            let runs = if mb >= 100 {
+                ctx.runs.min(6)
+            } else {
+                ctx.runs.min(10)
+            };
+            let ((f, frss), (r, rrss)) =
+                side_by_side(ctx, &format!("big{mb}"), &content, items, n, true, runs);
+            println!(
+                "  {:>5}M {:>6} {:>8.1}ms {:>8.1}ms {:>6.2}x {:>8.1}MB {:>10.2}x",
+                mb,
+                n,
+                ms(f),
+                ms(r),
+                r.as_secs_f64() / f.as_secs_f64(),
+                frss as f64 / 1024.0,
+                (rrss as f64 * 1024.0) / content.len() as f64
+            );
+        }
+    }
+}
+
+fn serve(ctx: &Ctx) {
+    let root = ctx.dir.join("serve");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).expect("mkdir");
+    let (content, items) = text(8 * 1024);
+    std::fs::write(root.join("f.rs"), &content).expect("write");
+    let n = 400;
+    let mut child = Command::new(&ctx.redline)
+        .arg("--root")
+        .arg(&root)
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn serve");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    let fwd = request("f.rs", &edits(items, 1, false));
+    let back = request("f.rs", &edits(items, 1, true));
+    let mut line = String::new();
+    let t = Instant::now();
+    for i in 0..n {
+        let req = if i % 2 == 0 { &fwd } else { &back };
+        writeln!(
+            input,
+            "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"apply\",\"params\":{req}}}"
+        )
+        .expect("send");
+        input.flush().expect("flush");
+        line.clear();
+        output.read_line(&mut line).expect("receive");
+        assert!(
+            line.contains("\"written\":true"),
+            "serve apply failed: {line}"
+        );
+    }
+    let el = t.elapsed();
+    drop(input);
+    let _ = child.wait();
+    println!(
+        "\nserve: {n} sequential apply requests (one-line edit, one file): {:.0} req/s ({:.2} ms each)",
+        n as f64 / el.as_secs_f64(),
+        ms(el) / n as f64
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// SHA-256 throughput of the hashing crate on a 100 MB buffer in this process.
+fn hash_speed() {
+    let buf: Vec<u8> = (0..100_000_000u32).map(|i| (i % 251) as u8).collect();
+    let mut best = Duration::MAX;
+    for _ in 0..5 {
+        let t = Instant::now();
+        std::hint::black_box(Sha256::digest(&buf));
+        best = best.min(t.elapsed());
+    }
+    println!(
+        "\nhash: sha2 SHA-256 over 100 MB: {:.2} GB/s (best of 5)",
+        buf.len() as f64 / best.as_secs_f64() / 1e9
+    );
+}
+
+fn fs_type(dir: &Path) -> String {
+    Command::new("findmnt")
+        .args(["-n", "-o", "FSTYPE,SOURCE", "-T"])
+        .arg(dir)
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown (no findmnt)".into())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--floor") {
+        floor(&args[1..]);
+        return;
+    }
+    let me = std::env::current_exe().expect("current exe");
+    let mut redline = PathBuf::from(env!("CARGO_BIN_EXE_redline"));
+    let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/write-bench");
+    let mut runs = 30;
+    let mut which = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--redline" => redline = it.next().expect("--redline PATH").into(),
+            "--dir" => dir = it.next().expect("--dir DIR").into(),
+            "--runs" => runs = it.next().and_then(|n| n.parse().ok()).expect("--runs N"),
+            "small" | "big" | "serve" | "hash" => which.push(a.clone()),
+            _ => {} // cargo bench passes --bench
+        }
+    }
+    if which.is_empty() {
+        which = vec!["hash".into(), "small".into(), "big".into(), "serve".into()];
+    }
+    assert!(
+        redline.exists(),
+        "no redline binary at {} (cargo build --release, or pass --redline)",
+        redline.display()
+    );
+    std::fs::create_dir_all(&dir).expect("bench dir");
+    println!(
+        "redline write benchmark: {} on {} ({}), medians",
+        redline.display(),
+        dir.display(),
+        fs_type(&dir)
+    );
+    let ctx = Ctx {
+        me,
+        redline,
+        dir,
+        runs,
+    };
+    for w in &which {
+        match w.as_str() {
+            "small" => small(&ctx),
+            "big" => big(&ctx),
+            "hash" => hash_speed(),
+            _ => serve(&ctx),
+        }
+    }
+}
