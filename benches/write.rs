@@ -36,11 +36,12 @@ fn floor(args: &[String]) {
         let d = Sha256::digest(&data);
         std::hint::black_box(d);
     }
+    let text = std::str::from_utf8(&data).expect("floor: UTF-8");
     let mut out = Vec::with_capacity(data.len() + 4096);
     let mut at = 0;
     for pair in &args[2..] {
         let (old, new) = pair.split_once('\u{1}').expect("floor: edit");
-        let i = find(&data[at..], old.as_bytes()).expect("floor: old text not found") + at;
+        let i = text[at..].find(old).expect("floor: old text not found") + at;
         out.extend_from_slice(&data[at..i]);
         out.extend_from_slice(new.as_bytes());
         at = i + old.len();
@@ -61,12 +62,6 @@ fn floor(args: &[String]) {
     std::fs::File::open(dir)
         .and_then(|d| d.sync_all())
         .expect("floor: fsync dir");
-}
-
-/// First occurrence of `needle` (std's two-way search on bytes that are UTF-8 text here).
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    let hay = std::str::from_utf8(hay).ok()?;
-    hay.find(std::str::from_utf8(needle).ok()?)
 }
 
 // ---------------------------------------------------------------------------------------------
