@@ -221,7 +221,9 @@ fn hostile_paths_change_nothing_outside_the_root() {
             if let Err(e) = &result {
                 // Under the swap race a rollback can fail (its directory moved out): that is
                 // `io` with the journal kept, never an escape.
-                let raced = path.contains("race");
+                // So can the recovery the next commit runs first, whatever its own path, while
+                // the journal of a raced commit is kept and the race still goes on.
+                let raced = path.contains("race") || e.path.ends_with(".redline-journal");
                 prop_assert!(
                     !matches!(e.code, Code::Internal) && (raced || e.code != Code::Io),
                     "{path:?}: {e:?}"
