@@ -437,8 +437,8 @@ fn long_old_texts(dir: &std::path::Path, quick: bool) {
             vec![EditSpec::new("ab".repeat(10_000), "x")],
         ),
         (
-            "100,000 failing edits",
-            (0..100_000)
+            "10,000 failing edits (the default --max-edits)",
+            (0..10_000)
                 .map(|i| EditSpec::new(format!("missing_{i}()"), format!("found_{i}()")))
                 .collect(),
         ),
