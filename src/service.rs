@@ -141,6 +141,30 @@ pub fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change
     out
 }
 
+/// Resolves `req` without the writer lock, for the faces that do not write themselves or not
+/// yet: hooks, `watch`, the reviewer before its human decides. The request is checked (its
+/// documents allowed only for `resolve`) and bounded as [`run`] does, then resolved under the
+/// settings' tolerance.
+pub fn resolve(
+    req: &Request,
+    root: &Root,
+    settings: &Settings,
+    mode: Mode,
+) -> Result<Plan, RequestError> {
+    let opts = options(mode, settings);
+    plan::check_request(req, opts)
+        .and_then(|()| crate::request::limits::check_edits(req, settings.limits.max_edits))?;
+    plan::resolve(req, root, opts)
+}
+
+/// How `mode` resolves under `settings`.
+fn options(mode: Mode, settings: &Settings) -> ResolveOptions {
+    ResolveOptions {
+        allow_documents: mode == Mode::Resolve,
+        tolerance: settings.tolerance,
+    }
+}
+
 /// The root's writer lock, taken after finishing any interrupted commit (SPEC §7: every writing
 /// command recovers first).
 pub struct Locked {
@@ -290,10 +314,7 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
         Ok(r) => r,
         Err(e) => return Run::failed(&e),
     };
-    let opts = ResolveOptions {
-        allow_documents: mode == Mode::Resolve,
-        tolerance: settings.tolerance,
-    };
+    let opts = options(mode, settings);
     if let Err(e) = plan::check_request(req, opts)
         .and_then(|()| crate::request::limits::check_edits(req, settings.limits.max_edits))
     {

@@ -11,13 +11,14 @@
 //! - Failed: denied, with a reason for the model (every failing edit, code, closest candidates).
 //! - A path outside the root: denied.
 //!
-//! Hooks never write: plans are made with [`crate::engine::plan::resolve`] and nothing else.
+//! Hooks never write: plans are made with [`crate::service::resolve`] and nothing else.
 
 use super::envelope::{Action, Agent, Envelope, Replace, Style};
 use super::{Decision, patch, reason};
 use crate::engine::matcher::MatchKind;
-use crate::engine::plan::{self, FilePlan, Outcome, Plan, ResolveOptions};
+use crate::engine::plan::{FilePlan, Outcome, Plan};
 use crate::error::Code;
+use crate::report::Mode;
 use crate::request::{EditSpec, FileRequest, Request};
 use crate::service::{self as batch, Settings};
 use serde_json::Value;
@@ -30,7 +31,7 @@ pub fn resolve(req: &Request, root: &Path) -> Result<Plan, String> {
         ..Settings::default()
     };
     let root = batch::open_root(&settings).map_err(|e| e.message)?;
-    plan::resolve(req, &root, ResolveOptions::default()).map_err(|e| e.message)
+    batch::resolve(req, &root, &settings, Mode::DryRun).map_err(|e| e.message)
 }
 
 /// `path` as the harness means it: absolute, or relative to its working directory.

@@ -20,7 +20,6 @@ pub use keys::Action;
 pub use model::{Decision, Model, Options, State};
 pub use update::{Effect, update};
 
-use crate::engine::plan::{self, ResolveOptions};
 use crate::error::ExitStatus;
 use crate::request::{Request, RequestError};
 use crate::service::{self, Settings};
@@ -75,17 +74,9 @@ impl ReviewError {
 /// human accepts.
 pub fn run(req: &Request, opts: &ReviewOptions) -> Result<Outcome, ReviewError> {
     let root = service::open_root(&opts.settings)?;
-    crate::request::limits::check_edits(req, opts.settings.limits.max_edits)?;
     // Like every writing command, finish an interrupted commit first (briefly locked).
     let _ = service::lock(&root);
-    let plan = plan::resolve(
-        req,
-        &root,
-        ResolveOptions {
-            tolerance: opts.settings.tolerance,
-            ..ResolveOptions::default()
-        },
-    )?;
+    let plan = service::resolve(req, &root, &opts.settings, crate::report::Mode::Apply)?;
     let mut m = Model::new(
         plan,
         Options {

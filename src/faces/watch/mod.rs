@@ -14,7 +14,6 @@ pub mod client;
 pub mod mcp;
 pub mod protocol;
 
-use crate::engine::plan::{self, ResolveOptions};
 use crate::error::ExitStatus;
 use crate::faces::review::{self, Model, apply, update, view};
 use crate::request::dialect::{self, InputKind};
@@ -231,7 +230,7 @@ fn review_one(
             return Ok(format!("{who}'s batch was unreadable"));
         }
     };
-    let plan = match plan::resolve(&req, root, ResolveOptions::default()) {
+    let plan = match service::resolve(&req, root, &opts.settings, crate::report::Mode::DryRun) {
         Ok(plan) => plan,
         Err(e) => {
             send(
