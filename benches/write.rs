@@ -123,7 +123,13 @@ fn json_str(s: &str) -> String {
 fn request(path: &str, edits: &[(String, String)]) -> String {
     let e: Vec<String> = edits
         .iter()
-        .map(|(o, n)| format!("{{\"oldText\":{},\"newText\":{}}}", json_str(o), json_str(n)))
+        .map(|(o, n)| {
+            format!(
+                "{{\"oldText\":{},\"newText\":{}}}",
+                json_str(o),
+                json_str(n)
+            )
+        })
         .collect();
     format!(
         "{{\"files\":[{{\"path\":{},\"edits\":[{}]}}]}}",
@@ -249,9 +255,7 @@ fn small(ctx: &Ctx) {
 }
 
 fn big(ctx: &Ctx) {
-    println!(
-        "\nbig: read + sha256 + splice + write + fsync floor vs redline apply, whole process"
-    );
+    println!("\nbig: read + sha256 + splice + write + fsync floor vs redline apply, whole process");
     println!(
         "  {:>6} {:>6} {:>10} {:>10} {:>7} {:>10} {:>10}",
         "file", "edits", "floor", "redline", "ratio", "floor rss", "rl rss/file"

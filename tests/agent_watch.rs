@@ -5,13 +5,15 @@
 //!
 //! tmux is required under CI=true (`.ci/run` installs it); elsewhere these tests say they skip.
 
+mod common;
+
 use serde_json::{Value, json};
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_redline");
+use common::BIN;
 
 fn tmux_available() -> bool {
     let ok = Command::new("tmux")

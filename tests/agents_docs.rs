@@ -2,13 +2,15 @@
 //! document as written, so a change to `redline setup` or `redline hook` that breaks an example
 //! fails here.
 
+mod common;
+
 use serde_json::Value;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 const DOC: &str = include_str!("../docs/agents.md");
-const BIN: &str = env!("CARGO_BIN_EXE_redline");
+use common::BIN;
 
 /// The fenced block after `<!-- test: NAME -->`.
 fn block(name: &str) -> String {

@@ -16,7 +16,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const CASES: &str = "testdata/cases";
 /// Request file names, in the order they are looked for.
@@ -140,7 +139,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
     if dir.join("input").exists() {
         copy_tree(&dir.join("input"), &root);
     }
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_redline"));
+    let mut cmd = common::redline();
     cmd.args(&case.args)
         .arg("--root")
         .arg(&root)

@@ -8,7 +8,9 @@ use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_redline");
+mod common;
+
+use common::BIN;
 
 /// A temporary root with some files, plus a place for request files next to it.
 struct Root {
@@ -273,46 +275,6 @@ fn request_on_stdin() {
     assert_eq!(r.read("a.txt"), b"beta\n");
 }
 
-/// Runs `git` in `dir`, panicking with its output on failure.
-fn git(dir: &Path, args: &[&str]) -> Output {
-    let o = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "git {args:?}: {}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-/// Every file under `dir` except `.git`, by relative path.
-fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
-        for e in fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.file_name().unwrap() == ".git" {
-                continue;
-            }
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                out.push((
-                    p.strip_prefix(root).unwrap().to_path_buf(),
-                    fs::read(&p).unwrap(),
-                ));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
-}
-
 #[test]
 fn diff_format_is_accepted_by_git_apply() {
     let input: &[(&str, &[u8])] = &[
@@ -378,10 +340,8 @@ fn diff_format_is_accepted_by_git_apply() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let diff = o.stdout.clone();
     assert!(!diff.contains(&0x1b), "escape codes in a piped diff");
-    fs::write(tmp.path().join("p.diff"), &diff).unwrap();
-    git(&patched, &["init", "-q", "."]);
-    git(&patched, &["apply", "--check", "../p.diff"]);
-    git(&patched, &["apply", "../p.diff"]);
+    let got = common::applied_by("git apply", &patched, &diff)
+        .unwrap_or_else(|e| panic!("git apply: {e}"));
     // … equals what redline writes.
     let o = Command::new(BIN)
         .args(["apply", "--format", "json", "--root"])
@@ -390,17 +350,7 @@ fn diff_format_is_accepted_by_git_apply() {
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let (want, got) = (files(&applied), files(&patched));
-    for ((pw, bw), (pg, bg)) in want.iter().zip(&got) {
-        assert_eq!(pw, pg);
-        assert_eq!(
-            String::from_utf8_lossy(bw),
-            String::from_utf8_lossy(bg),
-            "{} after git apply",
-            pw.display()
-        );
-    }
-    assert_eq!(want.len(), got.len());
+    assert_eq!(common::snapshot(&applied, false), got, "after git apply");
     // And each file's `diff` in the JSON is the same text as the diff format's.
     let v = json(&o);
     let joined: String = v["files"]
@@ -701,9 +651,9 @@ fn diff_format_with_empty_files_and_pure_renames_is_accepted_by_git_apply() {
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    fs::write(tmp.path().join("p.diff"), &o.stdout).unwrap();
-    git(&patched, &["init", "-q", "."]);
-    git(&patched, &["apply", "../p.diff"]);
+    let diff = o.stdout.clone();
+    let got = common::applied_by("git apply", &patched, &diff)
+        .unwrap_or_else(|e| panic!("git apply: {e}"));
     let o = Command::new(BIN)
         .args(["apply", "--format", "json", "--root"])
         .arg(&applied)
@@ -712,22 +662,17 @@ fn diff_format_with_empty_files_and_pure_renames_is_accepted_by_git_apply() {
         .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(
-        files(&applied),
-        files(&patched),
+        common::snapshot(&applied, false),
+        got,
         "git apply of\n{}",
-        String::from_utf8_lossy(&fs::read(tmp.path().join("p.diff")).unwrap())
+        String::from_utf8_lossy(&diff)
     );
     // Each file's own diff is accepted too.
     for f in json(&o)["files"].as_array().unwrap() {
-        let fresh = tmp.path().join("fresh");
-        let _ = fs::remove_dir_all(&fresh);
-        fs::create_dir(&fresh).unwrap();
-        for (p, b) in input {
-            fs::write(fresh.join(p), b).unwrap();
+        let one = f["diff"].as_str().unwrap().as_bytes();
+        if let Err(e) = common::applied_by("git apply --check", &patched, one) {
+            panic!("git apply --check of {}: {e}", f["path"]);
         }
-        fs::write(tmp.path().join("one.diff"), f["diff"].as_str().unwrap()).unwrap();
-        git(&fresh, &["init", "-q", "."]);
-        git(&fresh, &["apply", "--check", "../one.diff"]);
     }
 }
 
@@ -786,9 +731,9 @@ fn diff_of_move_onto_existing_and_edit_through_symlink_is_accepted_by_git_apply(
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    fs::write(tmp.path().join("p.diff"), &o.stdout).unwrap();
-    git(&patched, &["init", "-q", "."]);
-    git(&patched, &["apply", "../p.diff"]);
+    let diff = o.stdout.clone();
+    let got = common::applied_by("git apply", &patched, &diff)
+        .unwrap_or_else(|e| panic!("git apply: {e}"));
     let o = Command::new(BIN)
         .args(["apply", "--format", "json", "--root"])
         .arg(&applied)
@@ -797,10 +742,10 @@ fn diff_of_move_onto_existing_and_edit_through_symlink_is_accepted_by_git_apply(
         .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(
-        files(&applied),
-        files(&patched),
+        common::snapshot(&applied, false),
+        got,
         "git apply of\n{}",
-        String::from_utf8_lossy(&fs::read(tmp.path().join("p.diff")).unwrap())
+        String::from_utf8_lossy(&diff)
     );
     assert!(
         fs::symlink_metadata(applied.join("link.txt"))

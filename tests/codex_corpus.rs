@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 const CORPUS: &str = "testdata/codex-apply-patch/scenarios";
 const FIXTURES: &str = "testdata/dialect";
@@ -57,7 +57,7 @@ enum Via {
 }
 
 fn redline_apply(root: &Path, patch: &Path, via: Via) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_redline"));
+    let mut cmd = common::redline();
     cmd.arg("apply")
         .arg("--root")
         .arg(root)

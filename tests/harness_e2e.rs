@@ -10,12 +10,14 @@
 //! Under CI=true a missing harness install, Node or tmux is a failure; elsewhere these tests say
 //! they skip.
 
+mod common;
+
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_redline");
+use common::BIN;
 
 fn ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")

@@ -1,13 +1,15 @@
 //! Regressions for hostile input (issue 14) through the real binary: the journal directory
 //! reached through a symlink, over-long names, bounded requests, and failures that say why.
 
+mod common;
+
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_redline");
+use common::BIN;
 
 fn root() -> (tempfile::TempDir, PathBuf) {
     let t = tempfile::tempdir().unwrap();
@@ -19,24 +21,7 @@ fn root() -> (tempfile::TempDir, PathBuf) {
 
 /// `redline --root ROOT ARGS…` with `stdin` as standard input.
 fn run(root: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    use std::io::Write as _;
-    let mut child = Command::new(BIN)
-        .arg("--root")
-        .arg(root)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    out
+    common::output_with_stdin(common::redline().arg("--root").arg(root).args(args), stdin)
 }
 
 fn json(o: &Output) -> Value {

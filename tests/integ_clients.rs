@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_redline");
+use common::BIN;
 
 fn package_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -266,38 +266,6 @@ fn diff_ops(name: &str) -> Vec<(&'static str, Option<&'static str>, Value)> {
     ]
 }
 
-/// Runs `tool` (a shell command reading the patch on stdin) in a copy of `before`; the tree it
-/// leaves, or why it failed.
-fn applied_by(
-    tool: &str,
-    before: &Path,
-    patch: &[u8],
-) -> Result<std::collections::BTreeMap<std::path::PathBuf, common::Entry>, String> {
-    use std::io::Write as _;
-    let dir = tempfile::tempdir().unwrap();
-    common::copy_tree(before, dir.path());
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(tool)
-        .current_dir(dir.path())
-        .env("GIT_CEILING_DIRECTORIES", dir.path().parent().unwrap())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(patch).unwrap();
-    let out = child.wait_with_output().unwrap();
-    if !out.status.success() {
-        return Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(common::snapshot(dir.path(), false))
-}
-
 /// The 36 edge cases (6 names × 6 operations): the `--format diff` of a dry run, applied by
 /// `git apply` and by GNU `patch -p1` to the tree before, gives the tree `redline apply` writes.
 fn diffs_apply_with_git_and_patch() {
@@ -337,7 +305,7 @@ fn diffs_apply_with_git_and_patch() {
             assert!(out.status.success(), "{name:?} {label}: {out:?}");
             let want = common::snapshot(want.path(), false);
             for tool in ["git apply", "patch -p1 --no-backup-if-mismatch -s -f"] {
-                let got = applied_by(tool, orig.path(), &patch);
+                let got = common::applied_by(tool, orig.path(), &patch);
                 if got.as_ref() != Ok(&want) {
                     failures.push(format!(
                         "{tool}: {name:?} {label}: {got:?}\npatch:\n{}",

@@ -6,6 +6,8 @@
 #[path = "support/clients.rs"]
 mod clients;
 
+mod common;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -94,7 +96,7 @@ impl Project {
 
 /// PATH with the directory of the `redline` under test first.
 fn path_with_redline() -> std::ffi::OsString {
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_redline")).parent().unwrap();
+    let bin_dir = Path::new(common::BIN).parent().unwrap();
     std::env::join_paths(
         std::iter::once(bin_dir.to_path_buf()).chain(std::env::split_paths(
             &std::env::var_os("PATH").unwrap_or_default(),
@@ -277,7 +279,7 @@ fn mcp_config_starts_a_working_server() {
     let p = Project::new();
     let (command, args) = mcp_json_command();
     assert_eq!(command, "redline");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_redline"))
+    let mut child = common::redline()
         .args(&args)
         .current_dir(p.path())
         .stdin(Stdio::piped())

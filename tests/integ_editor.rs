@@ -1,22 +1,14 @@
 //! `redline filter` and `redline resolve --format lsp` through the real binary: positions with
 //! CJK and emoji in every encoding, line endings and BOM kept, silent failures.
 
+mod common;
+
 use serde_json::{Value, json};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn redline(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_redline"))
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    common::output_with_stdin(common::redline().current_dir(dir).args(args), stdin)
 }
 
 fn json_of(out: &Output) -> Value {

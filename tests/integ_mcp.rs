@@ -1,10 +1,12 @@
 //! `redline mcp` through the real binary: the 2025-11-25 handshake, tools/list, tool calls that
 //! apply and fail, and requests without any handshake (bare and stateless with `_meta`).
 
+mod common;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 
 struct Mcp {
     child: Child,
@@ -15,7 +17,7 @@ struct Mcp {
 impl Mcp {
     /// `args` as in the documented client configs, e.g. `["mcp", "--root", DIR]`.
     fn start(dir: &Path, args: &[&str]) -> Mcp {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_redline"))
+        let mut child = common::redline()
             .current_dir(dir)
             .args(args)
             .stdin(Stdio::piped())

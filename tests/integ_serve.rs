@@ -1,14 +1,16 @@
 //! `redline serve` through the real binary: several requests in both framings, errors,
 //! notifications and shutdown.
 
+mod common;
+
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// Runs `redline serve` in `dir` on `input`; returns (framing, message) in order and the status.
 fn serve(dir: &Path, input: &[u8]) -> (Vec<(&'static str, Value)>, Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_redline"))
+    let mut child = common::redline()
         .current_dir(dir)
         .arg("serve")
         .stdin(Stdio::piped())

@@ -12,12 +12,13 @@
 //!
 //! The test prints its counts by target, and fails on any case that does not do what it must.
 
+mod common;
+
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 const CORPUS: &str = "testdata/peer-cases/cases.json";
 
@@ -167,7 +168,7 @@ fn run(case: &Value) -> (Got, String) {
         "json" => fs::write(&req_path, serde_json::to_vec(&req["body"]).unwrap()).unwrap(),
         _ => fs::write(&req_path, s(req, "text")).unwrap(),
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_redline"))
+    let out = common::redline()
         .args(["apply", "--format", "json", "--input", input, "--root"])
         .arg(&root)
         .arg(&req_path)

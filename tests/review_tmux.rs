@@ -8,11 +8,13 @@
 #[path = "support/clients.rs"]
 mod clients;
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_redline");
+use common::BIN;
 
 /// One tmux server with one session running a command.
 struct Tmux {

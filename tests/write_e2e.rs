@@ -2,13 +2,15 @@
 //! the middle of a multi-file batch then `redline recover`; concurrent applies of edits that do
 //! not conflict; hostile paths. `REDLINE_FAULT_ITERS` scales the kill count.
 
+mod common;
+
 use std::fs;
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_redline");
+use common::BIN;
 const N_FILES: usize = 6;
 
 fn apply(root: &Path, request: &str) -> std::process::Child {

@@ -1,9 +1,65 @@
-//! Tree helpers shared by the fixture runners (`cases`, `codex_corpus`).
+//! Helpers shared by the integration tests: the one way to run the binary, tree snapshots and
+//! copies, and the `git apply`/`patch` round trip.
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The redline binary these tests drive.
+pub const BIN: &str = env!("CARGO_BIN_EXE_redline");
+
+/// A `redline` command.
+pub fn redline() -> Command {
+    Command::new(BIN)
+}
+
+/// Runs `cmd` with `stdin` as its standard input and captures its output. The input is fed
+/// from a thread, so a child that exits before reading all of it cannot block the test.
+pub fn output_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    let _ = feeder.join();
+    out
+}
+
+/// Applies `patch` with `tool` (a shell command reading the patch on stdin: `git apply`,
+/// `patch -p1 …`) to a copy of the tree `before`; the tree it gives, or the tool's output when it
+/// refuses.
+pub fn applied_by(
+    tool: &str,
+    before: &Path,
+    patch: &[u8],
+) -> Result<BTreeMap<PathBuf, Entry>, String> {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(before, dir.path());
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(tool)
+        .current_dir(dir.path())
+        .env("GIT_CEILING_DIRECTORIES", dir.path().parent().unwrap());
+    let out = output_with_stdin(&mut cmd, patch);
+    if !out.status.success() {
+        return Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(snapshot(dir.path(), false))
+}
 
 /// One entry of a tree, compared byte for byte.
 #[derive(Debug, PartialEq, Eq)]

@@ -664,8 +664,14 @@ mod tests {
         assert_eq!(
             split,
             vec![
-                SplitRow { left: Some(0), right: None },
-                SplitRow { left: Some(1), right: Some(2) },
+                SplitRow {
+                    left: Some(0),
+                    right: None
+                },
+                SplitRow {
+                    left: Some(1),
+                    right: Some(2)
+                },
             ]
         );
         // Word emphasis follows the same pairing.
@@ -674,7 +680,10 @@ mod tests {
         assert!(matches!(&rows[1].kind, RowKind::Line { emph, .. } if !emph.is_empty()));
         assert!(matches!(&rows[0].kind, RowKind::Line { emph, .. } if emph.is_empty()));
         // Unrelated lines still share rows in order.
-        let rows = vec![line(Tag::Delete, "alpha beta"), line(Tag::Insert, "xyz 123")];
+        let rows = vec![
+            line(Tag::Delete, "alpha beta"),
+            line(Tag::Insert, "xyz 123"),
+        ];
         assert_eq!(pair_lines(&rows, &[0], &[1]), vec![(Some(0), Some(1))]);
     }
 

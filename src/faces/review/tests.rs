@@ -842,7 +842,10 @@ fn next_file_with_undecided_edits_skips_decided_files() {
     assert!(m.file_tally(second).undecided == 0 || m.file_tally(second).decidable() == 0);
     press(&mut m, ">");
     assert!(m.cursor.file > second, "skipped the decided file");
-    assert_eq!(m.state(m.cursor.file, m.current_unit().unwrap()), State::Undecided);
+    assert_eq!(
+        m.state(m.cursor.file, m.current_unit().unwrap()),
+        State::Undecided
+    );
     press(&mut m, "<lt>");
     assert_eq!(m.cursor.file, 0);
 }
@@ -879,12 +882,18 @@ fn a_relaxed_match_is_flagged_like_a_normalized_one_and_the_drawer_says_what_was
         m.files[0].units[u].match_kind,
         Some(crate::engine::matcher::MatchKind::Relaxed)
     );
-    assert!(m.files[0].units[u].normalized(), "flagged like a normalized match");
+    assert!(
+        m.files[0].units[u].normalized(),
+        "flagged like a normalized match"
+    );
     assert_eq!(m.state(0, u), State::Undecided, "never starts accepted");
     assert!(m.tally().normalized == 1);
     press(&mut m, "i");
     let s = screen(&m, 120, 32);
-    assert!(s.contains("relaxed — it matched only after: indentation"), "{s}");
+    assert!(
+        s.contains("relaxed — it matched only after: indentation"),
+        "{s}"
+    );
     assert!(s.contains("#1≈"), "the gutter flags it: {s}");
 }
 

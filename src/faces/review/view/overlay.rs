@@ -260,7 +260,10 @@ fn help(m: &Model, t: Theme) -> Vec<Line<'static>> {
         "        ! failed  ⚠ stale  ≈ normalized match",
         t.dim(),
     ));
-    out.push(Line::styled("Mouse: the wheel scrolls the diff, a click selects a file or an edit.", t.dim()));
+    out.push(Line::styled(
+        "Mouse: the wheel scrolls the diff, a click selects a file or an edit.",
+        t.dim(),
+    ));
     out
 }
 
