@@ -249,6 +249,8 @@ fn review_one(
             monochrome: opts.monochrome,
         },
     );
+    // Syntax colours like the reviewer, unless monochrome or REDLINE_THEME=off.
+    m.set_syntax(review::highlight::Palette::from_env());
     let title = |m: &mut Model, waiting: usize| {
         let session = p
             .sub
