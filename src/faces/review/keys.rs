@@ -41,6 +41,8 @@ pub enum Action {
     Left,
     Right,
     Search,
+    /// `|`: filter the file list by path.
+    Filter,
     /// `n`: write or edit the note on the edit under the cursor.
     Note,
     /// `N`: write or edit the note on the whole batch.
@@ -394,6 +396,14 @@ pub const BINDINGS: &[Binding] = &[
         "/",
         "search every file (smart case)",
         Some(("/", "search")),
+    ),
+    b(
+        M,
+        &[ch('|')],
+        Action::Filter,
+        "|",
+        "filter the file list by path (Esc clears)",
+        None,
     ),
     b(
         M,

@@ -208,6 +208,8 @@ pub enum PromptKind {
     Note(usize, usize),
     /// `N`: the note on the whole batch.
     BatchNote,
+    /// `|`: narrow the file list to paths containing the text (live while typing).
+    Filter,
 }
 
 /// A one-line text prompt in the footer; `Enter` confirms, `Esc` cancels.
@@ -346,6 +348,8 @@ pub struct Model {
     pub search: Search,
     /// The footer prompt being typed into, if any.
     pub prompt: Option<Prompt>,
+    /// The confirmed file-list filter (`|`); empty shows every file.
+    pub filter: String,
     /// The reviewer's note to the agent per unit (`notes[file][unit]`), carried in the JSON
     /// result's `decisions`.
     pub notes: Vec<Vec<Option<String>>>,
@@ -406,6 +410,7 @@ impl Model {
             help_scroll: 0,
             search: Search::default(),
             prompt: None,
+            filter: String::new(),
             notes,
             batch_note: None,
             status: None,
@@ -421,6 +426,23 @@ impl Model {
             m.cursor.row = m.first_row_of(0, 0).unwrap_or(0);
         }
         m
+    }
+
+    /// The filter the file list shows now: the text being typed, else the confirmed one.
+    pub fn list_filter(&self) -> &str {
+        match &self.prompt {
+            Some(p) if p.kind == PromptKind::Filter => &p.text,
+            _ => &self.filter,
+        }
+    }
+
+    /// The files the list shows, in order: those whose path contains the filter (smart case,
+    /// like search); every file when the filter is empty.
+    pub fn listed_files(&self) -> Vec<usize> {
+        let q = self.list_filter();
+        (0..self.files.len())
+            .filter(|&f| q.is_empty() || !Search::matches(q, &self.files[f].display).is_empty())
+            .collect()
     }
 
     /// Builds the display rows of `file` if they are not built yet.

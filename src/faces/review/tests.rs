@@ -2,7 +2,7 @@
 //! and snapshotted (text grids; styles are checked by cell where they carry meaning).
 
 use super::keys::Action;
-use super::model::{Decision, Model, Options, Overlay, State};
+use super::model::{Decision, Model, Options, Overlay, PromptKind, State};
 use super::update::{Effect, on_key, update};
 use super::view;
 use crate::engine::plan::{self, Plan, ResolveOptions};
@@ -1083,4 +1083,55 @@ fn snapshot_results() {
     press(&mut m, "Yd");
     apply_now(&mut m, &dir);
     insta::assert_snapshot!("results", render(&m, 120, 32).backend());
+}
+
+#[test]
+fn filter_narrows_the_file_list_and_esc_clears_it() {
+    let (_d, mut m) = demo(Options::default());
+    let all = m.listed_files();
+    assert!(all.len() > 1);
+    let last = *all.last().unwrap();
+    let name = m.files[last].display.clone();
+    // Live while typing: the text narrows the list before Enter.
+    press(&mut m, "|");
+    for c in name.chars() {
+        let ev = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        if let Some(a) = on_key(&m, &ev) {
+            update(&mut m, a);
+        }
+    }
+    assert!(m.listed_files().contains(&last));
+    assert!(m.listed_files().len() < all.len());
+    // Enter keeps the filter and moves to a listed file.
+    press(&mut m, "<enter>");
+    assert_eq!(m.filter, name);
+    assert!(m.listed_files().contains(&m.cursor.file));
+    // `/` still searches the diff.
+    press(&mut m, "/");
+    assert_eq!(m.prompt.as_ref().map(|p| p.kind), Some(PromptKind::Search));
+    press(&mut m, "<esc>");
+    assert_eq!(m.filter, name, "Esc on the search prompt leaves the filter");
+    // Esc clears the filter.
+    press(&mut m, "<esc>");
+    assert!(m.filter.is_empty());
+    assert_eq!(m.listed_files(), all);
+    // Esc on the filter prompt clears it too; nothing matching says so.
+    press(&mut m, "|zzzz-no-such<enter>");
+    assert!(m.listed_files().is_empty());
+    assert!(m.status.as_deref().unwrap_or("").contains("no file path"));
+    press(&mut m, "|<esc>");
+    assert!(m.filter.is_empty());
+}
+
+#[test]
+fn snapshot_filtered_file_list() {
+    let (_d, mut m) = demo(Options::default());
+    let name = m.files[m.files.len() - 1].display.clone();
+    let q: String = name.chars().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect();
+    press(&mut m, "|");
+    for c in q.chars() {
+        update(&mut m, Action::Input(c));
+    }
+    press(&mut m, "<enter>");
+    insta::assert_snapshot!("filtered_file_list", render(&m, 120, 32).backend());
 }

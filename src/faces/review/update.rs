@@ -289,6 +289,12 @@ fn main_action(m: &mut Model, a: Action) -> Option<Effect> {
                 text: String::new(),
             })
         }
+        Action::Filter => {
+            m.prompt = Some(Prompt {
+                kind: PromptKind::Filter,
+                text: m.filter.clone(),
+            })
+        }
         Action::Note => match m.current_unit() {
             Some(u) => {
                 let f = m.cursor.file;
@@ -314,6 +320,8 @@ fn main_action(m: &mut Model, a: Action) -> Option<Effect> {
         Action::Back => {
             if m.drawer {
                 m.drawer = false;
+            } else if !m.filter.is_empty() {
+                m.filter.clear();
             } else if !m.search.query.is_empty() {
                 m.search.query.clear();
                 m.search.hits.clear();
@@ -695,7 +703,13 @@ fn prompt(m: &mut Model, a: Action) {
         Action::Erase => {
             p.text.pop();
         }
-        Action::Back => m.prompt = None,
+        Action::Back => {
+            // Esc on the filter prompt clears the filter too.
+            if p.kind == PromptKind::Filter {
+                m.filter.clear();
+            }
+            m.prompt = None;
+        }
         Action::Confirm => {
             let Some(p) = m.prompt.take() else { return };
             match p.kind {
@@ -712,6 +726,15 @@ fn prompt(m: &mut Model, a: Action) {
                     } else {
                         format!("note removed from edit {label}")
                     });
+                }
+                PromptKind::Filter => {
+                    m.filter = p.text;
+                    let listed = m.listed_files();
+                    if listed.is_empty() {
+                        m.status = Some(format!("no file path contains \"{}\"", m.filter));
+                    } else if !listed.contains(&m.cursor.file) {
+                        go_file(m, listed[0]);
+                    }
                 }
                 PromptKind::BatchNote => {
                     m.set_batch_note(&p.text);

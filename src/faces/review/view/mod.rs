@@ -240,12 +240,14 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// The first file the list shows in `h` rows: the selected file stays mid-list.
-fn list_start(m: &Model, h: usize) -> usize {
-    m.cursor
-        .file
-        .saturating_sub(h / 2)
-        .min(m.files.len().saturating_sub(h))
+/// The first entry of `listed` (the files the filter lets through) the list shows in `h` rows:
+/// the selected file stays mid-list.
+fn list_start(m: &Model, listed: &[usize], h: usize) -> usize {
+    let at = listed
+        .iter()
+        .position(|&f| f == m.cursor.file)
+        .unwrap_or(0);
+    at.saturating_sub(h / 2).min(listed.len().saturating_sub(h))
 }
 
 /// What a click at screen cell (`x`, `y`) points at.
@@ -271,8 +273,8 @@ pub fn hit(m: &Model, x: u16, y: u16) -> Option<Hit> {
     };
     if let Some(k) = a.files.and_then(inside) {
         let h = a.files.map_or(0, |r| r.height.saturating_sub(2) as usize);
-        let f = list_start(m, h) + k;
-        return (f < m.files.len()).then_some(Hit::File(f));
+        let listed = m.listed_files();
+        return listed.get(list_start(m, &listed, h) + k).map(|&f| Hit::File(f));
     }
     let k = inside(a.diff)?;
     // Walk the visible rows from the top, each as tall as it is drawn.
@@ -295,16 +297,24 @@ pub fn hit(m: &Model, x: u16, y: u16) -> Option<Hit> {
 }
 
 fn file_list(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
-    let block = Block::bordered()
-        .title(format!(" Files ({}) ", m.files.len()))
-        .border_style(t.border());
+    let listed = m.listed_files();
+    let title = if m.list_filter().is_empty() {
+        format!(" Files ({}) ", m.files.len())
+    } else {
+        format!(
+            " Files ({} of {}) |{} ",
+            listed.len(),
+            m.files.len(),
+            m.list_filter()
+        )
+    };
+    let block = Block::bordered().title(title).border_style(t.border());
     let inner = block.inner(area);
     f.render_widget(block, area);
     let h = inner.height as usize;
-    let n = m.files.len();
-    let start = list_start(m, h);
+    let start = list_start(m, &listed, h);
     let w = inner.width as usize;
-    for (k, fi) in (start..n.min(start + h)).enumerate() {
+    for (k, &fi) in listed.iter().skip(start).take(h).enumerate() {
         let tally = m.file_tally(fi);
         let counts = if tally.stale > 0 {
             " stale".to_string()
@@ -370,6 +380,7 @@ fn footer(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
                 " note on the batch: ".to_string(),
                 "Enter save (empty removes) · Esc cancel",
             ),
+            PromptKind::Filter => (" files |".to_string(), "Enter keep filter · Esc clear"),
         };
         // Keep the end of a long text and the cursor in view.
         let room = (area.width as usize)
