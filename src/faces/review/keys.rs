@@ -43,6 +43,8 @@ pub enum Action {
     Search,
     /// `|`: filter the file list by path.
     Filter,
+    /// `z`: collapse / expand the current file (hide its rows in the diff pane).
+    Collapse,
     /// `n`: write or edit the note on the edit under the cursor.
     Note,
     /// `N`: write or edit the note on the whole batch.
@@ -407,6 +409,14 @@ pub const BINDINGS: &[Binding] = &[
     ),
     b(
         M,
+        &[ch('z')],
+        Action::Collapse,
+        "z",
+        "collapse / expand the file (hide its rows)",
+        Some(("z", "fold")),
+    ),
+    b(
+        M,
         &[ctrl('n')],
         Action::SearchNext,
         "Ctrl-n",
@@ -669,6 +679,8 @@ mod tests {
             ('?', Action::Help),
             ('n', Action::Note),
             ('N', Action::BatchNote),
+            ('|', Action::Filter),
+            ('z', Action::Collapse),
         ];
         for (c, a) in cases {
             let m = if c.is_ascii_uppercase() {

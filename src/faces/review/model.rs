@@ -350,6 +350,8 @@ pub struct Model {
     pub prompt: Option<Prompt>,
     /// The confirmed file-list filter (`|`); empty shows every file.
     pub filter: String,
+    /// Per file: its rows are hidden in the diff pane (`z`).
+    pub collapsed: Vec<bool>,
     /// The reviewer's note to the agent per unit (`notes[file][unit]`), carried in the JSON
     /// result's `decisions`.
     pub notes: Vec<Vec<Option<String>>>,
@@ -411,6 +413,7 @@ impl Model {
             search: Search::default(),
             prompt: None,
             filter: String::new(),
+            collapsed: vec![false; n],
             notes,
             batch_note: None,
             status: None,
@@ -443,6 +446,11 @@ impl Model {
         (0..self.files.len())
             .filter(|&f| q.is_empty() || !Search::matches(q, &self.files[f].display).is_empty())
             .collect()
+    }
+
+    /// Whether `file`'s rows are hidden in the diff pane.
+    pub fn is_collapsed(&self, file: usize) -> bool {
+        self.collapsed.get(file).copied().unwrap_or(false)
     }
 
     /// Builds the display rows of `file` if they are not built yet.

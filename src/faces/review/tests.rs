@@ -1135,3 +1135,43 @@ fn snapshot_filtered_file_list() {
     press(&mut m, "<enter>");
     insta::assert_snapshot!("filtered_file_list", render(&m, 120, 32).backend());
 }
+
+#[test]
+fn z_collapses_a_file_hiding_its_rows_and_expands_it_again() {
+    let (_d, mut m) = demo(Options::default());
+    let f = m.cursor.file;
+    let row = m.cursor.row;
+    press(&mut m, "z");
+    assert!(m.is_collapsed(f));
+    // Hidden rows take no moves and no decisions; the whole file still can.
+    press(&mut m, "jy");
+    assert_eq!(m.cursor.row, row);
+    assert_eq!(m.file_tally(f).decided(), 0);
+    assert!(m.status.as_deref().unwrap_or("").contains("z expands"));
+    assert!(screen(&m, 120, 32).contains("▸ collapsed"));
+    // Edit jumps skip the collapsed file's edits and leave it collapsed.
+    press(&mut m, "]");
+    assert_ne!(m.cursor.file, f);
+    assert!(m.is_collapsed(f));
+    press(&mut m, "{");
+    assert_eq!(m.cursor.file, f);
+    press(&mut m, "Y");
+    assert_eq!(m.file_tally(f).undecided, 0);
+    // `Y` advances; come back to the collapsed file.
+    while m.cursor.file != f {
+        press(&mut m, "{");
+    }
+    press(&mut m, "z");
+    assert!(!m.is_collapsed(f));
+    assert!(!screen(&m, 120, 32).contains("▸ collapsed"));
+    press(&mut m, "u");
+    press(&mut m, "y");
+    assert_eq!(m.file_tally(f).decided(), 1);
+}
+
+#[test]
+fn snapshot_collapsed_file() {
+    let (_d, mut m) = demo(Options::default());
+    press(&mut m, "}z");
+    insta::assert_snapshot!("collapsed_file", render(&m, 120, 32).backend());
+}

@@ -126,7 +126,46 @@ fn main(m: &mut Model, a: Action) -> Option<Effect> {
 
 fn main_action(m: &mut Model, a: Action) -> Option<Effect> {
     let page = view::diff_height(m).max(1);
+    // A collapsed file's rows are hidden: nothing moves over them or decides one of them
+    // (whole-file `Y`/`D`, file moves, jumps and search still work).
+    if m.is_collapsed(m.cursor.file)
+        && matches!(
+            a,
+            Action::Down
+                | Action::Up
+                | Action::PageDown
+                | Action::PageUp
+                | Action::HalfDown
+                | Action::HalfUp
+                | Action::Top
+                | Action::Bottom
+                | Action::Accept
+                | Action::Reject
+                | Action::Toggle
+                | Action::Clear
+                | Action::Why
+                | Action::Note
+                | Action::Left
+                | Action::Right
+                | Action::Wheel(_)
+        )
+    {
+        m.status = Some("this file is collapsed — z expands it".into());
+        return None;
+    }
     match a {
+        Action::Collapse => {
+            let f = m.cursor.file;
+            if let Some(c) = m.collapsed.get_mut(f) {
+                *c = !*c;
+                if *c {
+                    m.drawer = false;
+                    m.scroll = 0;
+                } else {
+                    reveal(m, true);
+                }
+            }
+        }
         Action::Down => step_rows(m, 1),
         Action::Up => step_rows(m, -1),
         Action::PageDown => step_rows(m, page as isize),
@@ -537,7 +576,8 @@ fn jump(
             i = i.rem_euclid(len);
         }
         let (g, u) = all[i as usize];
-        if pred(m, g, u) && Some((g, u)) != on.map(|u| (f, u)) {
+        // A collapsed file's edits are skipped: its rows are hidden.
+        if !m.is_collapsed(g) && pred(m, g, u) && Some((g, u)) != on.map(|u| (f, u)) {
             go_unit(m, g, u);
             return;
         }
@@ -791,6 +831,10 @@ fn search_step(m: &mut Model, forward: bool, inclusive: bool) {
     };
     let (f, r) = hits[pick];
     let n = hits.len();
+    // A match in a collapsed file opens it, so the match is on screen.
+    if let Some(c) = m.collapsed.get_mut(f) {
+        *c = false;
+    }
     if f != m.cursor.file {
         m.scroll = 0;
     }

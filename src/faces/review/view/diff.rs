@@ -56,6 +56,18 @@ pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
         .border_style(t.focus_border());
     let inner = block.inner(area);
     f.render_widget(block, area);
+    if m.is_collapsed(file) && inner.height > 0 {
+        let n = m.files[file].units.len();
+        let line = Line::from(vec![
+            Span::styled(" ▸ collapsed", t.bold()),
+            Span::styled(
+                format!(" · {n} change{} hidden · z expands", if n == 1 { "" } else { "s" }),
+                t.dim(),
+            ),
+        ]);
+        f.render_widget(Paragraph::new(line), Rect::new(inner.x, inner.y, inner.width, 1));
+        return;
+    }
     let Some(fr) = m.file_rows(file) else { return };
     let h = inner.height as usize;
     let ctx = Ctx::new(m, fr, inner.width as usize, t);

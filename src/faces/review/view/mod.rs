@@ -276,6 +276,9 @@ pub fn hit(m: &Model, x: u16, y: u16) -> Option<Hit> {
         let listed = m.listed_files();
         return listed.get(list_start(m, &listed, h) + k).map(|&f| Hit::File(f));
     }
+    if m.is_collapsed(m.cursor.file) {
+        return None;
+    }
     let k = inside(a.diff)?;
     // Walk the visible rows from the top, each as tall as it is drawn.
     let total = match m.file_rows(m.cursor.file) {
@@ -423,6 +426,7 @@ fn tail(s: &str, width: usize) -> String {
 /// Footer hints dropped first when the footer is too narrow; hints not listed (help, quit) are
 /// never dropped, so `? help` and `q quit` show at any width the reviewer runs at.
 const FOOTER_DROP_ORDER: &[keys::Action] = &[
+    keys::Action::Collapse,
     keys::Action::Toggle,
     keys::Action::NextFlagged,
     keys::Action::NextFile,
