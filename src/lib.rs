@@ -7,6 +7,7 @@
 //! - [`engine`]: the pure, in-memory resolution of a request into a [`engine::plan::Plan`];
 //! - [`request`]: the request ([`request::Request`]), its JSON wire shapes and its dialects;
 //! - [`write`]: the only module that changes files (confined, atomic, all or nothing).
+#![warn(unreachable_pub)]
 pub mod engine;
 pub mod error;
 pub mod faces;

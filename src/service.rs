@@ -44,7 +44,7 @@ pub struct Run {
 }
 
 impl Run {
-    fn failed(e: &RequestError) -> Run {
+    pub(crate) fn failed(e: &RequestError) -> Run {
         Run {
             response: Err(RequestFailure::new(e)),
             exit: ExitStatus::Usage,

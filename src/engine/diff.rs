@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 /// Lines of context around each change in a hunk.
-pub const CONTEXT: usize = 3;
+pub(crate) const CONTEXT: usize = 3;
 
 /// One replaced range: `old` in the old text became `new` in the new text, for edit `edit`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub enum Tag {
 
 /// One line of a hunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Line {
+pub(crate) struct Line {
     pub tag: Tag,
     /// 1-based line numbers on each side (absent on the side the line is not on).
     pub old_no: Option<usize>,
@@ -45,7 +45,7 @@ pub struct Line {
 
 /// A unified-diff hunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hunk {
+pub(crate) struct Hunk {
     pub old_start: usize,
     pub old_len: usize,
     pub new_start: usize,
@@ -55,7 +55,7 @@ pub struct Hunk {
 
 impl Hunk {
     /// The `@@ -a,b +c,d @@` header (git's convention for empty sides).
-    pub fn header(&self) -> String {
+    pub(crate) fn header(&self) -> String {
         fn side(start: usize, len: usize) -> String {
             let start = if len == 0 {
                 start.saturating_sub(1)
@@ -169,7 +169,7 @@ fn touched(ol: &Lines<'_>, nl: &Lines<'_>, c: &Change) -> (Range<usize>, Range<u
 }
 
 /// Computes the hunks for `changes` (sorted, non-overlapping) turning `old` into `new`.
-pub fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
+pub(crate) fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
     let (ol, nl) = (Lines::new(old), Lines::new(new));
     let mut regions: Vec<Region> = Vec::new();
     for (k, c) in changes.iter().enumerate() {
@@ -339,7 +339,7 @@ fn trail(h: &mut Hunk, ol: &Lines<'_>, from: usize, delta: isize) {
 }
 
 /// The body of a unified diff (hunks only).
-pub fn render_hunks(hunks: &[Hunk], out: &mut String) {
+pub(crate) fn render_hunks(hunks: &[Hunk], out: &mut String) {
     for h in hunks {
         out.push_str(&h.header());
         out.push('\n');
@@ -460,7 +460,7 @@ fn git_line(a: &str, b: &str) -> String {
 
 /// A unified diff with `a/` `b/` headers; `None` names `/dev/null` (create or delete). Names are
 /// written as git writes them, so that `git apply` and GNU `patch` read the same paths.
-pub fn unified(old_path: Option<&str>, new_path: Option<&str>, hunks: &[Hunk]) -> String {
+pub(crate) fn unified(old_path: Option<&str>, new_path: Option<&str>, hunks: &[Hunk]) -> String {
     // A whole-file change of an empty file yields one hunk without lines (`@@ -0,0 +0,0 @@`),
     // which git rejects as a corrupt patch: such a file has no hunks at all.
     let hunks = if hunks.iter().all(|h| h.lines.is_empty()) {
@@ -516,7 +516,7 @@ pub fn unified(old_path: Option<&str>, new_path: Option<&str>, hunks: &[Hunk]) -
 /// extended header as part of that header, so a header without hunks (a pure rename, an empty
 /// file created or deleted) would swallow the next plain diff; such a next diff gets its own
 /// `diff --git` line (and the new/deleted file mode its `/dev/null` side implies).
-pub fn join<'a>(diffs: impl IntoIterator<Item = &'a str>) -> String {
+pub(crate) fn join<'a>(diffs: impl IntoIterator<Item = &'a str>) -> String {
     let mut out = String::new();
     let mut open_header = false;
     for d in diffs {
@@ -550,7 +550,7 @@ pub fn join<'a>(diffs: impl IntoIterator<Item = &'a str>) -> String {
 }
 
 /// Hunks for a whole-file create (`old` empty) or delete (`new` empty).
-pub fn whole(old: &str, new: &str) -> Vec<Hunk> {
+pub(crate) fn whole(old: &str, new: &str) -> Vec<Hunk> {
     hunks(
         old,
         new,

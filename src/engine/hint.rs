@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 /// Candidates returned per edit.
-pub const MAX_CANDIDATES: usize = 3;
+pub(crate) const MAX_CANDIDATES: usize = 3;
 /// Windows scored per edit.
 const SCORED: usize = 4;
 /// A key (line or identifier) found in more places than this is too common to vote.
@@ -28,7 +28,7 @@ const FALLBACK_LINES: usize = 4;
 const MAX_TOKEN: usize = 64;
 /// Not-found edits per file that get candidates; the others get none (a batch of a million
 /// failing edits must not cost a million similarity scorings).
-pub const MAX_HINTED: usize = 1000;
+pub(crate) const MAX_HINTED: usize = 1000;
 /// Vote weights.
 const LINE_WEIGHT: u32 = 8;
 const TOKEN_WEIGHT: u32 = 1;
@@ -70,7 +70,7 @@ impl Places {
 }
 
 /// Candidates for each of `olds` (the `oldText`s that were not found) in the file `file`.
-pub fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
+pub(crate) fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
     let mut out = candidates_bounded(file, &olds[..olds.len().min(MAX_HINTED)]);
     out.resize(olds.len(), Vec::new());
     out
@@ -289,7 +289,7 @@ fn fallback(
 /// lines for longer ones, and for very long ones by the share of lines they have in common (a
 /// multiset count, linear). Deterministic: no time budget decides the result, so a loaded machine
 /// scores like an idle one.
-pub fn similarity(a: &str, b: &str) -> f64 {
+pub(crate) fn similarity(a: &str, b: &str) -> f64 {
     let ratio = if a.len() + b.len() <= 4_000 {
         f64::from(
             TextDiff::configure()

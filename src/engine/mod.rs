@@ -3,10 +3,10 @@
 //! `document` decodes a file; `normalize` builds the normalized view N(·) with its map back;
 //! `matcher` finds each edit's occurrences; `relaxed` is the §3b tier for what it does not find; `hint` finds candidates for the edits that fail;
 //! `plan` puts it together per file; `diff` renders the plan's changes as unified diffs.
-pub mod diff;
+pub(crate) mod diff;
 pub mod document;
 pub mod editorconfig;
-pub mod hint;
+pub(crate) mod hint;
 pub mod matcher;
 pub mod normalize;
 pub mod plan;

@@ -16,7 +16,7 @@ use crate::service::{self, Settings};
 
 /// Why a buffer could not be filtered.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum FilterError {
+pub(crate) enum FilterError {
     #[error("{0}")]
     Request(RequestError),
     #[error("the request has no edits for {path}")]
@@ -31,7 +31,7 @@ pub enum FilterError {
 }
 
 impl FilterError {
-    pub fn code(&self) -> Code {
+    pub(crate) fn code(&self) -> Code {
         match self {
             FilterError::Request(_) | FilterError::NoEdits { .. } | FilterError::Delete { .. } => {
                 Code::InvalidRequest
@@ -44,7 +44,7 @@ impl FilterError {
 
 /// The outcome of filtering a buffer.
 #[derive(Debug)]
-pub struct Filtered {
+pub(crate) struct Filtered {
     /// The edited buffer bytes.
     pub output: Result<Vec<u8>, FilterError>,
     /// The plan of the path's edits against the buffer, once it was made.
@@ -61,7 +61,7 @@ impl Filtered {
 
     /// What happened, as JSON: the response of SPEC §4 when the edits were matched, otherwise
     /// `{"version": 1, "ok": false, "error": {"code", "message"}}`.
-    pub fn report(&self, settings: &Settings) -> serde_json::Value {
+    pub(crate) fn report(&self, settings: &Settings) -> serde_json::Value {
         if let Some(plan) = &self.plan {
             let mut resp = report::response(
                 plan,
@@ -108,7 +108,7 @@ impl Filtered {
 /// `/root/a` are one file). Objects for other paths are ignored, and so are `documents[]`: the
 /// buffer is the document. `expectHash` is checked against the buffer. `content` replaces the
 /// buffer; `moveTo` applies the edits and leaves the renaming to the editor; `delete` fails.
-pub fn filter(req: &Request, path: &str, input: &[u8], settings: &Settings) -> Filtered {
+pub(crate) fn filter(req: &Request, path: &str, input: &[u8], settings: &Settings) -> Filtered {
     let root = match service::open_root(settings) {
         Ok(r) => r,
         Err(e) => return Filtered::failed(FilterError::Request(e)),

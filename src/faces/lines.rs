@@ -8,11 +8,11 @@ use serde_json::{Value, json};
 use std::io::{self, BufRead};
 
 /// JSON-RPC "Invalid Request", the code of the answer to a message over the limit.
-pub const INVALID_REQUEST: i64 = -32600;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
 
 /// One line of input.
 #[derive(Debug, PartialEq)]
-pub enum Line {
+pub(crate) enum Line {
     /// The line, without its `\n` (nor a `\r` before it).
     Full(Vec<u8>),
     /// A line longer than the cap: skipped, `len` bytes long; `id` is the top-level `id` of the
@@ -22,7 +22,7 @@ pub enum Line {
 
 /// Reads one `\n`-terminated line (or the last, unterminated one) holding at most `cap` bytes
 /// in memory; `None` at the end of input.
-pub fn read_line(r: &mut impl BufRead, cap: u64) -> io::Result<Option<Line>> {
+pub(crate) fn read_line(r: &mut impl BufRead, cap: u64) -> io::Result<Option<Line>> {
     let mut line: Vec<u8> = Vec::new();
     let mut over: Option<(u64, IdScan)> = None;
     loop {
@@ -86,7 +86,7 @@ fn finish(mut line: Vec<u8>, over: Option<(u64, IdScan)>, cap: u64) -> Line {
 
 /// Discards exactly `n` bytes of `r` (a `Content-Length` body over the cap), scanning them for
 /// the top-level `id`. `None` when the input ends first.
-pub fn skip(r: &mut impl BufRead, mut n: u64) -> io::Result<Option<Value>> {
+pub(crate) fn skip(r: &mut impl BufRead, mut n: u64) -> io::Result<Option<Value>> {
     let mut scan = IdScan::default();
     while n > 0 {
         let take = {
@@ -109,7 +109,7 @@ pub fn skip(r: &mut impl BufRead, mut n: u64) -> io::Result<Option<Value>> {
 }
 
 /// The JSON-RPC error answering a message of `len` bytes over the limit `cap`.
-pub fn too_large(id: Value, len: u64, cap: u64) -> Value {
+pub(crate) fn too_large(id: Value, len: u64, cap: u64) -> Value {
     json!({
         "jsonrpc": "2.0",
         "id": id,
@@ -131,7 +131,7 @@ pub fn too_large(id: Value, len: u64, cap: u64) -> Value {
 /// memory: a small state machine over strings and nesting depth. Only a string, number or
 /// `null` id counts (JSON-RPC's); anything else, or no id, is `null`.
 #[derive(Debug, Default)]
-pub struct IdScan {
+pub(crate) struct IdScan {
     depth: u32,
     /// The first significant byte was seen (`{` for an object; a batch `[` never has an id).
     started: bool,
@@ -152,7 +152,7 @@ pub struct IdScan {
 const MAX_ID: usize = 256;
 
 impl IdScan {
-    pub fn feed(&mut self, bytes: &[u8]) {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.byte(b);
         }
@@ -246,7 +246,7 @@ impl IdScan {
     }
 
     /// The id found, or `null`.
-    pub fn id(&self) -> Value {
+    pub(crate) fn id(&self) -> Value {
         let raw = self.found.as_ref().or(self.value.as_ref());
         match raw.and_then(|r| serde_json::from_slice::<Value>(r).ok()) {
             Some(v @ (Value::String(_) | Value::Number(_))) => v,
@@ -255,7 +255,7 @@ impl IdScan {
     }
 
     /// Whether the input was an object with a top-level `id` member (any value).
-    pub fn has_id(&self) -> bool {
+    pub(crate) fn has_id(&self) -> bool {
         self.found.is_some() || self.value.is_some()
     }
 }

@@ -19,7 +19,7 @@ use std::path::Path;
 /// What `resolve --format lsp` prints.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct LspOutput {
+pub(crate) struct LspOutput {
     pub workspace_edit: WorkspaceEdit,
     /// Every error of the batch; when there is one, `documentChanges` is empty.
     pub errors: Vec<LspError>,
@@ -28,14 +28,14 @@ pub struct LspOutput {
 /// An LSP `WorkspaceEdit` in its `documentChanges` form.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct WorkspaceEdit {
+pub(crate) struct WorkspaceEdit {
     pub document_changes: Vec<DocumentChange>,
 }
 
 /// One entry of `documentChanges`, executed in order.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
-pub enum DocumentChange {
+pub(crate) enum DocumentChange {
     Edit(TextDocumentEdit),
     Resource(ResourceOperation),
 }
@@ -43,14 +43,14 @@ pub enum DocumentChange {
 /// LSP `TextDocumentEdit`.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct TextDocumentEdit {
+pub(crate) struct TextDocumentEdit {
     pub text_document: VersionedDocument,
     pub edits: Vec<TextEdit>,
 }
 
 /// LSP `OptionalVersionedTextDocumentIdentifier`; the version is always `null`.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct VersionedDocument {
+pub(crate) struct VersionedDocument {
     pub uri: String,
     pub version: Option<i64>,
 }
@@ -58,7 +58,7 @@ pub struct VersionedDocument {
 /// LSP `TextEdit`.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct TextEdit {
+pub(crate) struct TextEdit {
     pub range: Range,
     pub new_text: String,
 }
@@ -70,7 +70,7 @@ pub struct TextEdit {
     rename_all = "lowercase",
     rename_all_fields = "camelCase"
 )]
-pub enum ResourceOperation {
+pub(crate) enum ResourceOperation {
     Create {
         uri: String,
     },
@@ -87,13 +87,13 @@ pub enum ResourceOperation {
 
 /// LSP `RenameFileOptions` (only `overwrite` is used: a move onto an existing file).
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct RenameOptions {
+pub(crate) struct RenameOptions {
     pub overwrite: bool,
 }
 
 /// One error, flat: a file or edit error of the batch, or the request's own error.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct LspError {
+pub(crate) struct LspError {
     pub code: Code,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -107,7 +107,7 @@ pub struct LspError {
 }
 
 /// The LSP output of a resolve run; file URIs are `root` (absolute) joined with each path.
-pub fn output(run: &Run, root: &Path, enc: PositionEncoding) -> LspOutput {
+pub(crate) fn output(run: &Run, root: &Path, enc: PositionEncoding) -> LspOutput {
     let mut errors = Vec::new();
     match &run.response {
         Err(failure) => errors.push(LspError {
@@ -136,7 +136,11 @@ pub fn output(run: &Run, root: &Path, enc: PositionEncoding) -> LspOutput {
 }
 
 /// The `documentChanges` of an error-free plan, file by file in request order.
-pub fn document_changes(plan: &Plan, root: &Path, enc: PositionEncoding) -> Vec<DocumentChange> {
+pub(crate) fn document_changes(
+    plan: &Plan,
+    root: &Path,
+    enc: PositionEncoding,
+) -> Vec<DocumentChange> {
     let mut out = Vec::new();
     for f in &plan.files {
         let uri = file_uri(&root.join(rel_or_path(f.rel.as_deref(), &f.path)));
@@ -206,7 +210,7 @@ fn push_edits(out: &mut Vec<DocumentChange>, uri: &str, edits: Vec<TextEdit>) {
 }
 
 /// The text edits of a file's resolved edits, ascending, against its original text.
-pub fn text_edits(f: &FilePlan, enc: PositionEncoding) -> Vec<TextEdit> {
+pub(crate) fn text_edits(f: &FilePlan, enc: PositionEncoding) -> Vec<TextEdit> {
     let Some(orig) = &f.original else {
         return Vec::new();
     };
@@ -240,7 +244,7 @@ const URI_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERI
 
 /// A `file://` URI for an absolute path. On Unix the path's own bytes are encoded, so a name
 /// that is not UTF-8 keeps its identity.
-pub fn file_uri(path: &Path) -> String {
+pub(crate) fn file_uri(path: &Path) -> String {
     #[cfg(unix)]
     let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
     // Windows separators become `/`.

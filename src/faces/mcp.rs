@@ -26,7 +26,7 @@ use serde_json::Value;
 
 /// The MCP server: the settings every tool call runs with, and the tool list.
 #[derive(Debug, Clone)]
-pub struct Server {
+pub(crate) struct Server {
     settings: Settings,
     tools: Vec<Tool>,
     /// `--review`: every `apply_edits` batch goes to `redline watch` first.
@@ -34,7 +34,7 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn new(settings: Settings) -> Server {
+    pub(crate) fn new(settings: Settings) -> Server {
         // Invariant: schema::tools() holds name, description, inputSchema (an object) and
         // annotations with MCP's names, which is what rmcp's Tool deserializes (a unit test
         // checks it), so nothing is dropped here.
@@ -50,7 +50,7 @@ impl Server {
     }
 
     /// The server of `redline mcp --review`.
-    pub fn reviewed(settings: Settings) -> Server {
+    pub(crate) fn reviewed(settings: Settings) -> Server {
         Server {
             review: true,
             ..Server::new(settings)
@@ -58,10 +58,10 @@ impl Server {
     }
 
     /// Runs one tool call (blocking: it reads, locks and writes files).
-    pub fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
+    pub(crate) fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
         // Anthropic's text-editor `view` sent to an edit tool is a read.
         if name == schema::PREVIEW_EDITS || name == schema::APPLY_EDITS {
-            match crate::faces::serve::view_params(&arguments) {
+            match crate::faces::read::view_params(&arguments) {
                 Some(Ok(params)) => return Ok(read(&params, &self.settings)),
                 Some(Err(e)) => {
                     return Ok(CallToolResult::error(vec![ContentBlock::text(e.message)]));
@@ -97,7 +97,7 @@ fn read_file(arguments: Value, settings: &Settings) -> CallToolResult {
 }
 
 fn read(params: &ReadParams, settings: &Settings) -> CallToolResult {
-    match crate::faces::serve::read(params, settings) {
+    match crate::faces::read::read(params, settings) {
         Ok(lines) => {
             let mut r = CallToolResult::success(vec![ContentBlock::text(lines.numbered())]);
             r.structured_content = serde_json::to_value(lines.summary()).ok();
@@ -112,9 +112,9 @@ fn read(params: &ReadParams, settings: &Settings) -> CallToolResult {
 }
 
 fn edits(arguments: &Value, mode: Mode, settings: &Settings) -> CallToolResult {
-    let run = match crate::faces::serve::run(arguments, mode, settings) {
-        Ok(run) => run,
-        Err((_, message)) => return CallToolResult::error(vec![ContentBlock::text(message)]),
+    let Some(run) = crate::faces::run_json(arguments, mode, settings) else {
+        let message = crate::faces::NOT_A_REQUEST.to_string();
+        return CallToolResult::error(vec![ContentBlock::text(message)]);
     };
     let ok = matches!(&run.response, Ok(r) if r.ok);
     let mut value = run.to_json();
@@ -270,7 +270,7 @@ fn unroutable(method: &str) -> ErrorData {
 /// is found at the top level, else `null`) instead of rmcp's silent drop. Every error rmcp sends
 /// without an `id` member (a batch, a message of the wrong shape) gets `"id": null`, as JSON-RPC
 /// 2.0 requires.
-pub fn run(settings: Settings, review: bool) -> std::io::Result<()> {
+pub(crate) fn run(settings: Settings, review: bool) -> std::io::Result<()> {
     use crate::faces::lines::{self, Line};
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let cap = settings.limits.max_request_size;

@@ -10,7 +10,7 @@ use serde::Serialize;
 /// `redline read --format json`, plus `ok`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct FileLines {
+pub(crate) struct FileLines {
     pub ok: bool,
     pub path: String,
     /// `sha256:` of the whole file, for `expectHash`.
@@ -25,7 +25,7 @@ pub struct FileLines {
 
 /// One line, without its line ending.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Line {
+pub(crate) struct Line {
     /// 1-based.
     pub line: usize,
     pub text: String,
@@ -33,7 +33,7 @@ pub struct Line {
 
 impl FileLines {
     /// The lines numbered like `cat -n`, then a footer with the version (as `redline read`).
-    pub fn numbered(&self) -> String {
+    pub(crate) fn numbered(&self) -> String {
         let mut out = String::new();
         for l in &self.lines {
             out.push_str(&format!("{:>6}\t{}\n", l.line, l.text));
@@ -55,7 +55,7 @@ impl FileLines {
 /// what the model is sent).
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ReadSummary {
+pub(crate) struct ReadSummary {
     pub ok: bool,
     pub path: String,
     /// `sha256:` of the whole file, for `expectHash`.
@@ -70,7 +70,7 @@ pub struct ReadSummary {
 }
 
 impl FileLines {
-    pub fn summary(&self) -> ReadSummary {
+    pub(crate) fn summary(&self) -> ReadSummary {
         ReadSummary {
             ok: self.ok,
             path: self.path.clone(),
@@ -86,14 +86,14 @@ impl FileLines {
 
 /// A read that failed, as the tools return it: `{"version": 1, "ok": false, "error": …}`.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct ReadFailure {
+pub(crate) struct ReadFailure {
     pub version: u32,
     pub ok: bool,
     pub error: ReadError,
 }
 
 impl ReadFailure {
-    pub fn new(error: ReadError) -> ReadFailure {
+    pub(crate) fn new(error: ReadError) -> ReadFailure {
         ReadFailure {
             version: crate::report::response::VERSION,
             ok: false,
@@ -104,7 +104,7 @@ impl ReadFailure {
 
 /// Why a file could not be read.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct ReadError {
+pub(crate) struct ReadError {
     pub code: Code,
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -112,7 +112,7 @@ pub struct ReadError {
 }
 
 /// Reads lines `offset..offset+limit` (1-based) of a file beneath the root.
-pub fn read(p: &ReadParams, settings: &Settings) -> Result<FileLines, ReadError> {
+pub(crate) fn read(p: &ReadParams, settings: &Settings) -> Result<FileLines, ReadError> {
     let root = service::open_root(settings).map_err(|e| ReadError {
         code: Code::InvalidRequest,
         message: e.message,
@@ -153,4 +153,17 @@ pub fn read(p: &ReadParams, settings: &Settings) -> Result<FileLines, ReadError>
         eol: doc.eol,
         bom: doc.bom,
     })
+}
+
+/// The `read` params of a text-editor `view` command, when `params` is one.
+pub(crate) fn view_params(
+    params: &serde_json::Value,
+) -> Option<Result<ReadParams, crate::request::RequestError>> {
+    let view = crate::request::wire::text_editor_view(params)?;
+    let too_big = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    Some(view.map(|v| ReadParams {
+        path: v.path,
+        offset: v.offset.map(too_big),
+        limit: v.limit.map(too_big),
+    }))
 }

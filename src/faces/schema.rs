@@ -12,14 +12,14 @@ use serde_json::{Value, json};
 
 /// Which schema `redline schema` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Which {
+pub(crate) enum Which {
     Request,
     Response,
     Tools,
 }
 
 impl Which {
-    pub fn parse(s: &str) -> Option<Which> {
+    pub(crate) fn parse(s: &str) -> Option<Which> {
         match s {
             "request" => Some(Which::Request),
             "response" => Some(Which::Response),
@@ -30,7 +30,7 @@ impl Which {
 }
 
 /// The schema (or, for `tools`, the array of tool definitions) named by `which`.
-pub fn schema(which: Which) -> Value {
+pub(crate) fn schema(which: Which) -> Value {
     match which {
         Which::Request => crate::request::wire::request_schema(),
         Which::Response => response_schema(),
@@ -40,7 +40,7 @@ pub fn schema(which: Which) -> Value {
 
 /// All three schemas in one object, `{request, response, tools}` (`redline schema` without a
 /// name, `schema` in `serve` without `which`).
-pub fn all() -> Value {
+pub(crate) fn all() -> Value {
     json!({
         "request": schema(Which::Request),
         "response": schema(Which::Response),
@@ -51,7 +51,7 @@ pub fn all() -> Value {
 /// Which lines of which file to read (`read_file` tool, `read` method of serve).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ReadParams {
+pub(crate) struct ReadParams {
     /// Path of the file, relative to the root (or absolute inside it).
     #[serde(alias = "file_path")]
     #[schemars(length(min = 1))]
@@ -97,7 +97,7 @@ fn inline<T: JsonSchema>() -> Value {
 }
 
 /// The response of SPEC §4: a resolved batch, or a request that failed as a whole.
-pub fn response_schema() -> Value {
+pub(crate) fn response_schema() -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "redline response",
@@ -107,12 +107,12 @@ pub fn response_schema() -> Value {
 }
 
 /// Names of the tools, in the order they are listed.
-pub const READ_FILE: &str = "read_file";
-pub const PREVIEW_EDITS: &str = "preview_edits";
-pub const APPLY_EDITS: &str = "apply_edits";
+pub(crate) const READ_FILE: &str = "read_file";
+pub(crate) const PREVIEW_EDITS: &str = "preview_edits";
+pub(crate) const APPLY_EDITS: &str = "apply_edits";
 
 /// The MCP/LLM tool definitions (`tools/list` entries), in a fixed order.
-pub fn tools() -> Vec<Value> {
+pub(crate) fn tools() -> Vec<Value> {
     let mut read = inline::<ReadParams>();
     if let Value::Object(map) = &mut read {
         map.remove("title");

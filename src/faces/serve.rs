@@ -15,24 +15,21 @@
 //! Ending follows LSP: `shutdown` replies `null` and the server keeps reading, answering any
 //! further request with an error, until the `exit` notification or the end of input.
 
-use crate::error::ExitStatus;
 use crate::faces::schema::{self, ReadParams, Which};
 use crate::report::Mode;
-use crate::report::response::RequestFailure;
-use crate::request::RequestError;
-use crate::service::{self, Run, Settings};
+use crate::service::{Run, Settings};
 use serde_json::{Value, json};
 use std::io::{self, BufRead, Read as _, Write};
 
 /// JSON-RPC 2.0 error codes.
-pub const PARSE_ERROR: i64 = -32700;
-pub const INVALID_REQUEST: i64 = -32600;
-pub const METHOD_NOT_FOUND: i64 = -32601;
-pub const INVALID_PARAMS: i64 = -32602;
+pub(crate) const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
 
 /// How a message was framed; the reply uses the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Framing {
+pub(crate) enum Framing {
     /// One JSON value per line.
     Line,
     /// `Content-Length: N` headers, a blank line, then N bytes.
@@ -49,7 +46,7 @@ const MAX_HEADER: u64 = 4096;
 /// Reads the next message, holding at most `cap` bytes of it in memory (`--max-request-size`);
 /// `None` at end of input. Blank lines between messages are skipped. A message over `cap` is
 /// skipped unread and its frame is the `too_large` error reply (see [`crate::faces::lines`]).
-pub fn read_message(r: &mut impl BufRead, cap: u64) -> io::Result<Option<Frame>> {
+pub(crate) fn read_message(r: &mut impl BufRead, cap: u64) -> io::Result<Option<Frame>> {
     use crate::faces::lines::{self, Line};
     let unreadable = |why: &str| error(Value::Null, PARSE_ERROR, why, None);
     loop {
@@ -120,7 +117,7 @@ fn header_value<'a>(line: &'a [u8], name: &str) -> Option<&'a [u8]> {
 }
 
 /// Writes one message in `framing` and flushes.
-pub fn write_message(w: &mut impl Write, framing: Framing, msg: &Value) -> io::Result<()> {
+pub(crate) fn write_message(w: &mut impl Write, framing: Framing, msg: &Value) -> io::Result<()> {
     // Invariant: a serde_json::Value always serializes.
     let body = serde_json::to_string(msg).unwrap_or_default();
     match framing {
@@ -132,7 +129,7 @@ pub fn write_message(w: &mut impl Write, framing: Framing, msg: &Value) -> io::R
 
 /// Where a session is in LSP's ending sequence.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Session {
+pub(crate) struct Session {
     /// `shutdown` was answered: only `exit` is served from now on.
     pub shut_down: bool,
     /// `exit` was received: stop reading.
@@ -142,13 +139,13 @@ pub struct Session {
 impl Session {
     /// How the session ended, as LSP says: `exit` before `shutdown` is a failure (exit status
     /// 1); `exit` after it, or the end of input, is a success.
-    pub fn clean(&self) -> bool {
+    pub(crate) fn clean(&self) -> bool {
         !self.exited || self.shut_down
     }
 }
 
 /// Serves requests from `input` until the `exit` notification or the end of input.
-pub fn serve(
+pub(crate) fn serve(
     mut input: impl BufRead,
     mut output: impl Write,
     settings: &Settings,
@@ -172,7 +169,7 @@ pub fn serve(
 
 /// Handles one message body: the reply (none for notifications); `session` records `shutdown`
 /// and `exit`.
-pub fn handle(body: &[u8], settings: &Settings, session: &mut Session) -> Option<Value> {
+pub(crate) fn handle(body: &[u8], settings: &Settings, session: &mut Session) -> Option<Value> {
     let msg: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {
@@ -264,13 +261,13 @@ fn dispatch(
     };
     // Anthropic's text-editor `view` sent to resolve or apply is a read.
     let view = match method {
-        "resolve" | "apply" => params.and_then(view_params),
+        "resolve" | "apply" => params.and_then(crate::faces::read::view_params),
         _ => None,
     };
     match method {
         _ if view.is_some() => match view {
             Some(Ok(p)) => Ok(read_result(&p, settings)),
-            Some(Err(e)) => Ok(failed(&e).to_json()),
+            Some(Err(e)) => Ok(Run::failed(&e).to_json()),
             None => Ok(Value::Null),
         },
         "resolve" => Ok(run(need(params)?, Mode::Resolve, settings)?.to_json()),
@@ -315,59 +312,20 @@ fn need(params: Option<&Value>) -> Result<&Value, (i64, String)> {
     params.ok_or((INVALID_PARAMS, "this method needs params".to_string()))
 }
 
-/// Parses `params` as a request and runs it in `mode`. An object or array is a JSON request in
-/// any accepted shape; a string is request text in any dialect (JSON, Codex patch,
-/// SEARCH/REPLACE). A request that does not parse is a run with the request failure (`ok:
-/// false`), as the CLI prints it; only params of another JSON type are invalid params.
-pub fn run(params: &Value, mode: Mode, settings: &Settings) -> Result<Run, (i64, String)> {
-    let req = match params {
-        Value::Object(_) | Value::Array(_) => crate::request::wire::from_value(params),
-        Value::String(text) => crate::request::dialect::parse(
-            text,
-            crate::request::dialect::InputKind::Auto,
-            crate::request::wire::parse_json,
-        ),
-        _ => {
-            return Err((
-                INVALID_PARAMS,
-                "params must be a request object (SPEC §2), an array, or request text".into(),
-            ));
-        }
-    };
-    Ok(match req {
-        Ok(req) => service::run(&req, mode, settings),
-        Err(e) => failed(&e),
-    })
-}
-
-/// The `read` params of a text-editor `view` command, when `params` is one.
-pub fn view_params(params: &Value) -> Option<Result<ReadParams, RequestError>> {
-    let view = crate::request::wire::text_editor_view(params)?;
-    let too_big = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    Some(view.map(|v| ReadParams {
-        path: v.path,
-        offset: v.offset.map(too_big),
-        limit: v.limit.map(too_big),
-    }))
+/// Parses `params` as a request and runs it in `mode` ([`crate::faces::run_json`]); params of
+/// a JSON type that holds no request are invalid params.
+pub(crate) fn run(params: &Value, mode: Mode, settings: &Settings) -> Result<Run, (i64, String)> {
+    crate::faces::run_json(params, mode, settings)
+        .ok_or_else(|| (INVALID_PARAMS, crate::faces::NOT_A_REQUEST.into()))
 }
 
 /// The answer to `read`: the lines, or `ok: false` with the error.
 fn read_result(p: &ReadParams, settings: &Settings) -> Value {
-    match read(p, settings) {
+    match crate::faces::read::read(p, settings) {
         Ok(lines) => serde_json::to_value(lines).unwrap_or(Value::Null),
         Err(e) => json!({"version": crate::report::response::VERSION, "ok": false, "error": e}),
     }
 }
-
-fn failed(e: &RequestError) -> Run {
-    Run {
-        response: Err(RequestFailure::new(e)),
-        exit: ExitStatus::Usage,
-        plan: None,
-    }
-}
-
-pub use crate::faces::read::{FileLines, Line, ReadError, read};
 
 #[cfg(test)]
 mod tests {

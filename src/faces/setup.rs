@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
 /// The Pi extension shipped in the repository.
-pub const PI_EXTENSION: &str = include_str!("../../extensions/pi/redline.ts");
+pub(crate) const PI_EXTENSION: &str = include_str!("../../extensions/pi/redline.ts");
 const PI_ARGS_LINE: &str = "const REDLINE_ARGS: string[] = [\"hook\", \"pi\"];";
 
 /// Seconds a guard hook may take (it only reads files).
@@ -26,7 +26,7 @@ const GUARD_TIMEOUT_SECS: u64 = 30;
 
 /// Where and how to set up.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub agent: Agent,
     pub review: bool,
     pub user: bool,
@@ -41,14 +41,14 @@ pub struct Options {
 
 /// What setup did to one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Report {
+pub(crate) struct Report {
     pub path: PathBuf,
     pub changed: bool,
     pub summary: String,
 }
 
 /// The hook command for `agent`.
-pub fn command(agent: Agent, review: bool) -> String {
+pub(crate) fn command(agent: Agent, review: bool) -> String {
     let mut c = format!("redline hook {}", agent.name());
     if review {
         c.push_str(" --review");
@@ -57,7 +57,7 @@ pub fn command(agent: Agent, review: bool) -> String {
 }
 
 /// Seconds the harness should give the hook: generous with `--review`, where a human decides.
-pub fn timeout_secs(review: bool) -> u64 {
+pub(crate) fn timeout_secs(review: bool) -> u64 {
     if review {
         DEFAULT_WAIT_SECS + 60
     } else {
@@ -66,7 +66,7 @@ pub fn timeout_secs(review: bool) -> u64 {
 }
 
 /// The file setup writes for these options.
-pub fn target(o: &Options) -> PathBuf {
+pub(crate) fn target(o: &Options) -> PathBuf {
     match o.agent {
         Agent::Claude if o.user => o.home.join(".claude/settings.json"),
         Agent::Claude => o.root.join(".claude/settings.json"),
@@ -116,7 +116,7 @@ fn is_ours(hook: &Value) -> bool {
 }
 
 /// `settings` without redline's hook entries (and without what that leaves empty).
-pub fn remove_hooks(mut settings: Value) -> Value {
+pub(crate) fn remove_hooks(mut settings: Value) -> Value {
     let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
         return settings;
     };
@@ -153,7 +153,7 @@ pub fn remove_hooks(mut settings: Value) -> Value {
 }
 
 /// `settings` with redline's hook entries for `agent` (replacing any earlier ones).
-pub fn add_hooks(settings: Value, agent: Agent, review: bool) -> Value {
+pub(crate) fn add_hooks(settings: Value, agent: Agent, review: bool) -> Value {
     let mut settings = remove_hooks(settings);
     if !settings.is_object() {
         settings = Value::Object(Map::new());
@@ -191,7 +191,7 @@ pub fn add_hooks(settings: Value, agent: Agent, review: bool) -> Value {
 }
 
 /// The Pi extension for `--review` or guard mode.
-pub fn pi_extension(review: bool) -> String {
+pub(crate) fn pi_extension(review: bool) -> String {
     if review {
         PI_EXTENSION.replace(
             PI_ARGS_LINE,
@@ -218,7 +218,7 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
 }
 
 /// Runs setup; the report says what changed.
-pub fn run(o: &Options) -> Result<Report, String> {
+pub(crate) fn run(o: &Options) -> Result<Report, String> {
     let path = target(o);
     let shown = path.display().to_string();
     if o.agent == Agent::Pi {

@@ -161,3 +161,19 @@ impl RequestError {
         self
     }
 }
+
+/// A request given as a JSON value, as `serve` and `mcp` receive it: an object or an array is a
+/// JSON request in any accepted shape (§2), a string is request text in any dialect (JSON, Codex
+/// patch, SEARCH/REPLACE). `None` for any other JSON type.
+pub fn from_json(value: &serde_json::Value) -> Option<Result<Request, RequestError>> {
+    use serde_json::Value;
+    match value {
+        Value::Object(_) | Value::Array(_) => Some(wire::from_value(value)),
+        Value::String(text) => Some(dialect::parse(
+            text,
+            dialect::InputKind::Auto,
+            wire::parse_json,
+        )),
+        _ => None,
+    }
+}

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 /// `redline hook AGENT`: never exit 2 (Claude Code, Codex and Gemini CLI read 2 as "block"), so
 /// every problem of the hook itself is exit 1 with a message, and the harness decides.
-pub fn hook(
+pub(super) fn hook(
     agent: &str,
     root: Option<PathBuf>,
     review: bool,
@@ -52,7 +52,7 @@ pub fn hook(
 }
 
 /// `redline setup AGENT`: prints one line per file it looked at.
-pub fn setup(
+pub(super) fn setup(
     agent: &str,
     root: &std::path::Path,
     review: bool,
@@ -98,7 +98,7 @@ pub fn setup(
 }
 
 /// `redline watch`: runs until the human quits it on the empty inbox.
-pub fn watch(
+pub(super) fn watch(
     settings: &crate::service::Settings,
     accept_exact: bool,
     monochrome: bool,

@@ -16,14 +16,14 @@ fn absolute_root(settings: &Settings) -> PathBuf {
 }
 
 /// Prints the LSP form of a resolve run (SPEC §4).
-pub fn print_lsp(run: &Run, settings: &Settings) -> ExitStatus {
+pub(super) fn print_lsp(run: &Run, settings: &Settings) -> ExitStatus {
     let out = crate::faces::lsp::output(run, &absolute_root(settings), settings.encoding);
     output::json(&serde_json::to_value(out).unwrap_or_default());
     run.exit
 }
 
 /// A request that did not parse, in the LSP form: no changes, one error (also on stderr).
-pub fn lsp_request_failure(e: &RequestError, settings: &Settings) -> ExitStatus {
+pub(super) fn lsp_request_failure(e: &RequestError, settings: &Settings) -> ExitStatus {
     output::diagnostic(&e.message, e.hint.as_deref());
     let run = Run {
         response: Err(RequestFailure::new(e)),
@@ -37,7 +37,7 @@ pub fn lsp_request_failure(e: &RequestError, settings: &Settings) -> ExitStatus 
 /// echoed unchanged, the exit status is 1 and nothing goes to stderr (editors would paste it
 /// into the buffer); `--report FILE` says what happened. A panic counts as a failure too: it is
 /// caught silently and the buffer echoed.
-pub fn filter(
+pub(super) fn filter(
     settings: &Settings,
     input_kind: InputKind,
     path: &str,
@@ -132,7 +132,7 @@ fn filtered(
 
 /// A `filter` whose command line did not parse: the buffer on stdin goes back unchanged on
 /// stdout, exit 1, nothing on stderr.
-pub fn echo_stdin_rejected() -> ExitStatus {
+pub(super) fn echo_stdin_rejected() -> ExitStatus {
     let mut stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
     let _ = std::io::copy(&mut stdin, &mut stdout).and_then(|_| stdout.flush());
@@ -141,7 +141,7 @@ pub fn echo_stdin_rejected() -> ExitStatus {
 
 /// `redline serve`: JSON-RPC until the end of input or the `exit` notification; as in LSP, an
 /// `exit` that no `shutdown` preceded exits 1.
-pub fn serve(settings: &Settings) -> ExitStatus {
+pub(super) fn serve(settings: &Settings) -> ExitStatus {
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
     match crate::faces::serve::serve(stdin, stdout, settings) {
@@ -156,7 +156,7 @@ pub fn serve(settings: &Settings) -> ExitStatus {
 }
 
 /// `redline mcp`: MCP on stdin/stdout until the client closes stdin.
-pub fn mcp(settings: &Settings, review: bool) -> ExitStatus {
+pub(super) fn mcp(settings: &Settings, review: bool) -> ExitStatus {
     match crate::faces::mcp::run(settings.clone(), review) {
         Ok(()) => ExitStatus::Success,
         Err(e) => {
@@ -167,7 +167,7 @@ pub fn mcp(settings: &Settings, review: bool) -> ExitStatus {
 }
 
 /// `redline schema [request|response|tools]`; without a name, all three in one object.
-pub fn schema(which: Option<&str>) -> ExitStatus {
+pub(super) fn schema(which: Option<&str>) -> ExitStatus {
     use crate::faces::schema::{Which, schema};
     let value = match which {
         None => crate::faces::schema::all(),

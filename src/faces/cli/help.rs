@@ -10,7 +10,7 @@ Exit status:
   3    I/O or permission failure while writing; the response says what was rolled back
   101  internal error";
 
-pub const TOP: &str = "\
+pub(super) const TOP: &str = "\
 Examples:
   redline apply edits.json              resolve and write a batch
   redline apply --dry-run - < req.json  print what would change
@@ -28,7 +28,7 @@ Exit status:
 
 Colour: --color, else NO_COLOR (off), CLICOLOR_FORCE (on), CLICOLOR=0 (off), TERM=dumb (off).";
 
-pub fn apply() -> String {
+pub(super) fn apply() -> String {
     format!(
         "\
 Examples:
@@ -41,7 +41,7 @@ Examples:
     )
 }
 
-pub fn review() -> String {
+pub(super) fn review() -> String {
     format!(
         "\
 Examples:
@@ -55,7 +55,7 @@ Keys: ? in the reviewer lists them (y accept, d reject, A apply, q quit).
     )
 }
 
-pub fn resolve() -> String {
+pub(super) fn resolve() -> String {
     format!(
         "\
 Examples:
@@ -68,7 +68,7 @@ Never writes.
     )
 }
 
-pub const READ: &str = "\
+pub(super) const READ: &str = "\
 Examples:
   redline read src/lib.rs
   redline read src/lib.rs --offset 120 --limit 40
@@ -81,7 +81,7 @@ Exit status:
   1    the file cannot be read (missing, binary, not UTF-8, too large, outside --root)
   2    usage error";
 
-pub const FILTER: &str = "\
+pub(super) const FILTER: &str = "\
 Examples:
   redline filter --path src/lib.rs --edits edits.json < src/lib.rs
   Vim:     :%!redline filter --path %:S --edits edits.json
@@ -92,7 +92,7 @@ Exit status:
   0    the edited buffer is on stdout
   1    anything failed (even the arguments): the buffer is echoed unchanged, stderr is empty";
 
-pub const SERVE: &str = "\
+pub(super) const SERVE: &str = "\
 Example:
   echo '{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"read\", \"params\": {\"path\": \"a.rs\"}}' | redline serve
 
@@ -103,7 +103,7 @@ Exit status:
   1    exit came without shutdown (as in LSP)
   3    stdout failed";
 
-pub const MCP: &str = "\
+pub(super) const MCP: &str = "\
 Examples:
   claude mcp add redline -- redline mcp --root .
   codex mcp add redline -- redline mcp --root .
@@ -112,7 +112,7 @@ Exit status:
   0    the client closed stdin
   3    the transport failed";
 
-pub const SCHEMA: &str = "\
+pub(super) const SCHEMA: &str = "\
 Examples:
   redline schema request
   redline schema tools | jq '.[].name'
@@ -121,7 +121,7 @@ Exit status:
   0    the schema is on stdout
   2    unknown schema name";
 
-pub const RECOVER: &str = "\
+pub(super) const RECOVER: &str = "\
 Example:
   redline recover --root .
 
@@ -131,7 +131,7 @@ Exit status:
   0    nothing to recover, or recovered
   3    recovery failed (the message says what is left)";
 
-pub const DEMO: &str = "\
+pub(super) const DEMO: &str = "\
 Example:
   redline demo
 
@@ -139,7 +139,7 @@ Exit status:
   0    applied
   4    quit without applying";
 
-pub const COMPLETIONS: &str = "\
+pub(super) const COMPLETIONS: &str = "\
 Examples:
   redline completions bash > ~/.local/share/bash-completion/completions/redline
   redline completions zsh > ~/.zfunc/_redline
@@ -150,7 +150,7 @@ Exit status:
   0    the script is on stdout
   2    unknown shell";
 
-pub const MAN: &str = "\
+pub(super) const MAN: &str = "\
 Examples:
   redline man > ~/.local/share/man/man1/redline.1
   for c in apply review resolve read filter serve mcp schema; do
@@ -161,7 +161,7 @@ Exit status:
   0    the page is on stdout
   2    no such command";
 
-pub const HOOK: &str = "\
+pub(super) const HOOK: &str = "\
 Examples:
   redline setup claude                 # installs `redline hook claude` for you
   echo \"$ENVELOPE\" | redline hook gemini
@@ -172,7 +172,7 @@ Exit status:
   1    the hook could not judge (said on stderr); the harness decides
   The hook never exits 2, which Claude Code, Codex and Gemini CLI read as a block.";
 
-pub const WATCH: &str = "\
+pub(super) const WATCH: &str = "\
 Examples:
   redline watch                        # at the project root, in its own terminal
   redline watch --root ~/src/app --accept-exact
@@ -184,7 +184,7 @@ Exit status:
   0    quit from the empty inbox
   2    no terminal, or another watch already runs on the root";
 
-pub const SETUP: &str = "\
+pub(super) const SETUP: &str = "\
 Examples:
   redline setup claude                 # .claude/settings.json of the project
   redline setup gemini --review        # edits wait for `redline watch`

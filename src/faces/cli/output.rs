@@ -9,13 +9,13 @@ use crate::request::RequestError;
 use crate::service::Run;
 use std::io::{IsTerminal, Write};
 
-pub fn stdout_is_terminal() -> bool {
+pub(super) fn stdout_is_terminal() -> bool {
     std::io::stdout().is_terminal()
 }
 
 /// Whether to colour stdout: `always`, `never`, or for `auto` what the environment says
 /// ([`env_color`]) on a terminal.
-pub fn use_color(arg: ColorArg) -> bool {
+pub(super) fn use_color(arg: ColorArg) -> bool {
     match arg {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -26,7 +26,7 @@ pub fn use_color(arg: ColorArg) -> bool {
 /// Colour under `--color auto`, by the conventions users set (as ripgrep and cargo read them):
 /// `NO_COLOR` (non-empty) turns it off; else `CLICOLOR_FORCE` (non-empty, not `0`) turns it on
 /// even off a terminal; else `CLICOLOR=0` or `TERM=dumb` turn it off; else a terminal has it.
-pub fn env_color(terminal: bool) -> bool {
+pub(super) fn env_color(terminal: bool) -> bool {
     let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
     if var("NO_COLOR").is_some() {
         return false;
@@ -41,23 +41,23 @@ pub fn env_color(terminal: bool) -> bool {
 }
 
 /// Writes to stdout, ignoring a closed pipe.
-pub fn out(text: &str) {
+pub(super) fn out(text: &str) {
     let mut o = std::io::stdout().lock();
     let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
 }
 
-pub fn line(text: &str) {
+pub(super) fn line(text: &str) {
     out(&format!("{text}\n"));
 }
 
 /// Pretty JSON and a newline on stdout.
-pub fn json(value: &serde_json::Value) {
+pub(super) fn json(value: &serde_json::Value) {
     let text = serde_json::to_string_pretty(value).unwrap_or_else(|_| "null".into());
     out(&format!("{text}\n"));
 }
 
 /// `error: …` and `hint: …` on stderr.
-pub fn diagnostic(message: &str, hint: Option<&str>) {
+pub(super) fn diagnostic(message: &str, hint: Option<&str>) {
     let mut e = std::io::stderr().lock();
     let _ = writeln!(e, "error: {message}");
     if let Some(h) = hint {
@@ -79,12 +79,12 @@ fn located(message: &str, pointer: Option<&str>, line: Option<usize>) -> String 
 }
 
 /// A `redline: …` line on stderr that is neither an error nor data.
-pub fn notice(message: &str) {
+pub(super) fn notice(message: &str) {
     let _ = writeln!(std::io::stderr().lock(), "redline: {message}");
 }
 
 /// Reports a request that failed as a whole; exit 2.
-pub fn request_failure(err: &RequestError, print: bool, format: Option<&str>) -> ExitStatus {
+pub(super) fn request_failure(err: &RequestError, print: bool, format: Option<&str>) -> ExitStatus {
     let message = located(&err.message, err.pointer.as_deref(), err.line);
     diagnostic(&message, err.hint.as_deref());
     let text_format =
@@ -96,7 +96,7 @@ pub fn request_failure(err: &RequestError, print: bool, format: Option<&str>) ->
 }
 
 /// Prints a run in `json`, `diff` or `text`.
-pub fn run(run: &Run, format: &str, color: bool) {
+pub(super) fn run(run: &Run, format: &str, color: bool) {
     let resp = match &run.response {
         Ok(r) => r,
         Err(f) => {
@@ -154,7 +154,7 @@ const YELLOW: &str = "\x1b[33m";
 const RESET: &str = "\x1b[0m";
 
 /// Colours a unified diff line by line.
-pub fn paint_diff(diff: &str, color: bool) -> String {
+pub(super) fn paint_diff(diff: &str, color: bool) -> String {
     if !color {
         return diff.to_string();
     }

@@ -6,7 +6,7 @@ use crate::error::ExitStatus;
 use crate::faces::schema::ReadParams;
 use crate::service::Settings;
 
-pub fn run(
+pub(super) fn run(
     settings: &Settings,
     path: &str,
     offset: Option<usize>,

@@ -8,7 +8,7 @@ use crate::request::{Request, RequestError};
 use std::path::Path;
 
 /// The demo files: (path, text). `settings.ini` is written with CRLF line endings.
-pub const FILES: &[(&str, &str)] = &[
+pub(crate) const FILES: &[(&str, &str)] = &[
     ("src/greet.rs", include_str!("workspace/src/greet.rs")),
     ("src/math.rs", include_str!("workspace/src/math.rs")),
     ("README.md", include_str!("workspace/README.md")),
@@ -18,10 +18,10 @@ pub const FILES: &[(&str, &str)] = &[
 ];
 
 /// The demo batch, as an agent would send it.
-pub const BATCH: &str = include_str!("batch.json");
+pub(crate) const BATCH: &str = include_str!("batch.json");
 
 /// The bytes a demo file is written with.
-pub fn bytes(path: &str, text: &str) -> Vec<u8> {
+pub(crate) fn bytes(path: &str, text: &str) -> Vec<u8> {
     if path.ends_with(".ini") {
         text.replace('\n', "\r\n").into_bytes()
     } else {
@@ -30,7 +30,7 @@ pub fn bytes(path: &str, text: &str) -> Vec<u8> {
 }
 
 /// Writes the demo files and `batch.json` into `dir` (which should be empty).
-pub fn write(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn write(dir: &Path) -> std::io::Result<()> {
     for (path, text) in FILES {
         let full = dir.join(path);
         if let Some(parent) = full.parent() {
@@ -42,7 +42,7 @@ pub fn write(dir: &Path) -> std::io::Result<()> {
 }
 
 /// The demo batch as a request.
-pub fn request() -> Result<Request, RequestError> {
+pub(crate) fn request() -> Result<Request, RequestError> {
     crate::request::wire::parse_json(BATCH)
 }
 

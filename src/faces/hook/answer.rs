@@ -27,7 +27,7 @@ fn line(v: Value) -> String {
 }
 
 /// Renders `d` for `agent`.
-pub fn render(agent: Agent, d: &Decision) -> Output {
+pub(crate) fn render(agent: Agent, d: &Decision) -> Output {
     match agent {
         Agent::Claude | Agent::Codex => claude(d),
         Agent::Gemini => gemini(d),

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 /// The harness a hook runs in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
+pub(crate) enum Agent {
     Claude,
     Codex,
     Gemini,
@@ -26,7 +26,7 @@ pub enum Agent {
 }
 
 impl Agent {
-    pub fn parse(s: &str) -> Option<Agent> {
+    pub(crate) fn parse(s: &str) -> Option<Agent> {
         match s {
             "claude" | "claude-code" => Some(Agent::Claude),
             "codex" => Some(Agent::Codex),
@@ -36,7 +36,7 @@ impl Agent {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
@@ -46,7 +46,7 @@ impl Agent {
     }
 
     /// How the harness names the text an edit replaces, for model-facing messages.
-    pub fn old_field(self) -> &'static str {
+    pub(crate) fn old_field(self) -> &'static str {
         match self {
             Agent::Pi => "oldText",
             _ => "old_string",
@@ -56,7 +56,7 @@ impl Agent {
 
 /// One string replacement as the harness's tool will run it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Replace {
+pub(crate) struct Replace {
     pub old: String,
     pub new: String,
     /// Every occurrence (Claude `replace_all`, Gemini `expected_replacements` > 1).
@@ -65,7 +65,7 @@ pub struct Replace {
 
 /// How the harness applies several replacements of one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
+pub(crate) enum Style {
     /// One after another, each on the previous one's result (Claude `Edit`/`MultiEdit`).
     Sequential,
     /// Each matched against the original, exactly or by its own fuzzy fallback (Pi `edit`).
@@ -76,7 +76,7 @@ pub enum Style {
 
 /// What the tool call does, in redline's terms.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Action {
+pub(crate) enum Action {
     Edit {
         path: String,
         edits: Vec<Replace>,
@@ -104,7 +104,7 @@ pub enum Action {
 
 /// A hook's input, read.
 #[derive(Debug, Clone)]
-pub struct Envelope {
+pub(crate) struct Envelope {
     pub agent: Agent,
     pub tool: String,
     pub cwd: PathBuf,
@@ -134,7 +134,7 @@ fn is_redline_batch_tool(name: &str) -> bool {
 
 /// Reads a hook's stdin. An error is an envelope redline cannot read (the hook then leaves the
 /// decision to the harness and says why on stderr).
-pub fn parse(agent: Agent, text: &str) -> Result<Envelope, String> {
+pub(crate) fn parse(agent: Agent, text: &str) -> Result<Envelope, String> {
     let v: Value =
         serde_json::from_str(text).map_err(|e| format!("the hook input is not JSON: {e}"))?;
     if !v.is_object() {
@@ -200,7 +200,7 @@ pub fn parse(agent: Agent, text: &str) -> Result<Envelope, String> {
 }
 
 /// The action of a Claude, Codex or Gemini tool call.
-pub fn tool_action(agent: Agent, tool: &str, input: &Value) -> Result<Action, String> {
+pub(crate) fn tool_action(agent: Agent, tool: &str, input: &Value) -> Result<Action, String> {
     if is_redline_batch_tool(tool) {
         return Ok(Action::Batch {
             request: input.clone(),
@@ -270,7 +270,7 @@ pub fn tool_action(agent: Agent, tool: &str, input: &Value) -> Result<Action, St
 }
 
 /// Whether a shell command is an `apply_patch` invocation (Codex applies those itself).
-pub fn is_shell_patch(command: &str) -> bool {
+pub(crate) fn is_shell_patch(command: &str) -> bool {
     let t = command.trim_start();
     (t.starts_with("apply_patch") || t.starts_with("applypatch")) && t.contains("*** Begin Patch")
 }

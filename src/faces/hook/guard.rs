@@ -25,7 +25,7 @@ use serde_json::Value;
 use std::path::Path;
 
 /// Resolves `req` beneath `root` without writing or locking.
-pub fn resolve(req: &Request, root: &Path) -> Result<Plan, String> {
+pub(crate) fn resolve(req: &Request, root: &Path) -> Result<Plan, String> {
     let settings = Settings {
         root: root.to_path_buf(),
         ..Settings::default()
@@ -35,7 +35,7 @@ pub fn resolve(req: &Request, root: &Path) -> Result<Plan, String> {
 }
 
 /// `path` as the harness means it: absolute, or relative to its working directory.
-pub fn absolute(cwd: &Path, path: &str) -> String {
+pub(crate) fn absolute(cwd: &Path, path: &str) -> String {
     let p = Path::new(path);
     if p.is_absolute() {
         path.to_string()
@@ -45,7 +45,7 @@ pub fn absolute(cwd: &Path, path: &str) -> String {
 }
 
 /// A path for messages: relative to the root when it is beneath it.
-pub fn shown(root: &Path, abs: &str) -> String {
+pub(crate) fn shown(root: &Path, abs: &str) -> String {
     Path::new(abs)
         .strip_prefix(root)
         .map(|p| p.to_string_lossy().into_owned())
@@ -53,7 +53,7 @@ pub fn shown(root: &Path, abs: &str) -> String {
 }
 
 /// The denial of a path outside the root.
-pub fn outside(root: &Path, path: &str) -> Decision {
+pub(crate) fn outside(root: &Path, path: &str) -> Decision {
     Decision::Deny {
         reason: format!(
             "redline: {path} is outside the project root {}; edits there are refused. \
@@ -65,7 +65,7 @@ pub fn outside(root: &Path, path: &str) -> Decision {
 
 /// Whether the harness would let an edit through without asking, so that an `allow` carrying a
 /// rewrite grants nothing new.
-pub fn edits_pass_anyway(env: &Envelope) -> bool {
+pub(crate) fn edits_pass_anyway(env: &Envelope) -> bool {
     match env.agent {
         // Gemini merges `tool_input` without a decision (its confirmation still runs); Pi has no
         // permission prompt at all.
@@ -77,7 +77,7 @@ pub fn edits_pass_anyway(env: &Envelope) -> bool {
     }
 }
 
-pub fn decide(env: &Envelope, root: &Path) -> Result<Decision, String> {
+pub(crate) fn decide(env: &Envelope, root: &Path) -> Result<Decision, String> {
     match &env.action {
         Action::Other => Ok(Decision::Pass),
         Action::Write { path, content } => write(env, root, path, content),
@@ -127,7 +127,7 @@ fn batch_paths(env: &Envelope, root: &Path, request: &Value) -> Result<Decision,
 }
 
 /// The request of a string-replacement call.
-pub fn edit_request(abs: &str, edits: &[Replace]) -> Request {
+pub(crate) fn edit_request(abs: &str, edits: &[Replace]) -> Request {
     let mut fr = FileRequest::new(abs.to_string());
     for e in edits {
         let mut spec = EditSpec::new(e.old.clone(), e.new.clone());
@@ -285,7 +285,7 @@ fn widen(
 }
 
 /// Non-overlapping occurrences of `needle` in `hay`.
-pub fn count(hay: &str, needle: &str) -> usize {
+pub(crate) fn count(hay: &str, needle: &str) -> usize {
     if needle.is_empty() {
         return 0;
     }
@@ -294,7 +294,7 @@ pub fn count(hay: &str, needle: &str) -> usize {
 
 /// What the harness's own tool makes of `text` with these replacements, or `None` where it
 /// would refuse. Models of the tools as documented: exact, unique unless replacing all.
-pub fn simulate(text: &str, edits: &[Replace], style: Style) -> Option<String> {
+pub(crate) fn simulate(text: &str, edits: &[Replace], style: Style) -> Option<String> {
     match style {
         Style::Sequential | Style::Counted(_) => {
             let mut cur = text.to_string();
@@ -339,7 +339,7 @@ pub fn simulate(text: &str, edits: &[Replace], style: Style) -> Option<String> {
 }
 
 /// The harness's tool input with the rewritten replacements.
-pub fn rewrite_input(env: &Envelope, edits: &[Replace]) -> Value {
+pub(crate) fn rewrite_input(env: &Envelope, edits: &[Replace]) -> Value {
     let mut input = env.input.clone();
     match (env.agent, env.tool.as_str()) {
         (Agent::Pi, _) => {

@@ -5,23 +5,23 @@
 //! harness runs its own tool on the answer. An envelope redline cannot read, or an internal error,
 //! never blocks the agent: it is said on stderr and the decision is left to the harness.
 
-pub mod answer;
-pub mod envelope;
-pub mod guard;
-pub mod patch;
-pub mod reason;
-pub mod review;
+pub(crate) mod answer;
+pub(crate) mod envelope;
+pub(crate) mod guard;
+pub(crate) mod patch;
+pub(crate) mod reason;
+pub(crate) mod review;
 #[cfg(test)]
 mod tests;
 
-pub use envelope::{Action, Agent, Envelope, Replace, Style};
+pub(crate) use envelope::Agent;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Duration;
 
 /// What to do in `--review` when no `watch` is running on the root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum NoWatch {
+pub(crate) enum NoWatch {
     /// The harness's own prompt decides.
     #[default]
     Ask,
@@ -31,7 +31,7 @@ pub enum NoWatch {
 }
 
 impl NoWatch {
-    pub fn parse(s: &str) -> Option<NoWatch> {
+    pub(crate) fn parse(s: &str) -> Option<NoWatch> {
         match s {
             "ask" => Some(NoWatch::Ask),
             "deny" => Some(NoWatch::Deny),
@@ -43,7 +43,7 @@ impl NoWatch {
 
 /// How the hook runs.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     /// `--root`; default: the harness's project directory (the envelope's `cwd`).
     pub root: Option<PathBuf>,
     /// `--review`: send the batch to `redline watch` and wait for the human.
@@ -66,7 +66,7 @@ impl Default for Options {
 
 /// The hook's verdict, before it is put in the harness's format.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Decision {
+pub(crate) enum Decision {
     /// No objection: the harness's own flow (and permission prompt) decides.
     Pass,
     /// Run the tool on this input instead; only given where the harness would let the edit
@@ -88,14 +88,14 @@ pub enum Decision {
 
 /// What the hook prints and exits with.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Output {
+pub(crate) struct Output {
     pub stdout: String,
     pub stderr: String,
     pub exit: i32,
 }
 
 /// Runs the hook on the harness's stdin.
-pub fn run(agent: Agent, stdin: &str, opts: &Options) -> Output {
+pub(crate) fn run(agent: Agent, stdin: &str, opts: &Options) -> Output {
     let env = match envelope::parse(agent, stdin) {
         Ok(e) => e,
         Err(e) => return not_judged(agent, &e),
@@ -131,4 +131,4 @@ fn not_judged(agent: Agent, message: &str) -> Output {
 
 /// How long `--review` waits for the human by default; `setup --review` gives the harness a
 /// longer hook timeout than this, so the hook can say it ran out before the harness kills it.
-pub const DEFAULT_WAIT_SECS: u64 = 600;
+pub(crate) const DEFAULT_WAIT_SECS: u64 = 600;

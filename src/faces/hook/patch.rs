@@ -19,7 +19,7 @@ use std::path::Path;
 /// Context lines around each rebuilt chunk.
 const CONTEXT: usize = 3;
 
-pub fn guard(env: &Envelope, root: &Path, patch: &str) -> Result<Decision, String> {
+pub(crate) fn guard(env: &Envelope, root: &Path, patch: &str) -> Result<Decision, String> {
     let req = crate::request::dialect::codex::parse(patch)
         .map_err(|e| format!("unreadable patch: {e}"))?;
     let mut abs = req.clone();
@@ -92,7 +92,7 @@ pub fn guard(env: &Envelope, root: &Path, patch: &str) -> Result<Decision, Strin
 }
 
 /// The rebuilt patch in the form the original came in: a shell `apply_patch` heredoc stays one.
-pub fn as_sent(original: &str, rebuilt: String) -> String {
+pub(crate) fn as_sent(original: &str, rebuilt: String) -> String {
     if super::envelope::is_shell_patch(original) {
         format!("apply_patch <<'EOF'\n{rebuilt}\nEOF\n")
     } else {
@@ -116,7 +116,7 @@ struct Chunk {
 }
 
 /// The patch rebuilt from the plan, or `None` when Codex could not write the plan's bytes.
-pub fn rebuild(req: &Request, plan: &crate::engine::plan::Plan) -> Option<String> {
+pub(crate) fn rebuild(req: &Request, plan: &crate::engine::plan::Plan) -> Option<String> {
     let mut out = String::from("*** Begin Patch\n");
     for (fr, fp) in req.files.iter().zip(&plan.files) {
         match fp.op {

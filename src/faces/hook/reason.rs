@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 const CANDIDATE_LINES: usize = 8;
 
 /// The 1-based line range `a-b` (or `a`) of a byte span.
-pub fn lines(doc: &Document, span: &std::ops::Range<usize>) -> String {
+pub(crate) fn lines(doc: &Document, span: &std::ops::Range<usize>) -> String {
     let first = doc.line_of(span.start) + 1;
     let end = if span.end > span.start {
         span.end - 1
@@ -87,7 +87,7 @@ fn failure_text(out: &mut String, f: &Failure, doc: Option<&Document>, old_field
 }
 
 /// The reason a batch of edits to one file was refused.
-pub fn refused(file: &FilePlan, shown: &str, old_field: &str) -> String {
+pub(crate) fn refused(file: &FilePlan, shown: &str, old_field: &str) -> String {
     let mut out = format!("redline refused this edit of {shown}; nothing was written.\n");
     let doc = file.original.as_ref().map(|o| &o.doc);
     if let Some(f) = &file.failure {
@@ -112,7 +112,7 @@ pub fn refused(file: &FilePlan, shown: &str, old_field: &str) -> String {
 
 /// The reason an edit that matched only after normalization is sent back with the exact text
 /// (the harness would not let a rewrite through without its own prompt).
-pub fn exact_text_needed(
+pub(crate) fn exact_text_needed(
     shown: &str,
     old_field: &str,
     exact: &[(usize, String, String)],

@@ -102,7 +102,7 @@ fn as_if_allowed(env: &Envelope) -> Envelope {
     e
 }
 
-pub fn decide(env: &Envelope, root: &Path, opts: &Options) -> Result<Decision, String> {
+pub(crate) fn decide(env: &Envelope, root: &Path, opts: &Options) -> Result<Decision, String> {
     if matches!(env.action, Action::Other | Action::PostBatch { .. }) {
         return guard::decide(env, root);
     }

@@ -2,6 +2,7 @@
 //! write with the answer (through the same models of their tools the guard checks with, and
 //! independently by plain string replacement).
 
+use super::envelope::{Replace, Style};
 use super::guard::simulate;
 use super::*;
 use serde_json::{Value, json};

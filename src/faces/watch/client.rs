@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 /// Why no decision came back.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WaitError {
+pub(crate) enum WaitError {
     /// No `watch` is listening on the root.
     NoWatch,
     /// The human did not decide within the wait.
@@ -19,7 +19,7 @@ pub enum WaitError {
 
 /// Submits `sub` to the `watch` on `root` and waits up to `wait` for the decision.
 /// `on_queued` is told the batch's place in the queue.
-pub fn submit(
+pub(crate) fn submit(
     root: &Path,
     sub: &Submission,
     wait: Duration,

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 /// The outcome for the MCP face: the run of the accepted edits (if any ran) and text for the
 /// model (notes, or why nothing was written).
-pub struct Reviewed {
+pub(crate) struct Reviewed {
     pub run: Option<Run>,
     pub text: String,
 }
@@ -34,11 +34,11 @@ fn parse(arguments: &Value) -> Result<Request, String> {
 }
 
 /// Sends the batch to `watch`, waits, then applies what was accepted.
-pub fn apply_reviewed(arguments: &Value, settings: &Settings) -> Result<Reviewed, Reviewed> {
+pub(crate) fn apply_reviewed(arguments: &Value, settings: &Settings) -> Result<Reviewed, Reviewed> {
     let nothing = |text: String| Reviewed { run: None, text };
     // A batch that does not resolve is answered as apply_edits answers it, without the human.
-    let preview =
-        crate::faces::serve::run(arguments, Mode::DryRun, settings).map_err(|(_, m)| nothing(m))?;
+    let preview = crate::faces::run_json(arguments, Mode::DryRun, settings)
+        .ok_or_else(|| nothing(crate::faces::NOT_A_REQUEST.to_string()))?;
     let (Ok(resp), Some(plan)) = (&preview.response, &preview.plan) else {
         return Err(Reviewed {
             run: Some(preview),

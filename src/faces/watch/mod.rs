@@ -10,9 +10,9 @@
 //! that the reviewer closed it); `q` on the empty inbox stops `watch`, telling queued agents.
 //! A batch whose agent stopped waiting (its hook timed out) is dropped.
 
-pub mod client;
-pub mod mcp;
-pub mod protocol;
+pub(crate) mod client;
+pub(crate) mod mcp;
+pub(crate) mod protocol;
 
 use crate::error::ExitStatus;
 use crate::faces::review::{self, Model, apply, update, view};
@@ -66,7 +66,7 @@ fn agent_gone(stream: &UnixStream) -> bool {
 }
 
 /// Binds the inbox socket, replacing a leftover one that nobody listens on.
-pub fn bind(root: &Path) -> Result<UnixListener, String> {
+pub(crate) fn bind(root: &Path) -> Result<UnixListener, String> {
     let path = socket_path(root);
     if path.as_os_str().len() >= 100 {
         return Err(format!(
@@ -125,14 +125,14 @@ fn accept_loop(listener: UnixListener, queue: Queue) {
 
 /// How `watch` runs.
 #[derive(Debug, Clone)]
-pub struct WatchOptions {
+pub(crate) struct WatchOptions {
     pub settings: Settings,
     pub accept_exact: bool,
     pub monochrome: bool,
 }
 
 /// Runs the inbox until the human quits it on the empty screen.
-pub fn run(opts: &WatchOptions) -> Result<ExitStatus, String> {
+pub(crate) fn run(opts: &WatchOptions) -> Result<ExitStatus, String> {
     let root_dir = std::path::absolute(&opts.settings.root).map_err(|e| {
         format!(
             "cannot use {} as the root: {e}",

@@ -19,13 +19,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The socket of the inbox for `root`.
-pub fn socket_path(root: &Path) -> PathBuf {
+pub(crate) fn socket_path(root: &Path) -> PathBuf {
     root.join(".redline").join("watch.sock")
 }
 
 /// A batch sent for review.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Submission {
+pub(crate) struct Submission {
     /// Who waits: `claude`, `codex`, `gemini`, `pi`, `mcp`.
     pub agent: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -39,7 +39,7 @@ pub struct Submission {
 
 /// The human's decision on one unit (an edit, or a create/delete/move).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     pub path: String,
     /// The edit's index in its file (absent for a create, overwrite, delete or move).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -51,7 +51,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    pub fn accepted(&self) -> bool {
+    pub(crate) fn accepted(&self) -> bool {
         self.decision == "accepted"
     }
 }
@@ -59,7 +59,7 @@ impl Verdict {
 /// What `watch` answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "lowercase")]
-pub enum Reply {
+pub(crate) enum Reply {
     Queued {
         position: usize,
     },
@@ -77,7 +77,7 @@ pub enum Reply {
 }
 
 /// The files of `versions` whose bytes on disk are no longer that version (or are gone).
-pub fn changed(versions: &BTreeMap<String, String>) -> Vec<String> {
+pub(crate) fn changed(versions: &BTreeMap<String, String>) -> Vec<String> {
     versions
         .iter()
         .filter(|(path, v)| {

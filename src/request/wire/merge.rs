@@ -52,7 +52,7 @@ pub(super) struct Batch {
 impl Batch {
     /// The slot for `path`, to which the object at `pointer` now adds its fields (the path's
     /// first object if new).
-    pub fn slot(&mut self, path: &str, pointer: &str) -> &mut Slot {
+    pub(super) fn slot(&mut self, path: &str, pointer: &str) -> &mut Slot {
         let key = merge_key(path);
         let index = match self.by_key.get(&key) {
             Some(&index) => index,
@@ -73,7 +73,7 @@ impl Batch {
         slot
     }
 
-    pub fn into_files(self) -> Vec<FileRequest> {
+    pub(super) fn into_files(self) -> Vec<FileRequest> {
         self.slots.into_iter().map(|slot| slot.file).collect()
     }
 }
@@ -149,7 +149,7 @@ impl Slot {
         Some((pointer.to_owned(), self.object.clone()))
     }
 
-    pub fn add_edit(&mut self, edit: EditSpec, pointer: &str) -> Result<(), RequestError> {
+    pub(super) fn add_edit(&mut self, edit: EditSpec, pointer: &str) -> Result<(), RequestError> {
         self.refuse(
             "edits",
             pointer,
@@ -162,7 +162,7 @@ impl Slot {
         Ok(())
     }
 
-    pub fn set_content(&mut self, content: &str, pointer: &str) -> Result<(), RequestError> {
+    pub(super) fn set_content(&mut self, content: &str, pointer: &str) -> Result<(), RequestError> {
         self.refuse(
             "content",
             pointer,
@@ -185,7 +185,7 @@ impl Slot {
         }
     }
 
-    pub fn set_delete(&mut self, pointer: &str) -> Result<(), RequestError> {
+    pub(super) fn set_delete(&mut self, pointer: &str) -> Result<(), RequestError> {
         self.refuse(
             "delete",
             pointer,
@@ -202,7 +202,7 @@ impl Slot {
         Ok(())
     }
 
-    pub fn set_move_to(&mut self, target: &str, pointer: &str) -> Result<(), RequestError> {
+    pub(super) fn set_move_to(&mut self, target: &str, pointer: &str) -> Result<(), RequestError> {
         self.refuse(
             "moveTo",
             pointer,
@@ -222,7 +222,11 @@ impl Slot {
         }
     }
 
-    pub fn set_expect_hash(&mut self, hash: String, pointer: &str) -> Result<(), RequestError> {
+    pub(super) fn set_expect_hash(
+        &mut self,
+        hash: String,
+        pointer: &str,
+    ) -> Result<(), RequestError> {
         match &self.file.expect_hash {
             Some(earlier) if *earlier != hash => {
                 Err(self.differs("expectHash", pointer, &self.at.expect_hash))
