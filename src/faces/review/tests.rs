@@ -1106,6 +1106,11 @@ fn filter_narrows_the_file_list_and_esc_clears_it() {
     press(&mut m, "<enter>");
     assert_eq!(m.filter, name);
     assert!(m.listed_files().contains(&m.cursor.file));
+    // `}` and `{` step through the listed files only.
+    let here = m.cursor.file;
+    press(&mut m, "}");
+    assert_eq!(m.cursor.file, here);
+    assert_eq!(m.status.as_deref(), Some("last file"));
     // `/` still searches the diff.
     press(&mut m, "/");
     assert_eq!(m.prompt.as_ref().map(|p| p.kind), Some(PromptKind::Search));

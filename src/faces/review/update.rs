@@ -183,14 +183,15 @@ fn main_action(m: &mut Model, a: Action) -> Option<Effect> {
         Action::NextEdit => jump(m, true, false, |_, _, _| true, "no edit after this one"),
         Action::PrevEdit => jump(m, false, false, |_, _, _| true, "no edit before this one"),
         Action::NextFile | Action::PrevFile => {
-            let n = m.files.len();
+            // Through the files the list shows (all of them unless filtered with `|`).
             let f = m.cursor.file;
+            let listed = m.listed_files();
             let to = if a == Action::NextFile {
-                f + 1
+                listed.iter().copied().find(|&g| g > f)
             } else {
-                f.wrapping_sub(1)
+                listed.iter().copied().rev().find(|&g| g < f)
             };
-            if to < n {
+            if let Some(to) = to {
                 go_file(m, to);
             } else {
                 m.status = Some(
