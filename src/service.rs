@@ -17,8 +17,11 @@ use std::path::PathBuf;
 /// Settings shared by every command.
 #[derive(Debug, Clone)]
 pub struct Settings {
+    /// The root directory every request path resolves beneath (`--root`).
     pub root: PathBuf,
+    /// How `character` in positions counts (`--position-encoding`, default UTF-16).
     pub encoding: PositionEncoding,
+    /// Size limits on requests and files.
     pub limits: Limits,
     /// How far matching goes (`--tolerance`, SPEC §3b).
     pub tolerance: crate::engine::relaxed::Tolerance,
@@ -38,8 +41,11 @@ impl Default for Settings {
 /// The result of a headless run.
 #[derive(Debug)]
 pub struct Run {
+    /// The response, or the request-level failure (bad request, exit 2).
     pub response: Result<Response, RequestFailure>,
+    /// The process exit status the run maps to.
     pub exit: ExitStatus,
+    /// The resolved plan, when the request got that far.
     pub plan: Option<Plan>,
 }
 
@@ -186,7 +192,9 @@ pub fn lock(root: &Root) -> Result<Locked, FsError> {
 /// What [`commit`] did.
 #[derive(Debug)]
 pub struct Committed {
+    /// What was written, or how the commit failed.
     pub outcome: WriteOutcome,
+    /// The process exit status the commit maps to.
     pub exit: ExitStatus,
     /// Paths that were no longer as the plan found them (nothing was written then).
     pub stale: Vec<String>,

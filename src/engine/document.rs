@@ -18,6 +18,7 @@ pub enum Eol {
 }
 
 impl Eol {
+    /// The ending's characters.
     pub fn as_str(self) -> &'static str {
         match self {
             Eol::Lf => "\n",
@@ -26,6 +27,7 @@ impl Eol {
         }
     }
 
+    /// The wire name (`lf`, `crlf`, `cr`).
     pub fn name(self) -> &'static str {
         match self {
             Eol::Lf => "lf",
@@ -40,16 +42,20 @@ impl Eol {
     Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
 )]
 pub enum PositionEncoding {
+    /// `utf-8`: `character` counts bytes.
     #[serde(rename = "utf-8")]
     Utf8,
+    /// `utf-16` (the LSP default): `character` counts UTF-16 code units.
     #[default]
     #[serde(rename = "utf-16")]
     Utf16,
+    /// `utf-32`: `character` counts Unicode scalar values.
     #[serde(rename = "utf-32")]
     Utf32,
 }
 
 impl PositionEncoding {
+    /// Parses a wire name, case-insensitive, with or without the dash (`utf-16`, `utf16`).
     pub fn parse(s: &str) -> Option<PositionEncoding> {
         match s.to_ascii_lowercase().as_str() {
             "utf-8" | "utf8" => Some(PositionEncoding::Utf8),
@@ -77,20 +83,31 @@ impl PositionEncoding {
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
 )]
 pub struct Position {
+    /// 0-based line.
     pub line: usize,
+    /// 0-based, in units of the position encoding.
     pub character: usize,
 }
 
 /// Why bytes are not a text redline edits.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
+    /// A NUL byte in the first 8 KiB.
     #[error("the file looks binary (NUL byte at offset {offset})")]
-    Binary { offset: usize },
+    Binary {
+        /// Byte offset of the first NUL.
+        offset: usize,
+    },
+    /// Not valid UTF-8 (or a UTF-16/32 byte order mark).
     #[error("the file is not UTF-8 ({detail})")]
-    Encoding { detail: String },
+    Encoding {
+        /// What is wrong, for the message.
+        detail: String,
+    },
 }
 
 impl DecodeError {
+    /// The error code it reports as (`binary_file` or `unsupported_encoding`).
     pub fn code(&self) -> crate::error::Code {
         match self {
             DecodeError::Binary { .. } => crate::error::Code::BinaryFile,

@@ -31,6 +31,7 @@ pub enum Normalization {
 }
 
 impl Normalization {
+    /// The wire name (snake_case, e.g. `trailing_whitespace`).
     pub fn as_str(self) -> &'static str {
         match self {
             Normalization::Nfkc => "nfkc",

@@ -34,6 +34,7 @@ pub enum Tolerance {
 }
 
 impl Tolerance {
+    /// Parses a `--tolerance` value (`exact`, `normalized`, `relaxed`).
     pub fn parse(s: &str) -> Option<Tolerance> {
         match s {
             "exact" => Some(Tolerance::Exact),
@@ -43,6 +44,7 @@ impl Tolerance {
         }
     }
 
+    /// The wire name, as `--tolerance` takes it.
     pub fn as_str(self) -> &'static str {
         match self {
             Tolerance::Exact => "exact",
@@ -55,8 +57,11 @@ impl Tolerance {
 /// One edit the relaxed tier looks for.
 #[derive(Debug, Clone, Copy)]
 pub struct Wanted<'a> {
+    /// The text to find (`oldText`).
     pub old_text: &'a str,
+    /// The replacement (`newText`), re-indented to match when needed.
     pub new_text: &'a str,
+    /// Every occurrence is wanted (`replaceAll`), not a unique one.
     pub replace_all: bool,
 }
 
@@ -74,15 +79,20 @@ pub struct Hit {
 /// Why the relaxed tier did not produce a match.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fail {
+    /// No candidate.
     NotFound,
     /// More than one candidate: the first [`MAX_AMBIGUOUS`] spans and the total.
     Ambiguous {
+        /// Original byte spans of the first candidates, in order.
         spans: Vec<Range<usize>>,
+        /// Total number of candidates.
         count: usize,
     },
     /// The only candidate needs a change of indentation that `newText` cannot take.
     CannotTake {
+        /// Original byte span of the candidate.
         span: Range<usize>,
+        /// Why `newText` cannot take the change, for the message.
         why: String,
     },
 }

@@ -23,6 +23,7 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// Whether this mode writes to disk (only `Apply`).
     pub fn writes(self) -> bool {
         self == Mode::Apply
     }
@@ -31,9 +32,11 @@ impl Mode {
 /// What the writer did.
 #[derive(Debug, Clone, Default)]
 pub struct WriteOutcome {
+    /// The batch was committed to disk.
     pub written: bool,
     /// A commit failure: (path, failure), and what was rolled back.
     pub failure: Option<(String, Failure)>,
+    /// What was rolled back after a commit failure, in prose.
     pub rolled_back: Option<String>,
     /// Warnings the writer added, per request path.
     pub warnings: Vec<(String, wire::Warning)>,

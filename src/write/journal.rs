@@ -104,6 +104,7 @@ pub(super) struct Journal {
 /// What a recovery found and did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RecoveryReport {
+    /// What was done to the interrupted batch.
     pub action: RecoveryAction,
     /// The paths of the interrupted batch.
     pub paths: Vec<String>,

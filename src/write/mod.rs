@@ -65,8 +65,11 @@ impl Default for Limits {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{path}: {message}")]
 pub struct FsError {
+    /// Stable error code.
     pub code: Code,
+    /// The path as the request wrote it.
     pub path: String,
+    /// Human-readable explanation.
     pub message: String,
     /// What the user can do about it.
     pub hint: Option<String>,
@@ -128,11 +131,15 @@ impl FsError {
 pub struct Fingerprint {
     /// `sha256:<hex>` of the whole file.
     pub version: String,
+    /// Size in bytes.
     pub len: u64,
+    /// Device id of the filesystem holding the file.
     pub dev: u64,
+    /// Inode number (a rename-replace shows up as a new one).
     pub ino: u64,
     /// Modification and status-change times, nanoseconds since the epoch.
     pub mtime_ns: i64,
+    /// Status-change time (ctime), nanoseconds since the epoch.
     pub ctime_ns: i64,
     /// The file's last change was older than the read by more than the filesystem's timestamp
     /// granularity: any later write gets a later ctime, so an unchanged `(dev, ino, size, mtime,
@@ -143,7 +150,9 @@ pub struct Fingerprint {
 /// A file's content and fingerprint, read beneath the root.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
+    /// The file's whole content as read.
     pub bytes: Vec<u8>,
+    /// What the file looked like when `bytes` were read.
     pub fingerprint: Fingerprint,
     /// Number of hard links to the file (> 1: a write breaks the link, with a warning).
     pub nlink: u64,
@@ -174,18 +183,26 @@ pub enum Expect {
 /// One change of a batch. A move is a `Write` of the destination plus a `Delete` of the source.
 #[derive(Debug, Clone)]
 pub enum Change {
+    /// Write `bytes` to the path (creating or replacing the file).
     Write {
+        /// The path as the request wrote it.
         path: String,
+        /// The file's whole new content.
         bytes: Vec<u8>,
+        /// What the path must hold right before commit.
         expect: Expect,
     },
+    /// Remove the file at the path.
     Delete {
+        /// The path as the request wrote it.
         path: String,
+        /// What the path must hold right before commit.
         expect: Expect,
     },
 }
 
 impl Change {
+    /// The path the change is to, as the request wrote it.
     pub fn path(&self) -> &str {
         match self {
             Change::Write { path, .. } | Change::Delete { path, .. } => path,
@@ -196,14 +213,18 @@ impl Change {
 /// A warning about one path produced while committing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommitWarning {
+    /// The path as the request wrote it.
     pub path: String,
+    /// Stable warning code.
     pub code: WarningCode,
+    /// Human-readable explanation.
     pub message: String,
 }
 
 /// The outcome of a successful commit.
 #[derive(Debug, Clone, Default)]
 pub struct CommitReport {
+    /// Warnings about committed paths.
     pub warnings: Vec<CommitWarning>,
     /// The batch is committed and visible, but an fsync after the commit point failed: it may
     /// not survive a power loss. Never reported as success silently, never retried.
@@ -216,6 +237,7 @@ pub struct CommitReport {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{error}")]
 pub struct CommitError {
+    /// The first failure, on the path it happened to.
     pub error: FsError,
     /// Human-readable account of what was rolled back (SPEC §5 exit 3).
     pub rolled_back: String,
@@ -243,6 +265,7 @@ pub struct Root {
     spelled: PathBuf,
     dev: u64,
     ino: u64,
+    /// Size limits every read and write beneath this root enforces.
     pub limits: Limits,
 }
 

@@ -25,6 +25,7 @@ pub enum MatchKind {
 }
 
 impl MatchKind {
+    /// The wire name (`exact`, `normalized`, `relaxed`).
     pub fn as_str(self) -> &'static str {
         match self {
             MatchKind::Exact => "exact",
@@ -37,7 +38,9 @@ impl MatchKind {
 /// One edit to look for.
 #[derive(Debug, Clone, Copy)]
 pub struct Needle<'a> {
+    /// The text to find (`oldText`), non-empty.
     pub old_text: &'a str,
+    /// Every occurrence is wanted (`replaceAll`), not a unique one.
     pub replace_all: bool,
     /// SPEC §6: an `old_text` ending in a line break also matches, without that break, at the
     /// end of a file that has no final newline.
@@ -49,7 +52,9 @@ pub struct Needle<'a> {
 pub struct Found {
     /// Original byte spans, in order; one unless `replaceAll`.
     pub spans: Vec<Range<usize>>,
+    /// Which tier found it.
     pub kind: MatchKind,
+    /// What N(·) had to fold to find it, in report order (empty for exact).
     pub normalizations: Vec<Normalization>,
     /// The (single) span is a line-based match that ends at the end of a file without a final
     /// newline, `old_text`'s last line break standing for it (see [`Needle::line_based`]).
@@ -59,10 +64,13 @@ pub struct Found {
 /// Why an edit did not match.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Miss {
+    /// No occurrence.
     NotFound,
     /// More than one occurrence; the first [`MAX_AMBIGUOUS`] original spans, and the total.
     Ambiguous {
+        /// Original byte spans of the first occurrences, in order.
         spans: Vec<Range<usize>>,
+        /// Total number of occurrences.
         count: usize,
     },
 }

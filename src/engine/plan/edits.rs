@@ -18,6 +18,7 @@ fn line_no(doc: &Document, offset: usize) -> usize {
 /// How far matching goes for one file.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MatchOptions {
+    /// How far matching may go (`--tolerance`).
     pub tolerance: Tolerance,
     /// The tab width the project declares (`.editorconfig`), for the relaxed tier's `tabs`.
     pub tab_width: Option<usize>,

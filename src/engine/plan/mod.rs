@@ -31,6 +31,7 @@ pub enum Op {
 }
 
 impl Op {
+    /// The wire name (`edit`, `create`, `overwrite`, `delete`, `move`).
     pub fn as_str(self) -> &'static str {
         match self {
             Op::Edit => "edit",
@@ -45,13 +46,17 @@ impl Op {
 /// An error attached to one file or one edit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
+    /// Stable error code.
     pub code: Code,
+    /// Human-readable explanation.
     pub message: String,
+    /// What to do about it, when there is something to say.
     pub hint: Option<String>,
     /// `not_found`: closest regions.
     pub candidates: Vec<Candidate>,
     /// `ambiguous`: where it matched (up to 20) and how often.
     pub matches: Vec<Range<usize>>,
+    /// `ambiguous`: total number of matches (0 for other codes).
     pub occurrences: usize,
     /// `overlap`: the other edit.
     pub other_edit: Option<usize>,
@@ -60,6 +65,7 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// A failure with no hint, candidates or matches.
     pub fn new(code: Code, message: impl Into<String>) -> Failure {
         Failure {
             code,
@@ -90,7 +96,9 @@ impl From<FsError> for Failure {
 /// Where a resolved edit lands.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resolution {
+    /// Which tier matched (exact, normalized, relaxed ...).
     pub kind: MatchKind,
+    /// The normalizations that tier applied to find the match.
     pub normalizations: Vec<Normalization>,
     /// Original byte spans in the document text (one unless replaceAll), sorted.
     pub spans: Vec<Range<usize>>,
@@ -101,7 +109,9 @@ pub struct Resolution {
 /// The outcome of one edit.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
+    /// The edit located its target.
     Resolved(Resolution),
+    /// The edit failed and the batch cannot commit.
     Failed(Failure),
     /// Its file failed before matching.
     Skipped,
@@ -110,12 +120,16 @@ pub enum Outcome {
 /// One edit of a file, as planned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EditPlan {
+    /// 0-based index of the edit in its file's `edits`.
     pub index: usize,
+    /// The edit as requested.
     pub spec: EditSpec,
+    /// Where it lands, or why not.
     pub outcome: Outcome,
 }
 
 impl EditPlan {
+    /// The resolution, when the edit resolved.
     pub fn resolution(&self) -> Option<&Resolution> {
         match &self.outcome {
             Outcome::Resolved(r) => Some(r),
@@ -127,11 +141,13 @@ impl EditPlan {
 /// The file as it was when the plan was made.
 #[derive(Debug, Clone)]
 pub struct Original {
+    /// The decoded text (empty when `decoded` is false).
     pub doc: Document,
     /// Version of the bytes (`sha256:`) the plan was made against.
     pub version: String,
     /// Disk fingerprint, re-checked at commit; `None` when the text came from `documents[]`.
     pub fingerprint: Option<Fingerprint>,
+    /// Hard-link count at read time (more than 1 draws a warning: the write breaks the link).
     pub nlink: u64,
     /// The path relative to the root where the content lives, when the request's path is a
     /// symlink to it (diffs name the target, which is what git sees as the text file).
@@ -157,7 +173,9 @@ impl Original {
 /// A warning about a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
+    /// Stable warning code.
     pub code: WarningCode,
+    /// Human-readable explanation.
     pub message: String,
 }
 
@@ -168,8 +186,11 @@ pub struct FilePlan {
     pub path: String,
     /// The path relative to the root (for diffs and display), when it resolved.
     pub rel: Option<PathBuf>,
+    /// What the request does to the path.
     pub op: Op,
+    /// The destination of a move, as the request wrote it.
     pub move_to: Option<String>,
+    /// The destination of a move relative to the root, when it resolved.
     pub move_rel: Option<PathBuf>,
     /// What the file was (absent for a create).
     pub original: Option<Original>,
@@ -178,9 +199,11 @@ pub struct FilePlan {
     pub replaced: Option<Original>,
     /// Whole new content for create/overwrite.
     pub content: Option<String>,
+    /// Every edit of an `edit` (or editing `move`), in request order.
     pub edits: Vec<EditPlan>,
     /// A file-level failure (path, read, decode, stale); its edits are skipped.
     pub failure: Option<Failure>,
+    /// Non-fatal notes about the file.
     pub warnings: Vec<Warning>,
 }
 
@@ -269,10 +292,12 @@ impl FilePlan {
 /// A resolved batch.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// One entry per file request, in request order.
     pub files: Vec<FilePlan>,
 }
 
 impl Plan {
+    /// Whether no file and no edit failed (only then may the plan be committed).
     pub fn ok(&self) -> bool {
         self.files.iter().all(FilePlan::ok)
     }

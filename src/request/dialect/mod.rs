@@ -20,6 +20,7 @@ pub enum InputKind {
     /// Detect from the text ([`detect`]).
     #[default]
     Auto,
+    /// A JSON request (SPEC §2).
     Json,
     /// Codex `*** Begin Patch` … `*** End Patch`.
     Patch,
