@@ -91,6 +91,7 @@ pub enum ExitStatus {
 }
 
 impl ExitStatus {
+    /// The numeric exit code.
     pub fn code(self) -> i32 {
         self as i32
     }

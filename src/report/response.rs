@@ -14,7 +14,9 @@ pub const VERSION: u32 = 1;
 /// An LSP range (0-based lines; characters in the chosen position encoding).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Range {
+    /// Inclusive start.
     pub start: Position,
+    /// Exclusive end.
     pub end: Position,
 }
 
@@ -38,7 +40,9 @@ pub enum FileStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum EditStatus {
+    /// Located; applied with the batch.
     Resolved,
+    /// Its own error.
     Failed,
     /// Its file failed before matching.
     Skipped,
@@ -47,6 +51,7 @@ pub enum EditStatus {
 /// A region of the file near a failed edit (or one of an ambiguous edit's matches).
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Candidate {
+    /// The region, as an LSP range.
     pub range: Range,
     /// Similarity with oldText in [0, 1] (not_found only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -59,8 +64,11 @@ pub struct Candidate {
 #[derive(Debug, Clone, PartialEq, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorDetail {
+    /// Stable error code.
     pub code: Code,
+    /// What went wrong.
     pub message: String,
+    /// What to do about it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     /// not_found: up to 3 closest regions; ambiguous: every match (up to 20).
@@ -109,12 +117,17 @@ impl Serialize for ErrorDetail {
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EditResult {
+    /// 0-based index in the file's `edits`.
     pub index: usize,
+    /// The edit's `id` as sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// Whether the edit resolved.
     pub status: EditStatus,
+    /// Which tier matched (resolved only).
     #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
     pub match_kind: Option<Match>,
+    /// What a non-exact match had to fold or relax.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub normalizations: Option<Vec<Normalization>>,
     /// How many places were replaced.
@@ -126,6 +139,7 @@ pub struct EditResult {
     /// Every replaced range (replaceAll).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ranges: Option<Vec<Range>>,
+    /// The edit's error (failed only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorDetail>,
 }
@@ -133,7 +147,9 @@ pub struct EditResult {
 /// A warning about a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Warning {
+    /// Stable warning code.
     pub code: WarningCode,
+    /// Human-readable explanation.
     pub message: String,
 }
 
@@ -141,22 +157,32 @@ pub struct Warning {
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FileResult {
+    /// The path as sent.
     pub path: String,
+    /// The move's destination as sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub move_to: Option<String>,
+    /// What the request does to the file.
     pub op: Op,
+    /// What happened to the file.
     pub status: FileStatus,
+    /// `sha256:<hex>` of the file as read (absent for a create or when unread).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hash_before: Option<String>,
+    /// `sha256:<hex>` of the new content (absent for a delete or a failure).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hash_after: Option<String>,
+    /// The file's dominant line ending, kept by edits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub eol: Option<Eol>,
+    /// The file starts with a UTF-8 BOM (kept).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bom: Option<bool>,
     /// Unified diff with a/ b/ headers (empty when nothing changes or the file failed).
     pub diff: String,
+    /// Every edit's outcome, in request order.
     pub edits: Vec<EditResult>,
+    /// Non-fatal notes about the file.
     pub warnings: Vec<Warning>,
     /// The file's own error (path, read, decode, stale, write).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -166,11 +192,14 @@ pub struct FileResult {
 /// One entry of the flat error list.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ErrorEntry {
+    /// Stable error code.
     pub code: Code,
+    /// The path as sent.
     pub path: String,
     /// The edit index within the file, for edit errors.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub edit: Option<usize>,
+    /// What went wrong.
     pub message: String,
     /// What the user can do about it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -181,11 +210,17 @@ pub struct ErrorEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Response {
+    /// Wire format version (1).
     pub version: u32,
+    /// No error anywhere in the batch.
     pub ok: bool,
+    /// Nothing was meant to be written (dry run, check, resolve).
     pub dry_run: bool,
+    /// The batch was committed to disk.
     pub written: bool,
+    /// One result per file, in request order.
     pub files: Vec<FileResult>,
+    /// Every error of the batch, in one flat list.
     pub errors: Vec<ErrorEntry>,
     /// After a failed write: what was rolled back.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -201,12 +236,17 @@ pub struct Response {
 /// The error of a request that could not be resolved at all.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RequestErrorDetail {
+    /// Stable error code (`invalid_request` or `too_large`).
     pub code: Code,
+    /// What is wrong with the request.
     pub message: String,
+    /// JSON pointer into the request as sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pointer: Option<String>,
+    /// 1-based line in a text dialect (patch, SEARCH/REPLACE).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
+    /// What to do about it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
 }
@@ -214,12 +254,16 @@ pub struct RequestErrorDetail {
 /// The response to a request that failed as a whole (`invalid_request`, exit 2).
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RequestFailure {
+    /// Wire format version (1).
     pub version: u32,
+    /// Always false.
     pub ok: bool,
+    /// Why the request was refused.
     pub error: RequestErrorDetail,
 }
 
 impl RequestFailure {
+    /// The failure response for a request error.
     pub fn new(e: &crate::request::RequestError) -> RequestFailure {
         RequestFailure {
             version: VERSION,

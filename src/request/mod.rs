@@ -11,9 +11,13 @@ pub mod wire;
 /// put `new_text` after a given line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EditSpec {
+    /// The text to find (`oldText`), as sent; empty only for an insertion.
     pub old_text: String,
+    /// The replacement (`newText`), as sent.
     pub new_text: String,
+    /// Replace every occurrence (`replaceAll`) instead of requiring a unique one.
     pub replace_all: bool,
+    /// The caller's label for the edit (`id`), echoed in the response.
     pub id: Option<String>,
     /// JSON pointer of this edit in the request as sent (for messages), if it came from JSON.
     pub pointer: Option<String>,
@@ -53,7 +57,9 @@ pub struct FileRequest {
     pub edits: Vec<EditSpec>,
     /// Whole new content (create or overwrite).
     pub content: Option<String>,
+    /// `delete: true`: the file is deleted (combined with nothing else).
     pub delete: bool,
+    /// Where the file is renamed to (`moveTo`), as the caller wrote it.
     pub move_to: Option<String>,
     /// `sha256:<hex>` the file must still have.
     pub expect_hash: Option<String>,
@@ -66,6 +72,7 @@ pub struct FileRequest {
 }
 
 impl FileRequest {
+    /// A request for `path` that does nothing yet.
     pub fn new(path: impl Into<String>) -> Self {
         FileRequest {
             path: path.into(),
@@ -99,14 +106,18 @@ pub struct PatchChunk {
 /// An unsaved editor buffer that replaces the disk content for matching (resolve/filter only).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocumentOverride {
+    /// The path as the caller wrote it.
     pub path: String,
+    /// The buffer's whole text.
     pub text: String,
 }
 
 /// A whole batch.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Request {
+    /// One entry per path, merged, in order of first mention.
     pub files: Vec<FileRequest>,
+    /// Unsaved buffers (`documents`) that replace disk content for matching.
     pub documents: Vec<DocumentOverride>,
     /// `dryRun: true` was set in the request itself.
     pub dry_run: bool,
@@ -118,6 +129,7 @@ pub struct Request {
 pub struct RequestError {
     /// `invalid_request`, or `too_large` for a request over a limit.
     pub code: crate::error::Code,
+    /// Human-readable explanation.
     pub message: String,
     /// JSON pointer into the request as sent (a missing field points at its parent).
     pub pointer: Option<String>,
@@ -128,6 +140,7 @@ pub struct RequestError {
 }
 
 impl RequestError {
+    /// An `invalid_request` error with `message`.
     pub fn new(message: impl Into<String>) -> RequestError {
         RequestError {
             code: crate::error::Code::InvalidRequest,
@@ -146,16 +159,19 @@ impl RequestError {
         }
     }
 
+    /// Sets the JSON pointer into the request as sent.
     pub fn at(mut self, pointer: impl Into<String>) -> RequestError {
         self.pointer = Some(pointer.into());
         self
     }
 
+    /// Sets the 1-based line in a text dialect.
     pub fn at_line(mut self, line: usize) -> RequestError {
         self.line = Some(line);
         self
     }
 
+    /// Sets what to do about it.
     pub fn hint(mut self, hint: impl Into<String>) -> RequestError {
         self.hint = Some(hint.into());
         self

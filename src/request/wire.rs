@@ -328,6 +328,7 @@ pub enum TextEditorVerb {
 /// A text-editor `view`: the lines of a file to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct View {
+    /// The path as the caller wrote it.
     pub path: String,
     /// 1-based first line.
     pub offset: Option<usize>,
