@@ -120,8 +120,8 @@ pub(super) fn fingerprint(bytes: &[u8], st: &Stat, started: i64) -> Fingerprint 
     Fingerprint {
         version: crate::hash::version(bytes),
         len: bytes.len() as u64,
-        dev: st.st_dev,
-        ino: st.st_ino,
+        dev: super::sys::dev_ino(st).0,
+        ino: super::sys::dev_ino(st).1,
         mtime_ns,
         ctime_ns,
         settled: settled(mtime_ns, ctime_ns, started),
@@ -208,52 +208,30 @@ pub(super) struct Original<'a> {
 /// Creates `tmp_name` in `dir` holding exactly `bytes`, with the original's owner, mode and
 /// xattrs (or default permissions for a new file), synced to disk. Returns its `fstat`.
 ///
-/// Uses `O_TMPFILE` + `linkat` when the filesystem and `/proc` allow, so a crash while writing
-/// leaves nothing behind; else an `O_CREAT|O_EXCL|O_NOFOLLOW` name. Either way the name is the
-/// journal's, so recovery finds it. `before_link` runs right before the name appears, with the
-/// temp's inode when already known (`O_TMPFILE`); it returns false to stop (its own error is
-/// the caller's to report). On error the caller removes `tmp_name` (it may exist).
+/// On Linux (unless `portable`) uses `O_TMPFILE` + `linkat` when the filesystem and `/proc`
+/// allow, so a crash while writing leaves nothing behind; else, and on every other OS, an
+/// `O_CREAT|O_EXCL|O_NOFOLLOW` name. Either way the name is the journal's, so recovery finds it.
+/// `before_link` runs right before the name appears, with the temp's inode when already known
+/// (`O_TMPFILE`); it returns false to stop (its own error is the caller's to report). On error
+/// the caller removes `tmp_name` (it may exist).
 pub(super) fn create_temp(
+    portable: bool,
     dir: BorrowedFd<'_>,
     tmp_name: &OsStr,
     bytes: &[u8],
     original: Option<Original<'_>>,
     mut before_link: impl FnMut(Option<u64>) -> bool,
 ) -> Result<Stat, Failure> {
-    const STOPPED: Failure = ("cannot record the temp file in the journal", Errno::IO);
     // 0600 until the original's mode is copied; a new file gets 0666 less the umask.
     let mode = Mode::from_raw_mode(if original.is_some() { 0o600 } else { 0o666 });
-    match rustix::fs::openat(
-        dir,
-        ".",
-        OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC,
-        mode,
-    ) {
-        Ok(fd) => {
-            fill(&fd, bytes, &original)?;
-            let st = rustix::fs::fstat(&fd).map_err(|e| ("cannot stat the temp file", e))?;
-            if !before_link(Some(st.st_ino)) {
-                return Err(STOPPED);
-            }
-            use std::os::fd::AsRawFd;
-            let proc_path = format!("/proc/self/fd/{}", fd.as_raw_fd());
-            match rustix::fs::linkat(
-                rustix::fs::CWD,
-                proc_path.as_str(),
-                dir,
-                tmp_name,
-                AtFlags::SYMLINK_FOLLOW,
-            ) {
-                Ok(()) => return Ok(st),
-                // No /proc: fall back to a named temp.
-                Err(Errno::NOENT) | Err(Errno::ACCESS) | Err(Errno::PERM) => {}
-                Err(e) => return Err(("cannot link the temp file into the directory", e)),
-            }
+    #[cfg(target_os = "linux")]
+    if !portable {
+        if let Some(done) = linked_tmpfile(dir, tmp_name, bytes, &original, mode, &mut before_link)
+        {
+            return done;
         }
-        // The filesystem has no O_TMPFILE.
-        Err(Errno::OPNOTSUPP) | Err(Errno::ISDIR) | Err(Errno::INVAL) | Err(Errno::NOENT) => {}
-        Err(e) => return Err(("cannot create a temp file in the directory", e)),
     }
+    let _ = portable;
     if !before_link(None) {
         return Err(STOPPED);
     }
@@ -266,6 +244,58 @@ pub(super) fn create_temp(
     .map_err(|e| ("cannot create a temp file in the directory", e))?;
     fill(&fd, bytes, &original)?;
     rustix::fs::fstat(&fd).map_err(|e| ("cannot stat the temp file", e))
+}
+
+/// The failure when `before_link` stopped the temp from getting its name.
+const STOPPED: Failure = ("cannot record the temp file in the journal", Errno::IO);
+
+/// Linux: an `O_TMPFILE` filled and synced, then linked at `tmp_name` through `/proc`. `None`
+/// when the filesystem has no `O_TMPFILE` or there is no `/proc` (then the caller uses a name).
+#[cfg(target_os = "linux")]
+fn linked_tmpfile(
+    dir: BorrowedFd<'_>,
+    tmp_name: &OsStr,
+    bytes: &[u8],
+    original: &Option<Original<'_>>,
+    mode: Mode,
+    before_link: &mut impl FnMut(Option<u64>) -> bool,
+) -> Option<Result<Stat, Failure>> {
+    let fd = match rustix::fs::openat(
+        dir,
+        ".",
+        OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC,
+        mode,
+    ) {
+        Ok(fd) => fd,
+        // The filesystem has no O_TMPFILE.
+        Err(Errno::OPNOTSUPP) | Err(Errno::ISDIR) | Err(Errno::INVAL) | Err(Errno::NOENT) => {
+            return None;
+        }
+        Err(e) => return Some(Err(("cannot create a temp file in the directory", e))),
+    };
+    let st = match fill(&fd, bytes, original)
+        .and_then(|()| rustix::fs::fstat(&fd).map_err(|e| ("cannot stat the temp file", e)))
+    {
+        Ok(st) => st,
+        Err(f) => return Some(Err(f)),
+    };
+    if !before_link(Some(st.st_ino)) {
+        return Some(Err(STOPPED));
+    }
+    use std::os::fd::AsRawFd;
+    let proc_path = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    match rustix::fs::linkat(
+        rustix::fs::CWD,
+        proc_path.as_str(),
+        dir,
+        tmp_name,
+        AtFlags::SYMLINK_FOLLOW,
+    ) {
+        Ok(()) => Some(Ok(st)),
+        // No /proc: fall back to a named temp.
+        Err(Errno::NOENT) | Err(Errno::ACCESS) | Err(Errno::PERM) => None,
+        Err(e) => Some(Err(("cannot link the temp file into the directory", e))),
+    }
 }
 
 /// Content, then owner (chown clears setuid/setgid), then mode, then xattrs, then fsync. An
@@ -291,7 +321,9 @@ fn fill(fd: &OwnedFd, bytes: &[u8], original: &Option<Original<'_>>) -> Result<(
 }
 
 /// Copies extended attributes (user.*, POSIX ACLs, security labels) where the filesystem and
-/// our privileges allow; ones that cannot be set are skipped.
+/// our privileges allow; ones that cannot be set are skipped. Linux and macOS only (the BSDs'
+/// `extattr` interface is not used: their extended attributes are not copied).
+#[cfg(any(target_os = "linux", target_vendor = "apple"))]
 fn copy_xattrs(from: BorrowedFd<'_>, to: BorrowedFd<'_>) {
     let mut list = vec![0u8; 64 * 1024];
     let Ok(n) = rustix::fs::flistxattr(from, &mut list[..]) else {
@@ -305,3 +337,6 @@ fn copy_xattrs(from: BorrowedFd<'_>, to: BorrowedFd<'_>) {
         }
     }
 }
+
+#[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
+fn copy_xattrs(_from: BorrowedFd<'_>, _to: BorrowedFd<'_>) {}

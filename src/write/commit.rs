@@ -12,7 +12,11 @@
 //! 4. **Apply**, per change: modify = `renameat2(RENAME_EXCHANGE)` (the old file stays reachable
 //!    at the temp name), create = `RENAME_NOREPLACE`, delete = rename to the temp name. Right
 //!    after each exchange the old inode is checked again: a writer that slipped in since the
-//!    check makes the batch `stale` and it is undone. fsync the directories.
+//!    check makes the batch `stale` and it is undone. fsync the directories. Where there is no
+//!    exchange (the BSDs, some filesystems, `REDLINE_PORTABLE_WRITER=1`) a modify first links
+//!    the old file at the journal's `old` name, then renames the temp over the target; a create
+//!    links the temp at the target (refused if it exists) and unlinks the temp. The journal
+//!    names both, so recovery undoes either form.
 //! 5. A multi-file batch renames its journal to `committed` and syncs the journal directory:
 //!    the commit point. Then the old files are unlinked, their directories synced, and the
 //!    journal removed. A failure before the commit point undoes everything; after it, the batch
@@ -25,10 +29,11 @@
 use super::atomic::{self, Original};
 use super::confine::{self, open_dir};
 use super::journal::{self, Entry, Journal, Kind, State, StoreError};
+use super::sys::{self, unsupported};
 use super::{Change, CommitError, CommitReport, CommitWarning, Expect, FsError, Root, lstat_at};
 use crate::error::{Code, WarningCode};
 use rustix::fd::{AsFd, OwnedFd};
-use rustix::fs::{AtFlags, FileType, RenameFlags, Stat};
+use rustix::fs::{AtFlags, FileType, Stat};
 use rustix::io::Errno;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -130,7 +135,7 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
     let n = ops.len();
     let restored = format!("every file was restored ({n} change(s) undone)");
     for (op, e) in ops.iter().zip(&j.ops) {
-        if let Err(err) = apply(op, e) {
+        if let Err(err) = apply(root.portable, op, e) {
             return Err(undo(root, &ops, &j, jdir, err, &restored));
         }
     }
@@ -351,8 +356,7 @@ fn verify(
     if let Expect::Unchanged(fp) = expect {
         // The file's stamps and inode as read, and settled then: no write since (see
         // `atomic::settled`). Anything else is decided by the content.
-        let same_stamps = fst.st_dev == fp.dev
-            && fst.st_ino == fp.ino
+        let same_stamps = sys::dev_ino(&fst) == (fp.dev, fp.ino)
             && fst.st_size as u64 == fp.len
             && super::ns(fst.st_mtime, fst.st_mtime_nsec) == fp.mtime_ns
             && super::ns(fst.st_ctime, fst.st_ctime_nsec) == fp.ctime_ns;
@@ -464,7 +468,7 @@ fn prepare(
                     }
                 }
             };
-            let st = atomic::create_temp(dir.as_fd(), &tmp, bytes, original, before_link).map_err(
+            let st = atomic::create_temp(root.portable, dir.as_fd(), &tmp, bytes, original, before_link).map_err(
                 |(action, err)| match (action, err) {
                     (atomic::CHOWN_FAILED, Errno::PERM) => FsError::from_errno(
                         op.path, action, err,
@@ -496,13 +500,11 @@ fn not_journal(root: &Root, dir: rustix::fd::BorrowedFd<'_>, path: &str) -> Resu
     }
 }
 
-/// Whether a rename flag is unsupported here (then the plain-rename fallback is used).
-fn unsupported(e: Errno) -> bool {
-    matches!(e, Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP)
-}
-
-/// Applies one prepared change; every outcome is undoable from the journal.
-fn apply(op: &Op<'_>, e: &Entry) -> Result<(), FsError> {
+/// Applies one prepared change; every outcome is undoable from the journal. With `portable`
+/// (or where the OS has no exchange / no-replace rename) a modify keeps the old file by a hard
+/// link at the journal's `old_name` before the new file is renamed in, and a create links the
+/// temp to the name (which fails if the name exists) before removing the temp.
+fn apply(portable: bool, op: &Op<'_>, e: &Entry) -> Result<(), FsError> {
     let p = op.path;
     let Some(dir) = op.dir.as_ref() else {
         return Err(FsError::new(
@@ -514,7 +516,7 @@ fn apply(op: &Op<'_>, e: &Entry) -> Result<(), FsError> {
     let err = |action: &'static str| move |errno: Errno| FsError::from_errno(p, action, errno);
     match e.kind {
         Kind::Modify => {
-            match rustix::fs::renameat_with(dir, e.tmp(), dir, e.name(), RenameFlags::EXCHANGE) {
+            match sys::exchange(portable, dir.as_fd(), e.tmp(), e.name()) {
                 Ok(()) => check_kept(op, dir, e.tmp()),
                 Err(x) if unsupported(x) => {
                     rustix::fs::linkat(dir, e.name(), dir, e.old_name(), AtFlags::empty())
@@ -527,7 +529,7 @@ fn apply(op: &Op<'_>, e: &Entry) -> Result<(), FsError> {
             }
         }
         Kind::Create => {
-            match rustix::fs::renameat_with(dir, e.tmp(), dir, e.name(), RenameFlags::NOREPLACE) {
+            match sys::rename_noreplace(portable, dir.as_fd(), e.tmp(), e.name()) {
                 Ok(()) => Ok(()),
                 Err(Errno::EXIST) => Err(stale(
                     p,
@@ -548,7 +550,7 @@ fn apply(op: &Op<'_>, e: &Entry) -> Result<(), FsError> {
             }
         }
         Kind::Delete => {
-            match rustix::fs::renameat_with(dir, e.name(), dir, e.tmp(), RenameFlags::NOREPLACE) {
+            match sys::rename_noreplace(portable, dir.as_fd(), e.name(), e.tmp()) {
                 Ok(()) => {}
                 Err(x) if unsupported(x) => rustix::fs::renameat(dir, e.name(), dir, e.tmp())
                     .map_err(err("cannot delete the file"))?,

@@ -1,17 +1,21 @@
 //! Resolving request paths beneath the root, with the kernel enforcing confinement.
 //!
 //! A request path is first normalized lexically (for good errors and for `a/../b`), then its
-//! parent directory is opened with `openat2(RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS)` from the
-//! root's directory fd: the kernel refuses `..`, absolute symlinks and magic links that would
-//! leave the root, atomically with the lookup, so a concurrent swap of a directory for a symlink
-//! cannot lead the open outside. The last component is only ever used as one name with `*at`
-//! calls that do not follow it. A last component that is a symlink is followed by hand (its
-//! target is normalized and resolved again through `openat2`), so every hop is confined.
+//! parent directory is opened beneath the root's directory fd. On Linux that is one
+//! `openat2(RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS)`: the kernel refuses `..`, absolute symlinks
+//! and magic links that would leave the root, atomically with the lookup, so a concurrent swap of
+//! a directory for a symlink cannot lead the open outside. Elsewhere (and on Linux without
+//! `openat2`, or with the portable path forced) the same rules are kept by a walk of one
+//! `openat(O_NOFOLLOW)` per component, symlinks followed by hand hop by hop. The last component
+//! is only ever used as one name with `*at` calls that do not follow it. A last component that is
+//! a symlink is followed by hand (its target is normalized and resolved again beneath the root),
+//! so every hop is confined.
 
+use super::sys::dev_ino;
 use super::{FsError, JOURNAL_DIR, Root, lstat_at};
 use crate::error::Code;
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
-use rustix::fs::{FileType, Mode, OFlags, ResolveFlags, Stat};
+use rustix::fs::{FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -246,14 +250,14 @@ pub(super) fn in_journal_dir(root: &Root, dir: BorrowedFd<'_>) -> Result<bool, E
     let Some(j) = lstat_at(&root.fd, OsStr::new(JOURNAL_DIR))? else {
         return Ok(false);
     };
-    let journal = (j.st_dev, j.st_ino);
+    let journal = dev_ino(&j);
     let mut st = rustix::fs::fstat(dir)?;
-    if (st.st_dev, st.st_ino) == journal {
+    if dev_ino(&st) == journal {
         return Ok(true);
     }
     let mut cur: Option<OwnedFd> = None;
     for _ in 0..MAX_DEPTH {
-        if (st.st_dev, st.st_ino) == (root.dev, root.ino) {
+        if dev_ino(&st) == (root.dev, root.ino) {
             return Ok(false);
         }
         let from = cur.as_ref().map_or(dir, |f| f.as_fd());
@@ -264,11 +268,11 @@ pub(super) fn in_journal_dir(root: &Root, dir: BorrowedFd<'_>) -> Result<bool, E
             Mode::empty(),
         )?;
         let up_st = rustix::fs::fstat(&up)?;
-        if (up_st.st_dev, up_st.st_ino) == (st.st_dev, st.st_ino) {
+        if dev_ino(&up_st) == dev_ino(&st) {
             // The filesystem's top: the directory is no longer beneath the root at all.
             return Ok(false);
         }
-        if (up_st.st_dev, up_st.st_ino) == journal {
+        if dev_ino(&up_st) == journal {
             return Ok(true);
         }
         st = up_st;
@@ -283,7 +287,7 @@ pub(super) fn beneath_root(root: &Root, dir: BorrowedFd<'_>) -> Result<bool, Err
     let mut st = rustix::fs::fstat(dir)?;
     let mut cur: Option<OwnedFd> = None;
     for _ in 0..MAX_DEPTH {
-        if (st.st_dev, st.st_ino) == (root.dev, root.ino) {
+        if dev_ino(&st) == (root.dev, root.ino) {
             return Ok(true);
         }
         let from = cur.as_ref().map_or(dir, |f| f.as_fd());
@@ -294,7 +298,7 @@ pub(super) fn beneath_root(root: &Root, dir: BorrowedFd<'_>) -> Result<bool, Err
             Mode::empty(),
         )?;
         let up_st = rustix::fs::fstat(&up)?;
-        if (up_st.st_dev, up_st.st_ino) == (st.st_dev, st.st_ino) {
+        if dev_ino(&up_st) == dev_ino(&st) {
             return Ok(false);
         }
         st = up_st;
@@ -360,54 +364,138 @@ fn find_missing(root: &Root, parent: &Path) -> Result<(PathBuf, Vec<PathBuf>), R
     Ok((cur, missing))
 }
 
-/// Opens the directory `rel` (relative to the root, `""` = the root) beneath the root.
+/// Opens the directory `rel` (relative to the root, `""` = the root) beneath the root: with
+/// `openat2(RESOLVE_BENEATH)` on Linux, else (other OSes, Linux without `openat2`, or the
+/// portable path forced) by the per-component walk of [`open_dir_walk`].
 pub(super) fn open_dir(root: &Root, rel: &Path) -> Result<OwnedFd, Errno> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOCTTY;
     if rel.as_os_str().is_empty() {
         return rustix::fs::openat(&root.fd, ".", flags, Mode::empty());
     }
-    // The kernel returns EAGAIN when a concurrent rename could have affected a `..` lookup.
-    for _ in 0..32 {
-        match rustix::fs::openat2(
-            &root.fd,
-            rel,
-            flags,
-            Mode::empty(),
-            ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS,
-        ) {
-            Err(Errno::AGAIN) | Err(Errno::INTR) => continue,
-            // No openat2 (Linux < 5.6, or a seccomp filter): walk without following symlinks.
-            Err(Errno::NOSYS) | Err(Errno::PERM) => return open_dir_nofollow(root, rel, flags),
-            r => return r,
+    #[cfg(target_os = "linux")]
+    if !root.portable {
+        // The kernel returns EAGAIN when a concurrent rename could have affected a `..` lookup.
+        for _ in 0..32 {
+            match rustix::fs::openat2(
+                &root.fd,
+                rel,
+                flags,
+                Mode::empty(),
+                rustix::fs::ResolveFlags::BENEATH | rustix::fs::ResolveFlags::NO_MAGICLINKS,
+            ) {
+                Err(Errno::AGAIN) | Err(Errno::INTR) => continue,
+                // No openat2 (Linux < 5.6, or a seccomp filter): walk.
+                Err(Errno::NOSYS) | Err(Errno::PERM) => return open_dir_walk(root, rel, flags),
+                r => return r,
+            }
         }
+        return Err(Errno::AGAIN);
     }
-    Err(Errno::AGAIN)
+    open_dir_walk(root, rel, flags)
 }
 
-/// Fallback without `openat2`: one component at a time, refusing symlinked directories (a
-/// stricter rule than with `openat2`, but never an escape).
-fn open_dir_nofollow(root: &Root, rel: &Path, flags: OFlags) -> Result<OwnedFd, Errno> {
-    let mut fd = rustix::fs::openat(&root.fd, ".", flags, Mode::empty())?;
+/// The portable confinement: one component at a time from the root's descriptor, each opened
+/// with `O_NOFOLLOW`. A component that is a symlink is read and its target walked in its place,
+/// hop by hop, with the rules of `RESOLVE_BENEATH`: an absolute target, or a `..` above the
+/// root, is `EXDEV`; more than [`MAX_HOPS`] symlinks is `ELOOP`. `..` goes to the parent of the
+/// directory actually reached (the walk tracks the real components, with no symlink among them,
+/// and opens them again from the root), so no lookup ever starts outside the root.
+fn open_dir_walk(root: &Root, rel: &Path, flags: OFlags) -> Result<OwnedFd, Errno> {
+    use std::collections::VecDeque;
+    let mut todo: VecDeque<OsString> = VecDeque::new();
     for c in rel.components() {
-        let Component::Normal(name) = c else {
-            return Err(Errno::XDEV);
-        };
-        fd = match rustix::fs::openat(&fd, name, flags | OFlags::NOFOLLOW, Mode::empty()) {
-            Err(Errno::LOOP) => return Err(Errno::XDEV),
-            r => r?,
-        };
+        match c {
+            Component::Normal(name) => todo.push_back(name.to_os_string()),
+            Component::CurDir => {}
+            _ => return Err(Errno::XDEV),
+        }
+    }
+    let mut real: Vec<OsString> = Vec::new();
+    let mut fd = rustix::fs::openat(&root.fd, ".", flags, Mode::empty())?;
+    let mut hops = 0;
+    while let Some(name) = todo.pop_front() {
+        if name == ".." {
+            if real.pop().is_none() {
+                return Err(Errno::XDEV);
+            }
+            fd = rustix::fs::openat(&root.fd, ".", flags, Mode::empty())?;
+            for c in &real {
+                fd = match rustix::fs::openat(&fd, c, flags | OFlags::NOFOLLOW, Mode::empty()) {
+                    // Swapped for a symlink since it was walked: refuse rather than follow.
+                    Err(Errno::LOOP) | Err(Errno::MLINK) => return Err(Errno::XDEV),
+                    r => r?,
+                };
+            }
+            continue;
+        }
+        match rustix::fs::openat(&fd, &name, flags | OFlags::NOFOLLOW, Mode::empty()) {
+            Ok(next) => {
+                fd = next;
+                real.push(name);
+            }
+            // A symlink under O_NOFOLLOW: ELOOP on Linux and macOS, EMLINK on FreeBSD, ENOTDIR
+            // with O_DIRECTORY on some systems. Only a symlink is followed.
+            Err(e @ (Errno::LOOP | Errno::MLINK | Errno::NOTDIR)) => {
+                let is_link = matches!(lstat_at(&fd, &name)?,
+                    Some(st) if FileType::from_raw_mode(st.st_mode) == FileType::Symlink);
+                if !is_link {
+                    return Err(e);
+                }
+                hops += 1;
+                if hops > MAX_HOPS {
+                    return Err(Errno::LOOP);
+                }
+                let link = rustix::fs::readlinkat(&fd, name.as_os_str(), Vec::new())?;
+                let link = Path::new(OsStr::from_bytes(link.as_bytes()));
+                let mut front = Vec::new();
+                for c in link.components() {
+                    match c {
+                        Component::Normal(n) => front.push(n.to_os_string()),
+                        Component::ParentDir => front.push(OsString::from("..")),
+                        Component::CurDir => {}
+                        // Absolute symlinks are refused, as under RESOLVE_BENEATH.
+                        Component::RootDir | Component::Prefix(_) => return Err(Errno::XDEV),
+                    }
+                }
+                for n in front.into_iter().rev() {
+                    todo.push_front(n);
+                }
+            }
+            Err(e) => return Err(e),
+        }
     }
     Ok(fd)
 }
 
-/// The absolute path the kernel has for an open directory (`/proc/self/fd`), if it can tell.
+/// The absolute path the kernel has for an open directory, if it can tell.
 pub(super) fn fd_path(fd: BorrowedFd<'_>) -> Option<PathBuf> {
-    use std::os::fd::AsRawFd;
-    let p = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok()?;
+    let p = kernel_path(fd)?;
     if !p.is_absolute() || p.as_os_str().as_bytes().ends_with(b" (deleted)") {
         return None;
     }
     Some(p)
+}
+
+/// Linux: the `/proc/self/fd` link.
+#[cfg(target_os = "linux")]
+fn kernel_path(fd: BorrowedFd<'_>) -> Option<PathBuf> {
+    use std::os::fd::AsRawFd;
+    std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok()
+}
+
+/// macOS: `fcntl(F_GETPATH)`.
+#[cfg(target_vendor = "apple")]
+fn kernel_path(fd: BorrowedFd<'_>) -> Option<PathBuf> {
+    let p = rustix::fs::getpath(fd).ok()?;
+    Some(PathBuf::from(OsStr::from_bytes(p.as_bytes())))
+}
+
+/// Elsewhere the kernel does not say: relative symlinks are then interpreted from the lexical
+/// path, and the journal names directories by the request's path (confinement never depends on
+/// this).
+#[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
+fn kernel_path(_fd: BorrowedFd<'_>) -> Option<PathBuf> {
+    None
 }
 
 /// The path of an open directory relative to the root, when the kernel can tell and it is

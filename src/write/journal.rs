@@ -25,7 +25,7 @@ use super::confine::open_dir;
 use super::{FsError, JOURNAL_DIR, Root, lstat_at};
 use crate::error::Code;
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
-use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
+use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsStr;
@@ -458,13 +458,14 @@ pub(super) fn roll_back(
                     // The exchange put whatever was at the target (normally the old file) at
                     // the temp name; without exchange support, a second link kept it.
                     if tmp.is_some() {
-                        rustix::fs::renameat_with(
-                            &dir,
-                            e.tmp(),
-                            &dir,
-                            e.name(),
-                            RenameFlags::EXCHANGE,
-                        )
+                        // Without an exchange (a journal left by a run with one, recovered
+                        // on the portable path) the old file replaces the new one outright.
+                        match super::sys::exchange(root.portable, dir.as_fd(), e.tmp(), e.name()) {
+                            Err(x) if super::sys::unsupported(x) => {
+                                rustix::fs::renameat(&dir, e.tmp(), &dir, e.name())
+                            }
+                            r => r,
+                        }
                         .map_err(|err| {
                             FsError::from_errno(p, "cannot put the old file back", err)
                         })?;
@@ -497,13 +498,15 @@ pub(super) fn roll_back(
             }
             Kind::Delete => {
                 if target.is_none() && tmp.is_some() {
-                    rustix::fs::renameat_with(
-                        &dir,
-                        e.tmp(),
-                        &dir,
-                        e.name(),
-                        RenameFlags::NOREPLACE,
-                    )
+                    // The name was checked to be free just above; without a no-replace rename
+                    // a plain one restores the file.
+                    match super::sys::rename_noreplace(root.portable, dir.as_fd(), e.tmp(), e.name())
+                    {
+                        Err(x) if super::sys::unsupported(x) => {
+                            rustix::fs::renameat(&dir, e.tmp(), &dir, e.name())
+                        }
+                        r => r,
+                    }
                     .map_err(|err| {
                         FsError::from_errno(p, "cannot restore the deleted file", err)
                     })?;

@@ -4,14 +4,18 @@
 //! Everything else in redline plans in memory and hands this module a list of [`Change`]s.
 //!
 //! - [`confine`]: every path is resolved beneath the root's directory fd with
-//!   `openat2(RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS)`; the last component is only ever touched by
-//!   `*at` calls with one validated name, so a concurrent symlink swap cannot lead out.
-//! - [`atomic`]: temp file next to the target (`O_TMPFILE` + `linkat`, else `O_EXCL`), owner,
-//!   mode and xattrs copied, fsync before any rename.
+//!   `openat2(RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS)` on Linux, else with one `openat(O_NOFOLLOW)`
+//!   per component (symlinks followed hop by hop beneath the root); the last component is only
+//!   ever touched by `*at` calls with one validated name, so a concurrent symlink swap cannot
+//!   lead out.
+//! - [`atomic`]: temp file next to the target (`O_TMPFILE` + `linkat` on Linux, else `O_EXCL`),
+//!   owner, mode and xattrs copied, fsync before any rename.
 //! - [`journal`]: the undo journal that makes a batch all-or-nothing across `kill -9`, and the
 //!   recovery that rolls it back or forward.
-//! - [`commit`]: the commit protocol itself (`RENAME_EXCHANGE` keeps every old file reachable
-//!   until the commit record is durable).
+//! - [`commit`]: the commit protocol itself (`RENAME_EXCHANGE`, or a hard link where there is no
+//!   exchange, keeps every old file reachable until the commit record is durable).
+//! - [`sys`]: the calls that differ between operating systems, and `REDLINE_PORTABLE_WRITER=1`,
+//!   which forces the portable path on Linux for testing.
 //!
 //! Writers on one root serialize with `flock` on the root directory itself: it is never replaced,
 //! lives outside every target, needs no lock file and is released by the kernel on `kill -9`.
@@ -20,6 +24,7 @@ mod atomic;
 mod commit;
 mod confine;
 mod journal;
+mod sys;
 
 use crate::error::{Code, WarningCode};
 use rustix::fd::{AsFd, OwnedFd};
@@ -27,6 +32,7 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use std::path::{Path, PathBuf};
 
 pub use journal::{RecoveryAction, RecoveryReport};
+pub use sys::PORTABLE_ENV;
 
 /// Name of the hidden directory that holds the journal while a commit runs. It exists only
 /// between the start of a commit and its cleanup (or the next recovery); paths into it are
@@ -267,6 +273,9 @@ pub struct Root {
     ino: u64,
     /// Size limits every read and write beneath this root enforces.
     pub limits: Limits,
+    /// The portable writer path is forced ([`PORTABLE_ENV`], read when the root is opened):
+    /// no `openat2`, exchange, no-replace rename or `O_TMPFILE` even where the OS has them.
+    portable: bool,
 }
 
 impl Root {
@@ -293,9 +302,10 @@ impl Root {
             fd,
             dir,
             spelled,
-            dev: st.st_dev,
-            ino: st.st_ino,
+            dev: sys::dev_ino(&st).0,
+            ino: sys::dev_ino(&st).1,
             limits,
+            portable: sys::portable_forced(),
         })
     }
 
