@@ -23,6 +23,8 @@ use std::path::{Component, Path, PathBuf};
 
 /// Longest file name the kernel accepts (NAME_MAX).
 const NAME_MAX: usize = 255;
+/// Longest path the kernel looks up, in bytes with its NUL (PATH_MAX).
+const PATH_MAX: usize = 4096;
 /// Most symlinks followed at the last component before giving up (as the kernel's ELOOP).
 const MAX_HOPS: usize = 40;
 
@@ -402,6 +404,10 @@ pub(super) fn open_dir(root: &Root, rel: &Path) -> Result<OwnedFd, Errno> {
 /// and opens them again from the root), so no lookup ever starts outside the root.
 fn open_dir_walk(root: &Root, rel: &Path, flags: OFlags) -> Result<OwnedFd, Errno> {
     use std::collections::VecDeque;
+    // As the kernel's lookup: a path of PATH_MAX bytes or more is refused before any work.
+    if rel.as_os_str().len() >= PATH_MAX {
+        return Err(Errno::NAMETOOLONG);
+    }
     let mut todo: VecDeque<OsString> = VecDeque::new();
     for c in rel.components() {
         match c {
@@ -412,7 +418,9 @@ fn open_dir_walk(root: &Root, rel: &Path, flags: OFlags) -> Result<OwnedFd, Errn
     }
     let mut real: Vec<OsString> = Vec::new();
     let mut fd = rustix::fs::openat(&root.fd, ".", flags, Mode::empty())?;
-    let mut hops = 0;
+    let (mut hops, mut retries) = (0, 0);
+    // Lookups lost to a concurrent swap before giving up (as `openat2`'s EAGAIN).
+    const MAX_RETRIES: usize = 1000;
     while let Some(name) = todo.pop_front() {
         if name == ".." {
             if real.pop().is_none() {
@@ -436,16 +444,32 @@ fn open_dir_walk(root: &Root, rel: &Path, flags: OFlags) -> Result<OwnedFd, Errn
             // A symlink under O_NOFOLLOW: ELOOP on Linux and macOS, EMLINK on FreeBSD, ENOTDIR
             // with O_DIRECTORY on some systems. Only a symlink is followed.
             Err(e @ (Errno::LOOP | Errno::MLINK | Errno::NOTDIR)) => {
-                let is_link = matches!(lstat_at(&fd, &name)?,
-                    Some(st) if FileType::from_raw_mode(st.st_mode) == FileType::Symlink);
-                if !is_link {
-                    return Err(e);
-                }
+                let kind = lstat_at(&fd, &name)?.map(|st| FileType::from_raw_mode(st.st_mode));
+                let link = match kind {
+                    Some(FileType::Symlink) => {
+                        rustix::fs::readlinkat(&fd, name.as_os_str(), Vec::new())
+                    }
+                    // Swapped for a directory since the open: look it up again.
+                    Some(FileType::Directory) => Err(Errno::INVAL),
+                    _ => return Err(e),
+                };
+                let link = match link {
+                    Ok(link) => link,
+                    // No longer a symlink (a concurrent swap): look the name up again.
+                    Err(Errno::INVAL) => {
+                        retries += 1;
+                        if retries > MAX_RETRIES {
+                            return Err(Errno::AGAIN);
+                        }
+                        todo.push_front(name);
+                        continue;
+                    }
+                    Err(e) => return Err(e),
+                };
                 hops += 1;
                 if hops > MAX_HOPS {
                     return Err(Errno::LOOP);
                 }
-                let link = rustix::fs::readlinkat(&fd, name.as_os_str(), Vec::new())?;
                 let link = Path::new(OsStr::from_bytes(link.as_bytes()));
                 let mut front = Vec::new();
                 for c in link.components() {

@@ -309,6 +309,12 @@ impl Root {
         })
     }
 
+    /// Whether this root uses the portable writer path because `REDLINE_PORTABLE_WRITER` forced
+    /// it (other operating systems use it without being asked).
+    pub fn portable_forced(&self) -> bool {
+        self.portable
+    }
+
     /// The root directory.
     pub fn dir(&self) -> &Path {
         &self.dir
