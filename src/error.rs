@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 /// A stable error or warning code, serialized as its snake_case string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
+// The variants are the wire names (serde) that SPEC defines; a doc comment per variant would
+// make schemars publish `oneOf` consts instead of the schema's plain `enum` list.
+#[allow(missing_docs)]
 pub enum Code {
     InvalidRequest,
     NotFound,
@@ -68,6 +71,9 @@ impl std::fmt::Display for Code {
 /// A stable warning code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
+// The variants are the wire names (serde) that SPEC defines; a doc comment per variant would
+// make schemars publish `oneOf` consts instead of the schema's plain `enum` list.
+#[allow(missing_docs)]
 pub enum WarningCode {
     HardLinkBroken,
     OverwroteExisting,

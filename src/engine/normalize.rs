@@ -17,6 +17,9 @@ use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
+// The variants are the wire names (serde) that SPEC defines; a doc comment per variant would
+// make schemars publish `oneOf` consts instead of the schema's plain `enum` list.
+#[allow(missing_docs)]
 pub enum Normalization {
     Nfkc,
     TrailingWhitespace,

@@ -18,6 +18,9 @@ pub const MAX_AMBIGUOUS: usize = 20;
 /// How an edit matched: `exact`, `normalized` (only under N(·)), or `relaxed` (§3b).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
+// The variants are the wire names (serde) that SPEC defines; a doc comment per variant would
+// make schemars publish `oneOf` consts instead of the schema's plain `enum` list.
+#[allow(missing_docs)]
 pub enum MatchKind {
     Exact,
     Normalized,
