@@ -69,7 +69,7 @@ fn scratch() -> tempfile::TempDir {
 
 fn child(mode: &str, root: &Path) -> Command {
     let mut c = Command::new(std::env::current_exe().unwrap());
-    c.args(["--exact", "child_main", "--nocapture", "--test-threads=1"])
+    c.args(["--exact", &child_test(), "--nocapture", "--test-threads=1"])
         .env(CHILD, mode)
         .env(CHILD_ROOT, root)
         .stdout(Stdio::null());
@@ -995,7 +995,7 @@ fn in_tiny_tmpfs(mode: &str) -> Option<std::process::Output> {
         ])
         .arg(&mnt)
         .arg(&exe)
-        .args(["--exact", "child_main", "--nocapture", "--test-threads=1"])
+        .args(["--exact", &child_test(), "--nocapture", "--test-threads=1"])
         .env(CHILD, mode)
         .env(CHILD_ROOT, &mnt)
         .output()
@@ -1246,4 +1246,13 @@ fn permission_errors_as_unprivileged_uid() {
         tree(&root),
         ["foreign", "noread", "ok", "rodir", "rodir/f", "rofile"]
     );
+}
+
+/// The full name of the `child_main` test in this binary: `child_main` here, `fault::child_main`
+/// when `tests/write_portable.rs` includes this file as a module.
+fn child_test() -> String {
+    match module_path!().split_once("::") {
+        Some((_, m)) => format!("{m}::child_main"),
+        None => "child_main".to_string(),
+    }
 }
