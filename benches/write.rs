@@ -217,8 +217,8 @@ fn side_by_side(
         } else {
             (&back, &req_back)
         };
-        let mut f = || ctx.floor(&fdir.join("f.rs"), hash, e);
-        let mut r = || ctx.redline(&rdir, req);
+        let f = || ctx.floor(&fdir.join("f.rs"), hash, e);
+        let r = || ctx.redline(&rdir, req);
         let (a, b) = if i % 2 == 0 {
             let a = f();
             (a, r())

@@ -468,20 +468,24 @@ fn prepare(
                     }
                 }
             };
-            let st = atomic::create_temp(root.portable, dir.as_fd(), &tmp, bytes, original, before_link).map_err(
-                |(action, err)| match (action, err) {
-                    (atomic::CHOWN_FAILED, Errno::PERM) => FsError::from_errno(
-                        op.path, action, err,
-                    )
+            let st = atomic::create_temp(
+                root.portable,
+                dir.as_fd(),
+                &tmp,
+                bytes,
+                original,
+                before_link,
+            )
+            .map_err(|(action, err)| match (action, err) {
+                (atomic::CHOWN_FAILED, Errno::PERM) => FsError::from_errno(op.path, action, err)
                     .hint(
                         "the file belongs to another user; a safe replace would change its owner, \
                          so edit it as its owner (or as root)",
                     ),
-                    _ => intent_err
-                        .take()
-                        .unwrap_or_else(|| FsError::from_errno(op.path, action, err)),
-                },
-            )?;
+                _ => intent_err
+                    .take()
+                    .unwrap_or_else(|| FsError::from_errno(op.path, action, err)),
+            })?;
             j.ops[i].new_ino = Some(st.st_ino);
         }
     }
@@ -515,40 +519,36 @@ fn apply(portable: bool, op: &Op<'_>, e: &Entry) -> Result<(), FsError> {
     };
     let err = |action: &'static str| move |errno: Errno| FsError::from_errno(p, action, errno);
     match e.kind {
-        Kind::Modify => {
-            match sys::exchange(portable, dir.as_fd(), e.tmp(), e.name()) {
-                Ok(()) => check_kept(op, dir, e.tmp()),
-                Err(x) if unsupported(x) => {
-                    rustix::fs::linkat(dir, e.name(), dir, e.old_name(), AtFlags::empty())
-                        .map_err(err("cannot keep a link to the old file"))?;
-                    check_kept(op, dir, e.old_name())?;
-                    rustix::fs::renameat(dir, e.tmp(), dir, e.name())
-                        .map_err(err("cannot replace the file"))
-                }
-                Err(x) => Err(err("cannot replace the file")(x)),
+        Kind::Modify => match sys::exchange(portable, dir.as_fd(), e.tmp(), e.name()) {
+            Ok(()) => check_kept(op, dir, e.tmp()),
+            Err(x) if unsupported(x) => {
+                rustix::fs::linkat(dir, e.name(), dir, e.old_name(), AtFlags::empty())
+                    .map_err(err("cannot keep a link to the old file"))?;
+                check_kept(op, dir, e.old_name())?;
+                rustix::fs::renameat(dir, e.tmp(), dir, e.name())
+                    .map_err(err("cannot replace the file"))
             }
-        }
-        Kind::Create => {
-            match sys::rename_noreplace(portable, dir.as_fd(), e.tmp(), e.name()) {
-                Ok(()) => Ok(()),
-                Err(Errno::EXIST) => Err(stale(
-                    p,
-                    "the file appeared while the batch was being written",
-                )),
-                Err(x) if unsupported(x) => {
-                    match rustix::fs::linkat(dir, e.tmp(), dir, e.name(), AtFlags::empty()) {
-                        Ok(()) => rustix::fs::unlinkat(dir, e.tmp(), AtFlags::empty())
-                            .map_err(err("cannot remove a temp file")),
-                        Err(Errno::EXIST) => Err(stale(
-                            p,
-                            "the file appeared while the batch was being written",
-                        )),
-                        Err(x) => Err(err("cannot create the file")(x)),
-                    }
+            Err(x) => Err(err("cannot replace the file")(x)),
+        },
+        Kind::Create => match sys::rename_noreplace(portable, dir.as_fd(), e.tmp(), e.name()) {
+            Ok(()) => Ok(()),
+            Err(Errno::EXIST) => Err(stale(
+                p,
+                "the file appeared while the batch was being written",
+            )),
+            Err(x) if unsupported(x) => {
+                match rustix::fs::linkat(dir, e.tmp(), dir, e.name(), AtFlags::empty()) {
+                    Ok(()) => rustix::fs::unlinkat(dir, e.tmp(), AtFlags::empty())
+                        .map_err(err("cannot remove a temp file")),
+                    Err(Errno::EXIST) => Err(stale(
+                        p,
+                        "the file appeared while the batch was being written",
+                    )),
+                    Err(x) => Err(err("cannot create the file")(x)),
                 }
-                Err(x) => Err(err("cannot create the file")(x)),
             }
-        }
+            Err(x) => Err(err("cannot create the file")(x)),
+        },
         Kind::Delete => {
             match sys::rename_noreplace(portable, dir.as_fd(), e.name(), e.tmp()) {
                 Ok(()) => {}

@@ -500,8 +500,12 @@ pub(super) fn roll_back(
                 if target.is_none() && tmp.is_some() {
                     // The name was checked to be free just above; without a no-replace rename
                     // a plain one restores the file.
-                    match super::sys::rename_noreplace(root.portable, dir.as_fd(), e.tmp(), e.name())
-                    {
+                    match super::sys::rename_noreplace(
+                        root.portable,
+                        dir.as_fd(),
+                        e.tmp(),
+                        e.name(),
+                    ) {
                         Err(x) if super::sys::unsupported(x) => {
                             rustix::fs::renameat(&dir, e.tmp(), &dir, e.name())
                         }

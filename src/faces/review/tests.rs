@@ -1132,7 +1132,14 @@ fn filter_narrows_the_file_list_and_esc_clears_it() {
 fn snapshot_filtered_file_list() {
     let (_d, mut m) = demo(Options::default());
     let name = m.files[m.files.len() - 1].display.clone();
-    let q: String = name.chars().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect();
+    let q: String = name
+        .chars()
+        .rev()
+        .take(4)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
     press(&mut m, "|");
     for c in q.chars() {
         update(&mut m, Action::Input(c));

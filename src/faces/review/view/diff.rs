@@ -11,7 +11,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
+pub(super) fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
     let file = m.cursor.file;
     let info = m.files.get(file);
     let title = match info {
@@ -61,11 +61,17 @@ pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
         let line = Line::from(vec![
             Span::styled(" ▸ collapsed", t.bold()),
             Span::styled(
-                format!(" · {n} change{} hidden · z expands", if n == 1 { "" } else { "s" }),
+                format!(
+                    " · {n} change{} hidden · z expands",
+                    if n == 1 { "" } else { "s" }
+                ),
                 t.dim(),
             ),
         ]);
-        f.render_widget(Paragraph::new(line), Rect::new(inner.x, inner.y, inner.width, 1));
+        f.render_widget(
+            Paragraph::new(line),
+            Rect::new(inner.x, inner.y, inner.width, 1),
+        );
         return;
     }
     let Some(fr) = m.file_rows(file) else { return };

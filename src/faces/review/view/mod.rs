@@ -243,10 +243,7 @@ fn plural(n: usize) -> &'static str {
 /// The first entry of `listed` (the files the filter lets through) the list shows in `h` rows:
 /// the selected file stays mid-list.
 fn list_start(m: &Model, listed: &[usize], h: usize) -> usize {
-    let at = listed
-        .iter()
-        .position(|&f| f == m.cursor.file)
-        .unwrap_or(0);
+    let at = listed.iter().position(|&f| f == m.cursor.file).unwrap_or(0);
     at.saturating_sub(h / 2).min(listed.len().saturating_sub(h))
 }
 
@@ -274,7 +271,9 @@ pub fn hit(m: &Model, x: u16, y: u16) -> Option<Hit> {
     if let Some(k) = a.files.and_then(inside) {
         let h = a.files.map_or(0, |r| r.height.saturating_sub(2) as usize);
         let listed = m.listed_files();
-        return listed.get(list_start(m, &listed, h) + k).map(|&f| Hit::File(f));
+        return listed
+            .get(list_start(m, &listed, h) + k)
+            .map(|&f| Hit::File(f));
     }
     if m.is_collapsed(m.cursor.file) {
         return None;

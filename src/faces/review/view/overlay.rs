@@ -9,7 +9,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
+pub(super) fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
     let (title, lines) = match m.overlay {
         Overlay::None => return,
         Overlay::Summary => (" Apply summary ", summary(m, t)),

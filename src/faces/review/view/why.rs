@@ -22,7 +22,7 @@ use similar::{Algorithm, DiffTag, capture_diff_slices};
 /// Lines compared character by character at most this long.
 const CHAR_DIFF_MAX: usize = 400;
 
-pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
+pub(super) fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
     let file = m.cursor.file;
     let (title, lines) = match m.current_unit() {
         Some(u) => explain(m, file, u, area.width.saturating_sub(2) as usize, t),
@@ -67,7 +67,7 @@ pub fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
 }
 
 /// Rows the drawer's content takes at `width` columns (wrapped), for sizing the drawer.
-pub fn content_height(m: &Model, width: usize) -> usize {
+pub(super) fn content_height(m: &Model, width: usize) -> usize {
     let Some(u) = m.current_unit() else { return 1 };
     let (_, lines) = explain(m, m.cursor.file, u, width, Theme::plain());
     let w = width.max(1);
@@ -79,7 +79,7 @@ fn label(t: Theme, s: &str) -> Span<'static> {
 }
 
 /// (title, lines) for unit `u` of `file`.
-pub fn explain(
+pub(super) fn explain(
     m: &Model,
     file: usize,
     u: usize,
