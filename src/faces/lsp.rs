@@ -270,6 +270,30 @@ mod tests {
         assert_eq!(file_uri(p), "file:///tmp/a%FF.rs");
     }
 
+    /// Decoding a URI gives back the very bytes of the path, whatever they are: every byte
+    /// from 1 to 255 (a name may hold any but NUL and `/`), lone invalid UTF-8, `%` itself.
+    #[test]
+    #[cfg(unix)]
+    fn file_uris_round_trip_any_path_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let mut names: Vec<Vec<u8>> = vec![
+            b"a\xff\xfe.rs".to_vec(),
+            b"%41%25".to_vec(),
+            b"\xc3(".to_vec(),
+            "ü 日本 e\u{301}".as_bytes().to_vec(),
+        ];
+        names.push((1..=255u8).filter(|b| *b != b'/').collect());
+        for name in names {
+            let mut path = b"/tmp/dir/".to_vec();
+            path.extend_from_slice(&name);
+            let uri = file_uri(Path::new(std::ffi::OsStr::from_bytes(&path)));
+            assert!(uri.is_ascii(), "{uri}");
+            let back: Vec<u8> =
+                percent_encoding::percent_decode_str(uri.strip_prefix("file://").unwrap()).collect();
+            assert_eq!(back, path, "{uri}");
+        }
+    }
+
     #[test]
     fn file_uris_are_percent_encoded() {
         assert_eq!(

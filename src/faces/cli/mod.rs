@@ -45,9 +45,10 @@ pub struct Cli {
         long,
         global = true,
         help_heading = "Global options",
-        value_name = "FORMAT"
+        value_name = "FORMAT",
+        value_enum
     )]
-    format: Option<String>,
+    format: Option<Format>,
     /// Files larger than this many bytes are refused as `too_large` (suffixes K, M, G).
     #[arg(long, global = true, help_heading = "Global options", value_name = "BYTES", value_parser = parse_size, default_value = "256M")]
     max_file_size: u64,
@@ -88,6 +89,42 @@ enum ToleranceArg {
     Exact,
     Normalized,
     Relaxed,
+}
+
+/// `--format`: every value some command takes. It is one global option (SPEC §1 accepts global
+/// options before or after the command), so each command takes its own subset and refuses the
+/// others with a usage error before reading the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Json,
+    Diff,
+    Text,
+    Lsp,
+}
+
+impl Format {
+    /// The name on the command line.
+    fn name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Diff => "diff",
+            Format::Text => "text",
+            Format::Lsp => "lsp",
+        }
+    }
+
+    /// `Ok(format)` when `command` takes it; else the usage error (exit 2) naming what it takes.
+    fn for_command(self, command: &str, takes: &[Format]) -> Result<Format, ExitStatus> {
+        if takes.contains(&self) {
+            return Ok(self);
+        }
+        let names: Vec<&str> = takes.iter().map(|f| f.name()).collect();
+        let (last, first) = names.split_last().unwrap_or((&"", &[]));
+        Err(usage(
+            &format!("unknown format `{}` for {command}", self.name()),
+            &format!("use --format {} or {last}", first.join(", ")),
+        ))
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -242,7 +279,7 @@ struct Context {
     settings: Settings,
     input: InputKind,
     color: bool,
-    format: Option<String>,
+    format: Option<Format>,
 }
 
 pub fn main() -> ExitStatus {
@@ -286,7 +323,7 @@ pub fn main() -> ExitStatus {
             InputArg::SearchReplace => InputKind::SearchReplace,
         },
         color: output::use_color(cli.color),
-        format: cli.format.clone(),
+        format: cli.format,
     };
     // The reviewer always draws on a terminal (stdout or /dev/tty), so only --color and the
     // colour variables decide its theme.
@@ -333,7 +370,7 @@ pub fn main() -> ExitStatus {
             path,
             offset,
             limit,
-        } => read::run(&ctx.settings, &path, offset, limit, ctx.format.as_deref()),
+        } => read::run(&ctx.settings, &path, offset, limit, ctx.format),
         Command::Recover => recover(&ctx.settings),
         Command::Filter {
             path,
@@ -530,32 +567,24 @@ fn load(ctx: &Context, path: Option<&str>) -> Result<Request, RequestError> {
 }
 
 fn apply(ctx: &Context, path: Option<&str>, mode: Mode) -> ExitStatus {
+    let format = match ctx.format {
+        None if output::stdout_is_terminal() => Format::Text,
+        None => Format::Json,
+        Some(f) => match f.for_command("apply", &[Format::Json, Format::Diff, Format::Text]) {
+            Ok(f) => f,
+            Err(exit) => return exit,
+        },
+    };
     let req = match load(ctx, path) {
         Ok(r) => r,
         // `--check` prints nothing, not even why the request is invalid: only the exit code.
         Err(_) if mode == Mode::Check => return ExitStatus::Usage,
-        Err(e) => return output::request_failure(&e, true, ctx.format.as_deref()),
+        Err(e) => return output::request_failure(&e, true, ctx.format),
     };
     let run = service::run(&req, mode, &ctx.settings);
     if mode == Mode::Check {
         return run.exit;
     }
-    let format = match ctx.format.as_deref() {
-        None => {
-            if output::stdout_is_terminal() {
-                "text"
-            } else {
-                "json"
-            }
-        }
-        Some(f @ ("json" | "diff" | "text")) => f,
-        Some(other) => {
-            return usage(
-                &format!("unknown format `{other}` for apply"),
-                "use --format json, diff or text",
-            );
-        }
-    };
     output::run(&run, format, ctx.color);
     run.exit
 }
@@ -563,7 +592,7 @@ fn apply(ctx: &Context, path: Option<&str>, mode: Mode) -> ExitStatus {
 fn review(ctx: &Context, path: Option<&str>, accept_exact: bool, monochrome: bool) -> ExitStatus {
     let req = match load(ctx, path) {
         Ok(r) => r,
-        Err(e) => return output::request_failure(&e, true, Some("text")),
+        Err(e) => return output::request_failure(&e, true, Some(Format::Text)),
     };
     let opts = crate::faces::review::ReviewOptions {
         settings: ctx.settings.clone(),
@@ -587,7 +616,7 @@ fn run_review(req: &Request, opts: &crate::faces::review::ReviewOptions) -> Exit
             outcome.exit
         }
         Err(crate::faces::review::ReviewError::Request(e)) => {
-            output::request_failure(&e, true, Some("text"))
+            output::request_failure(&e, true, Some(Format::Text))
         }
         Err(e) => {
             output::diagnostic(
@@ -616,7 +645,7 @@ fn demo(ctx: &Context, accept_exact: bool, monochrome: bool) -> ExitStatus {
     }
     let req = match crate::faces::demo::request() {
         Ok(r) => r,
-        Err(e) => return output::request_failure(&e, true, Some("text")),
+        Err(e) => return output::request_failure(&e, true, Some(Format::Text)),
     };
     let mut settings = ctx.settings.clone();
     settings.root = dir.clone();
@@ -636,20 +665,21 @@ fn demo(ctx: &Context, accept_exact: bool, monochrome: bool) -> ExitStatus {
 }
 
 fn resolve(ctx: &Context, path: Option<&str>) -> ExitStatus {
-    let format = ctx.format.as_deref().unwrap_or("json");
-    if !matches!(format, "json" | "lsp") {
-        return usage(
-            &format!("unknown format `{format}` for resolve"),
-            "use --format json or lsp",
-        );
-    }
+    let format = match ctx
+        .format
+        .unwrap_or(Format::Json)
+        .for_command("resolve", &[Format::Json, Format::Lsp])
+    {
+        Ok(f) => f,
+        Err(exit) => return exit,
+    };
     let req = match load(ctx, path) {
         Ok(r) => r,
-        Err(e) if format == "lsp" => return editor::lsp_request_failure(&e, &ctx.settings),
-        Err(e) => return output::request_failure(&e, true, Some("json")),
+        Err(e) if format == Format::Lsp => return editor::lsp_request_failure(&e, &ctx.settings),
+        Err(e) => return output::request_failure(&e, true, Some(Format::Json)),
     };
     let run = service::run(&req, Mode::Resolve, &ctx.settings);
-    if format == "lsp" {
+    if format == Format::Lsp {
         return editor::print_lsp(&run, &ctx.settings);
     }
     output::line(&run.to_pretty());
@@ -659,7 +689,7 @@ fn resolve(ctx: &Context, path: Option<&str>) -> ExitStatus {
 fn recover(settings: &Settings) -> ExitStatus {
     let root = match service::open_root(settings) {
         Ok(r) => r,
-        Err(e) => return output::request_failure(&e, true, Some("text")),
+        Err(e) => return output::request_failure(&e, true, Some(Format::Text)),
     };
     let result = root.lock().and_then(|lock| root.recover(&lock));
     match result {

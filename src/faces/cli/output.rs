@@ -2,11 +2,12 @@
 //!
 //! A closed stdout (a pipe into `head`) ends output quietly.
 
-use super::ColorArg;
+use super::{ColorArg, Format};
 use crate::error::ExitStatus;
 use crate::report::response::{FileStatus, RequestFailure, Response};
 use crate::request::RequestError;
 use crate::service::Run;
+use anstyle::{AnsiColor, Style};
 use std::io::{IsTerminal, Write};
 
 pub(super) fn stdout_is_terminal() -> bool {
@@ -84,42 +85,46 @@ pub(super) fn notice(message: &str) {
 }
 
 /// Reports a request that failed as a whole; exit 2.
-pub(super) fn request_failure(err: &RequestError, print: bool, format: Option<&str>) -> ExitStatus {
+pub(super) fn request_failure(
+    err: &RequestError,
+    print: bool,
+    format: Option<Format>,
+) -> ExitStatus {
     let message = located(&err.message, err.pointer.as_deref(), err.line);
     diagnostic(&message, err.hint.as_deref());
-    let text_format =
-        matches!(format, Some("text" | "diff")) || (format.is_none() && stdout_is_terminal());
+    let text_format = matches!(format, Some(Format::Text | Format::Diff))
+        || (format.is_none() && stdout_is_terminal());
     if print && !text_format {
         line(&serde_json::to_string_pretty(&RequestFailure::new(err)).unwrap_or_default());
     }
     ExitStatus::Usage
 }
 
-/// Prints a run in `json`, `diff` or `text`.
-pub(super) fn run(run: &Run, format: &str, color: bool) {
+/// Prints a run in `json`, `diff` or `text` (`lsp` is the editor face's, [`super::editor`]).
+pub(super) fn run(run: &Run, format: Format, color: bool) {
     let resp = match &run.response {
         Ok(r) => r,
         Err(f) => {
             let e = &f.error;
             let message = located(&e.message, e.pointer.as_deref(), e.line);
             diagnostic(&message, e.hint.as_deref());
-            if format == "json" {
+            if format == Format::Json {
                 line(&run.to_pretty());
             }
             return;
         }
     };
     match format {
-        "json" => line(&run.to_pretty()),
-        "diff" => {
+        Format::Json => line(&run.to_pretty()),
+        Format::Diff => {
             if resp.ok {
                 let all = crate::engine::diff::join(resp.files.iter().map(|f| f.diff.as_str()));
                 out(&paint_diff(&all, color));
             }
         }
-        _ => out(&text(resp, color)),
+        Format::Text | Format::Lsp => out(&text(resp, color)),
     }
-    if format != "json" {
+    if format != Format::Json {
         for f in &resp.files {
             if let Some(e) = &f.error {
                 // File errors from the writer say what happened, not to which file.
@@ -145,13 +150,19 @@ pub(super) fn run(run: &Run, format: &str, color: bool) {
     }
 }
 
-const RED: &str = "\x1b[31m";
-const GREEN: &str = "\x1b[32m";
-const CYAN: &str = "\x1b[36m";
-const BOLD: &str = "\x1b[1m";
-const DIM: &str = "\x1b[2m";
-const YELLOW: &str = "\x1b[33m";
-const RESET: &str = "\x1b[0m";
+// The CLI's styles, as anstyle values rendered to ANSI (the crate clap draws its own help with),
+// rather than escape codes written by hand.
+const RED: Style = AnsiColor::Red.on_default();
+const GREEN: Style = AnsiColor::Green.on_default();
+const CYAN: Style = AnsiColor::Cyan.on_default();
+const YELLOW: Style = AnsiColor::Yellow.on_default();
+const BOLD: Style = Style::new().bold();
+const DIM: Style = Style::new().dimmed();
+
+/// `text` in `style` (a style's `{:#}` is its reset).
+fn styled(style: Style, text: &str) -> String {
+    format!("{style}{text}{style:#}")
+}
 
 /// Colours a unified diff line by line.
 pub(super) fn paint_diff(diff: &str, color: bool) -> String {
@@ -160,26 +171,27 @@ pub(super) fn paint_diff(diff: &str, color: bool) -> String {
     }
     let mut out = String::with_capacity(diff.len() + diff.len() / 4);
     for l in diff.split_inclusive('\n') {
-        let c = if l.starts_with("+++") || l.starts_with("---") || l.starts_with("diff --git") {
-            BOLD
+        let style = if l.starts_with("+++") || l.starts_with("---") || l.starts_with("diff --git") {
+            Some(BOLD)
         } else if l.starts_with("@@") {
-            CYAN
+            Some(CYAN)
         } else if l.starts_with('+') {
-            GREEN
+            Some(GREEN)
         } else if l.starts_with('-') {
-            RED
+            Some(RED)
         } else if l.starts_with('\\') {
-            DIM
+            Some(DIM)
         } else {
-            ""
+            None
         };
-        if c.is_empty() {
-            out.push_str(l);
-        } else {
-            let body = l.strip_suffix('\n').unwrap_or(l);
-            out.push_str(&format!("{c}{body}{RESET}"));
-            if l.ends_with('\n') {
-                out.push('\n');
+        match style {
+            None => out.push_str(l),
+            Some(style) => {
+                let body = l.strip_suffix('\n').unwrap_or(l);
+                out.push_str(&styled(style, body));
+                if l.ends_with('\n') {
+                    out.push('\n');
+                }
             }
         }
     }
@@ -200,9 +212,9 @@ fn unattached(resp: &Response) -> impl Iterator<Item = &crate::report::response:
 
 /// The readable summary: one line per file, its edits, then the diff.
 fn text(resp: &Response, color: bool) -> String {
-    let paint = |c: &str, s: &str| {
+    let paint = |style: Style, s: &str| {
         if color {
-            format!("{c}{s}{RESET}")
+            styled(style, s)
         } else {
             s.to_string()
         }

@@ -1,7 +1,7 @@
 //! `redline read`: a file with line numbers and its version, for agents that later send
 //! `expectHash`.
 
-use super::output;
+use super::{Format, output};
 use crate::error::ExitStatus;
 use crate::faces::schema::ReadParams;
 use crate::service::Settings;
@@ -11,16 +11,15 @@ pub(super) fn run(
     path: &str,
     offset: Option<usize>,
     limit: Option<usize>,
-    format: Option<&str>,
+    format: Option<Format>,
 ) -> ExitStatus {
-    let format = format.unwrap_or("text");
-    if !matches!(format, "text" | "json") {
-        output::diagnostic(
-            &format!("unknown format `{format}` for read"),
-            Some("use --format text or json"),
-        );
-        return ExitStatus::Usage;
-    }
+    let format = match format
+        .unwrap_or(Format::Text)
+        .for_command("read", &[Format::Text, Format::Json])
+    {
+        Ok(f) => f,
+        Err(exit) => return exit,
+    };
     if offset == Some(0) {
         output::diagnostic(
             "--offset is 1-based",
@@ -35,7 +34,7 @@ pub(super) fn run(
         limit: limit.map(clamp),
     };
     match crate::faces::read::read(&params, settings) {
-        Ok(lines) if format == "json" => {
+        Ok(lines) if format == Format::Json => {
             output::line(&serde_json::to_string_pretty(&lines).unwrap_or_default());
             ExitStatus::Success
         }

@@ -408,18 +408,7 @@ fn tail(s: &str, width: usize) -> String {
     if text::width(s) <= width {
         return s.to_string();
     }
-    let mut out: Vec<char> = Vec::new();
-    let mut w = 1;
-    for c in s.chars().rev() {
-        let cw = text::width(c.encode_utf8(&mut [0; 4]));
-        if w + cw > width {
-            break;
-        }
-        w += cw;
-        out.push(c);
-    }
-    out.push('…');
-    out.into_iter().rev().collect()
+    format!("…{}", text::tail_of(s, width.saturating_sub(1)))
 }
 
 /// Footer hints dropped first when the footer is too narrow; hints not listed (help, quit) are

@@ -2,14 +2,17 @@
 //!
 //! ratatui drops tabs, CRs and other control characters and measures raw text wrongly, so every
 //! line is converted here: tabs expand to tab stops, a CR shows as `␍`, trailing whitespace as
-//! `·`/`→`, other controls as `^X`, a BOM as `‹BOM›`; widths come from `unicode-width` per char;
-//! the line is cut at the pane's width with `…`. Styles attach to source byte ranges, so word
+//! `·`/`→`, other controls as `^X`, a BOM as `‹BOM›`. A cell is one grapheme cluster
+//! (`unicode-segmentation`, as ratatui draws them), so a combining accent stays on its letter
+//! and an emoji sequence or a flag is one cell; its width comes from `unicode-width`. The line is
+//! cut at the pane's width with `…`. Styles attach to source byte ranges, so word
 //! emphasis and search hits stay on the right characters whatever the expansion.
 
 use ratatui::style::Style;
 use ratatui::text::Span;
 use std::ops::Range;
-use unicode_width::UnicodeWidthChar;
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Tab stops every this many columns.
 pub const TAB: usize = 4;
@@ -21,8 +24,8 @@ pub struct Rendered {
     pub width: usize,
 }
 
-/// One display cell group: what is drawn for one source character, its style, its columns, and
-/// whether it belongs to a changed range (an overlay marked `changed`).
+/// One display cell group: what is drawn for one grapheme cluster of the source, its style, its
+/// columns, and whether it belongs to a changed range (an overlay marked `changed`).
 #[derive(Debug, Clone)]
 pub struct Cell {
     pub shown: String,
@@ -45,16 +48,25 @@ pub fn cells(
     let trailing_from = body.trim_end_matches(|c: char| c.is_whitespace()).len();
     let mut out: Vec<Cell> = Vec::with_capacity(text.len());
     let mut col = 0usize;
-    for (i, c) in text.char_indices() {
+    for (i, g) in text.grapheme_indices(true) {
+        let bytes = i..i + g.len();
+        let touches = |r: &Range<usize>| r.start < bytes.end && bytes.start < r.end;
         let mut style = base;
         for (r, s) in overlays {
-            if r.contains(&i) {
+            if touches(r) {
                 style = style.patch(*s);
             }
         }
         let trailing = i >= trailing_from;
-        let (shown, w, st): (String, usize, Style) = match c {
-            '\t' => {
+        let mut chars = g.chars();
+        // Markers are for single characters; a cluster of several (a letter and its accents, an
+        // emoji sequence; CR LF never occurs, lines end before the LF) is drawn as it is.
+        let single = match (chars.next(), chars.next()) {
+            (Some(c), None) => Some(c),
+            _ => None,
+        };
+        let (shown, w, st): (String, usize, Style) = match single {
+            Some('\t') => {
                 let w = TAB - col % TAB;
                 if trailing {
                     (format!("→{}", " ".repeat(w - 1)), w, style.patch(marker))
@@ -62,10 +74,10 @@ pub fn cells(
                     (" ".repeat(w), w, style)
                 }
             }
-            '\r' => ("␍".into(), 1, style.patch(marker)),
-            '\u{FEFF}' => ("‹BOM›".into(), 5, style.patch(marker)),
-            c if trailing && c.is_whitespace() => ("·".into(), 1, style.patch(marker)),
-            c if c.is_control() => {
+            Some('\r') => ("␍".into(), 1, style.patch(marker)),
+            Some('\u{FEFF}') => ("‹BOM›".into(), 5, style.patch(marker)),
+            Some(c) if trailing && c.is_whitespace() => ("·".into(), 1, style.patch(marker)),
+            Some(c) if c.is_control() => {
                 let shown = if (c as u32) < 0x20 {
                     format!("^{}", char::from(c as u8 + 0x40))
                 } else {
@@ -74,17 +86,28 @@ pub fn cells(
                 let w = shown.chars().count();
                 (shown, w, style.patch(marker))
             }
-            c => (c.to_string(), c.width().unwrap_or(0), style),
+            _ => (g.to_string(), grapheme_width(g), style),
         };
         col += w;
         out.push(Cell {
             shown,
             style: st,
             width: w,
-            changed: changed.iter().any(|r| r.contains(&i)),
+            changed: changed.iter().any(touches),
         });
     }
     out
+}
+
+/// Columns of one grapheme cluster: a lone character by its own width (0 for a control), a
+/// cluster by `unicode-width`'s reading of the sequence (an emoji ZWJ sequence or a flag is 2,
+/// not the sum of its parts).
+fn grapheme_width(g: &str) -> usize {
+    let mut chars = g.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => c.width().unwrap_or(0),
+        _ => g.width(),
+    }
 }
 
 /// Total columns of `cells`.
@@ -246,10 +269,10 @@ pub fn visible_whitespace(text: &str) -> String {
     out
 }
 
-/// `s` cut to `width` columns from the middle (`src/…/file.rs`), for paths.
+/// `s` cut to `width` columns from the middle (`src/…/file.rs`), for paths; never inside a
+/// grapheme cluster.
 pub fn middle_truncate(s: &str, width: usize) -> String {
-    let w: usize = s.chars().map(|c| c.width().unwrap_or(0)).sum();
-    if w <= width {
+    if self::width(s) <= width {
         return s.to_string();
     }
     if width <= 1 {
@@ -258,33 +281,36 @@ pub fn middle_truncate(s: &str, width: usize) -> String {
     let keep = width - 1;
     let tail = keep * 2 / 3;
     let head = keep - tail;
-    let mut a = String::new();
-    let mut aw = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if aw + cw > head {
-            break;
-        }
-        aw += cw;
-        a.push(c);
-    }
-    let mut b: Vec<char> = Vec::new();
-    let mut bw = 0;
-    for c in s.chars().rev() {
-        let cw = c.width().unwrap_or(0);
-        if bw + cw > tail {
-            break;
-        }
-        bw += cw;
-        b.push(c);
-    }
-    b.reverse();
-    format!("{a}…{}", b.into_iter().collect::<String>())
+    format!("{}…{}", head_of(s, head), tail_of(s, tail))
 }
 
-/// Display width of plain text.
+/// The longest start of `s` that fits in `width` columns, in whole grapheme clusters.
+pub fn head_of(s: &str, width: usize) -> &str {
+    let mut used = 0;
+    for (i, g) in s.grapheme_indices(true) {
+        used += grapheme_width(g);
+        if used > width {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// The longest end of `s` that fits in `width` columns, in whole grapheme clusters.
+pub fn tail_of(s: &str, width: usize) -> &str {
+    let mut used = 0;
+    for (i, g) in s.grapheme_indices(true).rev() {
+        used += grapheme_width(g);
+        if used > width {
+            return &s[i + g.len()..];
+        }
+    }
+    s
+}
+
+/// Display width of plain text, grapheme cluster by cluster.
 pub fn width(s: &str) -> usize {
-    s.chars().map(|c| c.width().unwrap_or(0)).sum()
+    s.graphemes(true).map(grapheme_width).sum()
 }
 
 #[cfg(test)]
@@ -348,6 +374,31 @@ mod tests {
             .map(|r| r.spans.iter().map(|s| s.content.to_string()).collect())
             .collect();
         assert_eq!(rows, vec!["abc", "def", "日", "本"]);
+    }
+
+    #[test]
+    fn a_cell_is_a_grapheme_cluster() {
+        let m = Style::default();
+        // `e` and a combining acute accent; a family emoji (ZWJ sequence); a flag.
+        let text = "e\u{301}\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{1F1EB}\u{1F1F7}x";
+        let c = cells(text, m, &[], &[], m);
+        let shown: Vec<(&str, usize)> = c.iter().map(|c| (c.shown.as_str(), c.width)).collect();
+        assert_eq!(
+            shown,
+            vec![
+                ("e\u{301}", 1),
+                ("\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}", 2),
+                ("\u{1F1EB}\u{1F1F7}", 2),
+                ("x", 1),
+            ]
+        );
+        assert_eq!(width(text), 6);
+        // A change on the accent alone marks the whole cluster.
+        let c = cells("ae\u{301}", m, &[], &[2..4], m);
+        assert_eq!(c.iter().map(|c| c.changed).collect::<Vec<_>>(), vec![false, true]);
+        // Cutting never splits a cluster.
+        assert_eq!(plain("e\u{301}e\u{301}e\u{301}", 2), "e\u{301}…");
+        assert_eq!(middle_truncate("ae\u{301}bcde\u{301}f", 5), "ae\u{301}…e\u{301}f");
     }
 
     #[test]
