@@ -289,7 +289,8 @@ mod tests {
             let uri = file_uri(Path::new(std::ffi::OsStr::from_bytes(&path)));
             assert!(uri.is_ascii(), "{uri}");
             let back: Vec<u8> =
-                percent_encoding::percent_decode_str(uri.strip_prefix("file://").unwrap()).collect();
+                percent_encoding::percent_decode_str(uri.strip_prefix("file://").unwrap())
+                    .collect();
             assert_eq!(back, path, "{uri}");
         }
     }

@@ -395,10 +395,16 @@ mod tests {
         assert_eq!(width(text), 6);
         // A change on the accent alone marks the whole cluster.
         let c = cells("ae\u{301}", m, &[], &[2..4], m);
-        assert_eq!(c.iter().map(|c| c.changed).collect::<Vec<_>>(), vec![false, true]);
+        assert_eq!(
+            c.iter().map(|c| c.changed).collect::<Vec<_>>(),
+            vec![false, true]
+        );
         // Cutting never splits a cluster.
         assert_eq!(plain("e\u{301}e\u{301}e\u{301}", 2), "e\u{301}…");
-        assert_eq!(middle_truncate("ae\u{301}bcde\u{301}f", 5), "ae\u{301}…e\u{301}f");
+        assert_eq!(
+            middle_truncate("ae\u{301}bcde\u{301}f", 5),
+            "ae\u{301}…e\u{301}f"
+        );
     }
 
     #[test]
