@@ -12,7 +12,8 @@
 //! `initialize`), a stateless 2026-07-28 request carrying `_meta` is validated and answered, and
 //! a bare `tools/list` or `tools/call` from a client that skips both is answered too.
 
-use crate::faces::schema::{self, ReadParams};
+use crate::faces::read::ReadParams;
+use crate::faces::schema;
 use crate::report::Mode;
 use crate::service::Settings;
 use rmcp::model::{

@@ -3,9 +3,27 @@
 
 use crate::engine::document::Document;
 use crate::error::Code;
-use crate::faces::schema::ReadParams;
 use crate::service::{self, Settings};
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Which lines of which file to read (`read_file` tool, `read` method of serve).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReadParams {
+    /// Path of the file, relative to the root (or absolute inside it).
+    #[serde(alias = "file_path")]
+    #[schemars(length(min = 1))]
+    pub path: String,
+    /// 1-based number of the first line to return (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32", range(min = 1))]
+    pub offset: Option<u32>,
+    /// How many lines to return (default: all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32", range(min = 1))]
+    pub limit: Option<u32>,
+}
 /// A window of a file's lines and the file's version, as `read` returns it (the shape of
 /// `redline read --format json`, plus `ok`).
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -7,7 +7,6 @@
 
 use crate::report::response::{RequestFailure, Response};
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// Which schema `redline schema` prints.
@@ -46,24 +45,6 @@ pub(crate) fn all() -> Value {
         "response": schema(Which::Response),
         "tools": schema(Which::Tools),
     })
-}
-
-/// Which lines of which file to read (`read_file` tool, `read` method of serve).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ReadParams {
-    /// Path of the file, relative to the root (or absolute inside it).
-    #[serde(alias = "file_path")]
-    #[schemars(length(min = 1))]
-    pub path: String,
-    /// 1-based number of the first line to return (default 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u32", range(min = 1))]
-    pub offset: Option<u32>,
-    /// How many lines to return (default: all).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u32", range(min = 1))]
-    pub limit: Option<u32>,
 }
 
 fn settings() -> schemars::generate::SchemaSettings {
@@ -113,7 +94,7 @@ pub(crate) const APPLY_EDITS: &str = "apply_edits";
 
 /// The MCP/LLM tool definitions (`tools/list` entries), in a fixed order.
 pub(crate) fn tools() -> Vec<Value> {
-    let mut read = inline::<ReadParams>();
+    let mut read = inline::<crate::faces::read::ReadParams>();
     if let Value::Object(map) = &mut read {
         map.remove("title");
         map.remove("description");

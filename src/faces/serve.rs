@@ -15,7 +15,8 @@
 //! Ending follows LSP: `shutdown` replies `null` and the server keeps reading, answering any
 //! further request with an error, until the `exit` notification or the end of input.
 
-use crate::faces::schema::{self, ReadParams, Which};
+use crate::faces::read::ReadParams;
+use crate::faces::schema::{self, Which};
 use crate::report::Mode;
 use crate::service::{Run, Settings};
 use serde_json::{Value, json};

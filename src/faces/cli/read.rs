@@ -3,7 +3,7 @@
 
 use super::{Format, output};
 use crate::error::ExitStatus;
-use crate::faces::schema::ReadParams;
+use crate::faces::read::ReadParams;
 use crate::service::Settings;
 
 pub(super) fn run(

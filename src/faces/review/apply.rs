@@ -5,15 +5,15 @@
 //! (naming every such file, not only the first), and then commits under the lock, where the
 //! writer checks each fingerprint again. Nothing is written unless all of it can be.
 
-use super::model::{Applied, FileResult, Model, State, UnitKind};
+use super::model::{Applied, FileResult, Model, State};
+use super::result::{DecisionEntry, DecisionError, ReviewResult};
+use super::unit::UnitKind;
 use crate::engine::document::PositionEncoding;
 use crate::engine::plan::{FilePlan, Op, Plan};
-use crate::error::{Code, ExitStatus};
-use crate::report::response::Response;
+use crate::error::ExitStatus;
 use crate::report::{self, Mode, WriteOutcome};
 use crate::service;
 use crate::write::{Change, Root};
-use serde::Serialize;
 
 /// The plan cut down to the accepted units: rejected, undecided, failed and stale ones are gone;
 /// a move whose rename was not accepted becomes an in-place edit. Returns each kept file's index
@@ -52,51 +52,6 @@ pub fn accepted_plan(m: &Model) -> (Plan, Vec<usize>) {
         index.push(fi);
     }
     (Plan { files }, index)
-}
-
-/// The JSON result of a review: the SPEC §4 response of the accepted edits (what was written,
-/// or would have been), then whether they were applied, then every unit's decision.
-#[derive(Debug, Clone, Serialize)]
-pub struct ReviewResult {
-    #[serde(flatten)]
-    pub response: Response,
-    /// The reviewer applied its decisions (`Enter` on the summary, and the write succeeded or
-    /// there was nothing to write).
-    pub applied: bool,
-    /// The reviewer's note on the whole batch (`N`), for the agent.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    pub decisions: Vec<DecisionEntry>,
-}
-
-/// One unit's decision.
-#[derive(Debug, Clone, Serialize)]
-pub struct DecisionEntry {
-    pub path: String,
-    pub op: &'static str,
-    /// The edit's index in its file (absent for a create, delete or rename).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub index: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// `accepted`, `rejected`, `undecided`, `failed` or `stale`.
-    pub decision: &'static str,
-    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
-    pub match_kind: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub normalizations: Option<Vec<&'static str>>,
-    /// Why a failed unit could not be placed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<DecisionError>,
-    /// The reviewer's note on this unit (`n`), for the agent.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct DecisionError {
-    pub code: Code,
-    pub message: String,
 }
 
 /// Every unit's decision, for the JSON result: in request order (files as in the plan; in each,

@@ -2,7 +2,7 @@
 //!
 //! The Elm Architecture: [`model`] is plain data, [`update`] the one pure transition, [`keys`] the
 //! table that drives dispatch, footer and help, [`view`] reads the model and draws only what is
-//! visible. Decisions are per edit ([`model::Unit`]); only accepted edits are ever written, by
+//! visible. Decisions are per edit ([`unit::Unit`]); only accepted edits are ever written, by
 //! the one writing module, after the apply summary ([`apply`]). [`terminal`] restores the
 //! terminal on every exit path; [`app`] is the event loop.
 pub mod app;
@@ -10,9 +10,11 @@ pub mod apply;
 pub mod highlight;
 pub mod keys;
 pub mod model;
+pub mod result;
 pub mod rows;
 pub mod summary;
 pub mod terminal;
+pub mod unit;
 pub mod update;
 pub mod view;
 
@@ -44,7 +46,7 @@ pub struct Outcome {
     pub exit: ExitStatus,
     /// The JSON result: the SPEC §4 response of the accepted edits plus `applied` and
     /// `decisions` (for stdout when it is not a terminal).
-    pub result: apply::ReviewResult,
+    pub result: result::ReviewResult,
 }
 
 /// Why a review could not run.

@@ -5,9 +5,10 @@
 //! has no edits (create, overwrite, delete) or the rename of a moved file. Hunks and files are
 //! groupings of units; their states are derived, never stored.
 
+use super::keys::Context;
 use super::rows::FileRows;
+use super::unit::{FileInfo, Unit, UnitKind};
 use crate::engine::matcher::MatchKind;
-use crate::engine::normalize::Normalization;
 use crate::engine::plan::{Failure, FilePlan, Op, Outcome, Plan};
 use crate::error::ExitStatus;
 use crate::report::display_path;
@@ -53,69 +54,6 @@ impl State {
             State::Stale => "stale",
         }
     }
-}
-
-/// What a unit does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UnitKind {
-    /// Edit `index` of the file's plan.
-    Edit(usize),
-    /// The whole new content of a created or overwritten file.
-    Content,
-    /// The deletion of the file.
-    Delete,
-    /// The rename of a moved file (its edits are units of their own).
-    Move,
-}
-
-/// One decidable thing.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Unit {
-    pub kind: UnitKind,
-    /// `Some` for a resolved edit.
-    pub match_kind: Option<MatchKind>,
-    pub normalizations: Vec<Normalization>,
-    /// The engine's failure, for an edit that failed or was skipped with its file.
-    pub failed: bool,
-    /// 1-based first old line it touches, when known (for prose).
-    pub line: Option<usize>,
-}
-
-impl Unit {
-    /// Every match that is not exact (normalized today, and any looser kind the engine adds,
-    /// such as SPEC §3b's relaxed tier): what `f`/`F` visit, `≈` marks, and what never starts
-    /// accepted.
-    pub fn normalized(&self) -> bool {
-        matches!(self.match_kind, Some(k) if k != MatchKind::Exact)
-    }
-
-    /// How the gutter and prose name it: `#3` (the edit's 1-based position among its file's
-    /// edits in the request: one numbering everywhere a human reads), `file`, `del`, `mv`.
-    pub fn label(&self) -> String {
-        match self.kind {
-            UnitKind::Edit(i) => format!("#{}", i + 1),
-            UnitKind::Content => "file".into(),
-            UnitKind::Delete => "del".into(),
-            UnitKind::Move => "mv".into(),
-        }
-    }
-
-    /// The edit index in the file's plan, for edit units.
-    pub fn edit(&self) -> Option<usize> {
-        match self.kind {
-            UnitKind::Edit(i) => Some(i),
-            _ => None,
-        }
-    }
-}
-
-/// What the reviewer knows about one file of the batch.
-#[derive(Debug, Clone)]
-pub struct FileInfo {
-    /// Path as shown (relative to the root; `a → b` for a move).
-    pub display: String,
-    /// Units in display order: failed ones and the rename first, then by position in the file.
-    pub units: Vec<Unit>,
 }
 
 /// The derived state of a file (or any group of units).
@@ -292,7 +230,7 @@ pub struct Applied {
     /// One line for the results screen.
     pub summary: String,
     /// The JSON result for a harness (the SPEC §4 response plus the decisions).
-    pub json: super::apply::ReviewResult,
+    pub json: super::result::ReviewResult,
 }
 
 /// What happened to one file at apply time.
@@ -446,6 +384,17 @@ impl Model {
         (0..self.files.len())
             .filter(|&f| q.is_empty() || !Search::matches(q, &self.files[f].display).is_empty())
             .collect()
+    }
+
+    /// The key table's context for what is on screen: an overlay's, else the main view's.
+    pub fn key_context(&self) -> Context {
+        match self.overlay {
+            Overlay::None => Context::Main,
+            Overlay::Help => Context::Help,
+            Overlay::Summary => Context::Summary,
+            Overlay::Results => Context::Results,
+            Overlay::ConfirmQuit => Context::ConfirmQuit,
+        }
     }
 
     /// Whether `file`'s rows are hidden in the diff pane.

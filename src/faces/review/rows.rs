@@ -6,7 +6,7 @@
 //! The split layout (old left, new right) is an index over the same rows: one model, two
 //! renderings, one cursor.
 
-use super::model::{FileInfo, UnitKind};
+use super::unit::{FileInfo, UnitKind};
 use crate::engine::diff::{self, Tag};
 use crate::engine::plan::{FilePlan, Op, Outcome};
 use crate::error::Code;

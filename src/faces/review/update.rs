@@ -4,7 +4,7 @@
 //! is handled completely before the next one is read. Writing is the one effect, returned to
 //! the event loop as [`Effect::Apply`]; its outcome comes back through [`applied`].
 
-use super::keys::{self, Action, Context};
+use super::keys::{self, Action};
 use super::model::{Applied, Decision, Model, Overlay, Prompt, PromptKind, State, Step};
 use super::view;
 use crate::error::ExitStatus;
@@ -17,23 +17,12 @@ pub enum Effect {
     Apply,
 }
 
-/// The key context the model is in.
-pub fn context(m: &Model) -> Context {
-    match m.overlay {
-        Overlay::None => Context::Main,
-        Overlay::Help => Context::Help,
-        Overlay::Summary => Context::Summary,
-        Overlay::Results => Context::Results,
-        Overlay::ConfirmQuit => Context::ConfirmQuit,
-    }
-}
-
 /// The action a key asks for in the model's current context (a prompt takes text).
 pub fn on_key(m: &Model, ev: &KeyEvent) -> Option<Action> {
     if m.prompt.is_some() && m.overlay == Overlay::None {
         return keys::prompt(ev);
     }
-    keys::dispatch(context(m), ev)
+    keys::dispatch(m.key_context(), ev)
 }
 
 /// Applies one action.

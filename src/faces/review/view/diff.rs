@@ -23,12 +23,12 @@ pub(super) fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
                 .map(|u| {
                     let unit = &info.units[u];
                     let what = match unit.kind {
-                        crate::faces::review::model::UnitKind::Edit(_) => {
+                        crate::faces::review::unit::UnitKind::Edit(_) => {
                             format!("edit {}", unit.label())
                         }
-                        crate::faces::review::model::UnitKind::Content => "new content".into(),
-                        crate::faces::review::model::UnitKind::Delete => "deletion".into(),
-                        crate::faces::review::model::UnitKind::Move => "rename".into(),
+                        crate::faces::review::unit::UnitKind::Content => "new content".into(),
+                        crate::faces::review::unit::UnitKind::Delete => "deletion".into(),
+                        crate::faces::review::unit::UnitKind::Move => "rename".into(),
                     };
                     format!(" · {what} of {}", info.units.len())
                 })

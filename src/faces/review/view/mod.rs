@@ -8,7 +8,6 @@ mod why;
 
 use super::keys::{self, Context};
 use super::model::Model;
-use super::update::context;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -434,7 +433,7 @@ pub fn hints_for(m: &Model, t: Theme, width: usize) -> Line<'static> {
     let written = m.applied.as_ref().is_some_and(|a| a.written);
     let skip =
         |c: Context, a: keys::Action| c == Context::Results && written && a == keys::Action::Back;
-    let c = context(m);
+    let c = m.key_context();
     let mut items: Vec<(keys::Action, &str, &str)> = keys::BINDINGS
         .iter()
         .filter(|b| b.context == c && !skip(c, b.action))
