@@ -11,109 +11,17 @@ use serde_json::{Value, json};
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use common::BIN;
-
-fn tmux_available() -> bool {
-    let ok = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok && std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("tmux is required under CI=true");
-    }
-    ok
-}
+use common::tmux::{self, Tmux};
 
 macro_rules! require_tmux {
     () => {
-        if !tmux_available() {
+        if !tmux::available() {
             eprintln!("skipping: tmux not found (install tmux to run watch's end-to-end tests)");
             return;
         }
     };
-}
-
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(name: &str, dir: &Path, command: &str) -> Tmux {
-        let t = Tmux {
-            socket: format!("redline-watch-{}-{name}", std::process::id()),
-        };
-        let script = format!(
-            "cd '{}' && {command}; echo EXIT=$?; sleep 60",
-            dir.display()
-        );
-        t.run(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "t",
-            "-x",
-            "120",
-            "-y",
-            "32",
-            &script,
-        ]);
-        t.run(&["set", "-s", "escape-time", "0"]);
-        t
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux runs");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            self.run(&["send-keys", "-t", "t", k]);
-        }
-    }
-
-    fn type_text(&self, text: &str) {
-        self.run(&["send-keys", "-t", "t", "-l", text]);
-    }
-
-    fn wait_for(&self, what: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            let s = self.run(&["capture-pane", "-p", "-t", "t"]);
-            if s.contains(what) {
-                return s;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what:?}; screen:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .arg("kill-server")
-            .output();
-    }
 }
 
 /// Starts `redline hook AGENT --review` with `envelope` on stdin.

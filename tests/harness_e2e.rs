@@ -15,9 +15,9 @@ mod common;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use common::BIN;
+use common::tmux::{self, Tmux};
 
 fn ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true")
@@ -254,105 +254,21 @@ fn pi_write_outside_the_root_is_denied() {
 // ---------------------------------------------------------------------------------------------
 // --review through a real `redline watch` in tmux
 
-struct Tmux {
-    socket: String,
-}
-
-impl Tmux {
-    fn start(name: &str, dir: &Path, command: &str) -> Option<Tmux> {
-        let ok = Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if !ok {
-            assert!(!ci(), "tmux is required under CI=true");
-            eprintln!("skipping: tmux not found");
-            return None;
-        }
-        let t = Tmux {
-            socket: format!("redline-e2e-{}-{name}", std::process::id()),
-        };
-        let script = format!(
-            "cd '{}' && {command}; echo EXIT=$?; sleep 60",
-            dir.display()
-        );
-        t.run(&[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "t",
-            "-x",
-            "120",
-            "-y",
-            "32",
-            &script,
-        ]);
-        t.run(&["set", "-s", "escape-time", "0"]);
-        Some(t)
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    fn keys(&self, k: &str) {
-        self.run(&["send-keys", "-t", "t", k]);
-    }
-
-    fn wait_for(&self, what: &str) {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            let s = self.run(&["capture-pane", "-p", "-t", "t"]);
-            if s.contains(what) {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what:?}:\n{s}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .arg("kill-server")
-            .output();
-    }
-}
-
 /// The human's part of a review: accept the first edit, reject the second with a note.
 fn accept_first_reject_second(t: &Tmux, header: &str) {
     t.wait_for(header);
-    t.keys("y");
+    t.keys(&["y"]);
     t.wait_for("✓1");
-    t.keys("d");
+    t.keys(&["d"]);
     t.wait_for("✗1");
-    t.keys("n");
+    t.keys(&["n"]);
     t.wait_for("note on edit");
-    t.run(&["send-keys", "-t", "t", "-l", "leave beta alone"]);
+    t.type_text("leave beta alone");
     t.wait_for("leave beta alone");
-    t.keys("Enter");
-    t.keys("A");
+    t.keys(&["Enter"]);
+    t.keys(&["A"]);
     t.wait_for("Apply summary");
-    t.keys("Enter");
+    t.keys(&["Enter"]);
 }
 
 #[test]
@@ -362,9 +278,11 @@ fn pi_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees() {
     }
     let r = Run::new(&[("proj/g.txt", b"alpha\nbeta\n")]);
     r.setup("pi", &["--review"]);
-    let Some(t) = Tmux::start("pi", &r.project, &format!("'{BIN}' watch")) else {
+    if !tmux::available() {
+        eprintln!("skipping: tmux not found");
         return;
-    };
+    }
+    let t = Tmux::start("pi", &r.project, &format!("'{BIN}' watch"));
     t.wait_for("Waiting for agents");
     let human = std::thread::spawn(move || {
         accept_first_reject_second(&t, "watch · pi waits (edit)");
@@ -465,27 +383,29 @@ fn gemini_review_accepts_one_replace_and_rejects_one_with_a_note_the_model_sees(
     }
     let r = Run::new(&[("proj/g.txt", b"alpha\nbeta\n")]);
     r.setup("gemini", &["--review"]);
-    let Some(t) = Tmux::start("gemini", &r.project, &format!("'{BIN}' watch")) else {
+    if !tmux::available() {
+        eprintln!("skipping: tmux not found");
         return;
-    };
+    }
+    let t = Tmux::start("gemini", &r.project, &format!("'{BIN}' watch"));
     t.wait_for("Waiting for agents");
     let human = std::thread::spawn(move || {
         t.wait_for("waits (replace)");
-        t.keys("y");
-        t.keys("A");
+        t.keys(&["y"]);
+        t.keys(&["A"]);
         t.wait_for("Apply summary");
-        t.keys("Enter");
+        t.keys(&["Enter"]);
         // The second call comes after the first one's result.
         t.wait_for("BETA");
-        t.keys("d");
-        t.keys("n");
+        t.keys(&["d"]);
+        t.keys(&["n"]);
         t.wait_for("note on edit");
-        t.run(&["send-keys", "-t", "t", "-l", "leave beta alone"]);
+        t.type_text("leave beta alone");
         t.wait_for("leave beta alone");
-        t.keys("Enter");
-        t.keys("A");
+        t.keys(&["Enter"]);
+        t.keys(&["A"]);
         t.wait_for("Apply summary");
-        t.keys("Enter");
+        t.keys(&["Enter"]);
         t
     });
     let status = r.harness(
@@ -608,26 +528,28 @@ fn claude_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees() {
     }
     let r = Run::new(&[("proj/g.txt", b"alpha\nbeta\n")]);
     r.setup("claude", &["--review"]);
-    let Some(t) = Tmux::start("claude", &r.project, &format!("'{BIN}' watch")) else {
+    if !tmux::available() {
+        eprintln!("skipping: tmux not found");
         return;
-    };
+    }
+    let t = Tmux::start("claude", &r.project, &format!("'{BIN}' watch"));
     t.wait_for("Waiting for agents");
     let human = std::thread::spawn(move || {
         t.wait_for("waits (Edit)");
-        t.keys("y");
-        t.keys("A");
+        t.keys(&["y"]);
+        t.keys(&["A"]);
         t.wait_for("Apply summary");
-        t.keys("Enter");
+        t.keys(&["Enter"]);
         t.wait_for("BETA");
-        t.keys("d");
-        t.keys("n");
+        t.keys(&["d"]);
+        t.keys(&["n"]);
         t.wait_for("note on edit");
-        t.run(&["send-keys", "-t", "t", "-l", "leave beta alone"]);
+        t.type_text("leave beta alone");
         t.wait_for("leave beta alone");
-        t.keys("Enter");
-        t.keys("A");
+        t.keys(&["Enter"]);
+        t.keys(&["A"]);
         t.wait_for("Apply summary");
-        t.keys("Enter");
+        t.keys(&["Enter"]);
         t
     });
     let path = r.project.join("g.txt");
@@ -719,9 +641,11 @@ fn codex_review_accepts_one_chunk_and_rejects_one_with_a_note_the_model_sees() {
     }
     let r = Run::new(&[("proj/g.txt", b"alpha\none\ntwo\nthree\nfour\nfive\nbeta\n")]);
     r.setup("codex", &["--review"]);
-    let Some(t) = Tmux::start("codex", &r.project, &format!("'{BIN}' watch")) else {
+    if !tmux::available() {
+        eprintln!("skipping: tmux not found");
         return;
-    };
+    }
+    let t = Tmux::start("codex", &r.project, &format!("'{BIN}' watch"));
     t.wait_for("Waiting for agents");
     let human = std::thread::spawn(move || {
         accept_first_reject_second(&t, "waits (Bash)");

@@ -2,6 +2,8 @@
 //! copies, and the `git apply`/`patch` round trip.
 #![allow(dead_code)]
 
+pub mod tmux;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;
