@@ -6,6 +6,7 @@
 pub(crate) mod diff;
 pub mod document;
 pub mod editorconfig;
+pub mod failure;
 pub(crate) mod hint;
 pub mod matcher;
 pub mod normalize;

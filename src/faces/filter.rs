@@ -194,9 +194,10 @@ fn buffer(plan: &Plan, path: &str) -> Result<Vec<u8>, FilterError> {
     }
     for e in &f.edits {
         if let Outcome::Failed(fail) = &e.outcome {
+            let doc = f.original.as_ref().map(|o| &o.doc);
             return Err(FilterError::Rejected {
-                code: fail.code,
-                message: fail.message.clone(),
+                code: fail.code(),
+                message: crate::report::message::edit(fail, &f.path, e.index, doc).message,
             });
         }
     }

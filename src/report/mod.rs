@@ -1,10 +1,11 @@
 //! Turning a plan (and what the writer did with it) into the response of SPEC §4.
 
+pub mod message;
 pub mod response;
 
 use crate::engine::diff;
 use crate::engine::document::{Document, PositionEncoding};
-use crate::engine::plan::{Failure, FilePlan, Op, Outcome, Plan};
+use crate::engine::plan::{EditError, Failure, FilePlan, Op, Outcome, Plan};
 use crate::report::response as wire;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -68,32 +69,61 @@ fn range(doc: &Document, span: &Range<usize>, enc: PositionEncoding) -> wire::Ra
 
 /// The error detail of a failure; positions need the document.
 pub fn detail(f: &Failure, doc: Option<&Document>, enc: PositionEncoding) -> wire::ErrorDetail {
-    let mut candidates = Vec::new();
-    if let Some(doc) = doc {
-        for c in &f.candidates {
-            candidates.push(wire::Candidate {
-                range: range(doc, &c.span, enc),
-                score: Some(c.score),
-                text: doc.text[c.span.clone()].to_string(),
-            });
-        }
-        for m in &f.matches {
-            candidates.push(wire::Candidate {
-                range: range(doc, m, enc),
-                score: None,
-                text: doc.text[m.clone()].to_string(),
-            });
-        }
-    }
     wire::ErrorDetail {
         code: f.code,
         message: f.message.clone(),
         hint: f.hint.clone(),
-        candidates,
+        candidates: candidates(&f.candidates, &f.matches, doc, enc),
         occurrences: (f.occurrences > 0).then_some(f.occurrences),
         other_edit: f.other_edit,
         already_applied: f.already_applied,
     }
+}
+
+/// The error detail of a failed edit, with what is said about it; positions need the document.
+pub fn edit_detail(
+    e: &EditError,
+    said: message::Said,
+    doc: Option<&Document>,
+    enc: PositionEncoding,
+) -> wire::ErrorDetail {
+    wire::ErrorDetail {
+        code: e.code(),
+        message: said.message,
+        hint: said.hint,
+        candidates: candidates(e.candidates(), e.matches(), doc, enc),
+        occurrences: Some(e.occurrences()).filter(|&n| n > 0),
+        other_edit: e.other_edit(),
+        already_applied: e.already_applied().is_some(),
+    }
+}
+
+/// The closest regions (scored) then the places it matched (unscored), as the wire lists them.
+fn candidates(
+    closest: &[crate::engine::hint::Candidate],
+    matches: &[Range<usize>],
+    doc: Option<&Document>,
+    enc: PositionEncoding,
+) -> Vec<wire::Candidate> {
+    let Some(doc) = doc else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(closest.len() + matches.len());
+    for c in closest {
+        out.push(wire::Candidate {
+            range: range(doc, &c.span, enc),
+            score: Some(c.score),
+            text: doc.text[c.span.clone()].to_string(),
+        });
+    }
+    for m in matches {
+        out.push(wire::Candidate {
+            range: range(doc, m, enc),
+            score: None,
+            text: doc.text[m.clone()].to_string(),
+        });
+    }
+    out
 }
 
 /// The old and new full texts (a BOM included as U+FEFF, so their bytes are the file bytes)
@@ -254,14 +284,15 @@ pub fn response(
                 }
                 Outcome::Failed(fail) => {
                     r.status = wire::EditStatus::Failed;
+                    let said = message::edit(fail, &f.path, e.index, doc);
                     errors.push(wire::ErrorEntry {
-                        code: fail.code,
+                        code: fail.code(),
                         path: f.path.clone(),
                         edit: Some(e.index),
-                        message: fail.message.clone(),
+                        message: said.message.clone(),
                         hint: None,
                     });
-                    r.error = Some(detail(fail, doc, enc));
+                    r.error = Some(edit_detail(fail, said, doc, enc));
                 }
                 Outcome::Skipped => {}
             }

@@ -1,19 +1,14 @@
 //! Matching the edits of one file (§3.4–§3.10) and placing Codex chunks (§6) into edit plans.
 
-use super::{EditPlan, Failure, Outcome, Resolution, skipped};
+use super::{EditPlan, Outcome, Resolution, skipped};
 use crate::engine::document::Document;
+use crate::engine::failure::{Clue, EditError};
 use crate::engine::hint;
 use crate::engine::matcher::{self, MatchKind, Miss, Needle};
 use crate::engine::normalize::{Normalized, lf};
 use crate::engine::relaxed::{self, Tolerance};
-use crate::error::Code;
 use crate::request::{EditSpec, FileRequest};
 use std::ops::Range;
-
-/// 1-based line of a byte offset, for prose.
-fn line_no(doc: &Document, offset: usize) -> usize {
-    doc.line_of(offset) + 1
-}
 
 /// How far matching goes for one file.
 #[derive(Debug, Clone, Copy, Default)]
@@ -25,34 +20,23 @@ pub struct MatchOptions {
 }
 
 /// Matches the edits of one file (§3.4–§3.10) under the default tolerance (`relaxed`).
-pub fn match_edits(doc: &Document, path: &str, specs: &[EditSpec]) -> Vec<EditPlan> {
-    match_edits_with(doc, path, specs, MatchOptions::default())
+pub fn match_edits(doc: &Document, specs: &[EditSpec]) -> Vec<EditPlan> {
+    match_edits_with(doc, specs, MatchOptions::default())
 }
 
 /// Matches the edits of one file (§3.4–§3.10, and §3b under `--tolerance relaxed`).
-pub fn match_edits_with(
-    doc: &Document,
-    path: &str,
-    specs: &[EditSpec],
-    opts: MatchOptions,
-) -> Vec<EditPlan> {
+pub fn match_edits_with(doc: &Document, specs: &[EditSpec], opts: MatchOptions) -> Vec<EditPlan> {
     let file = Normalized::new(&doc.text);
     let mut out: Vec<EditPlan> = skipped(specs);
     let mut needles = Vec::new();
     let mut needle_of = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         if let Some(after) = spec.insert_after_line {
-            out[i].outcome = insertion(doc, path, i, after, &spec.new_text);
+            out[i].outcome = insertion(doc, after, &spec.new_text);
             continue;
         }
         if lf(&spec.old_text) == lf(&spec.new_text) {
-            out[i].outcome = Outcome::Failed(
-                Failure::new(
-                    Code::NoOp,
-                    format!("edit {i} for {path}: oldText and newText are identical"),
-                )
-                .hint("drop this edit, or change newText"),
-            );
+            out[i].outcome = Outcome::Failed(EditError::NoOp);
             continue;
         }
         needles.push(Needle {
@@ -84,39 +68,27 @@ pub fn match_edits_with(
                     replacement,
                 })
             }
-            Err(Miss::Ambiguous { spans, count }) => {
-                let lines: Vec<String> = spans
-                    .iter()
-                    .map(|s| line_no(doc, s.start).to_string())
-                    .collect();
-                let mut f = Failure::new(
-                    Code::Ambiguous,
-                    format!(
-                        "edit {i} for {path}: oldText matches {count} places (lines {}{})",
-                        lines.join(", "),
-                        if count > spans.len() { ", …" } else { "" }
-                    ),
-                )
-                .hint(
-                    "add surrounding lines to oldText so that it matches once, or set replaceAll",
-                );
-                f.matches = spans;
-                f.occurrences = count;
-                Outcome::Failed(f)
-            }
+            Err(Miss::Ambiguous { spans, count }) => Outcome::Failed(EditError::Ambiguous {
+                matches: spans,
+                occurrences: count,
+                relaxed: false,
+            }),
             Err(Miss::NotFound) => {
                 not_found.push(i);
-                Outcome::Failed(Failure::new(Code::NotFound, String::new()))
+                // The candidates and clues come below, for all of them at once.
+                Outcome::Failed(EditError::NotFound {
+                    candidates: Vec::new(),
+                    clue: None,
+                })
             }
         };
     }
     // The relaxed tier (§3b), only for what §3 did not find.
-    let mut cannot_take: Vec<Option<String>> = vec![None; specs.len()];
+    let mut cannot_take: Vec<Option<Clue>> = vec![None; specs.len()];
     if opts.tolerance == Tolerance::Relaxed && !not_found.is_empty() {
         relax(
             doc,
             &file,
-            path,
             specs,
             opts,
             &mut out,
@@ -147,16 +119,7 @@ pub fn match_edits_with(
     for (i, j, at) in overlaps {
         for (a, b) in [(i, j), (j, i)] {
             if matches!(out[a].outcome, Outcome::Resolved(_)) {
-                let mut f = Failure::new(
-                    Code::Overlap,
-                    format!(
-                        "edit {a} for {path} overlaps edit {b} (line {})",
-                        line_no(doc, at)
-                    ),
-                )
-                .hint("merge the two edits into one, or make their oldText not share text");
-                f.other_edit = Some(b);
-                out[a].outcome = Outcome::Failed(f);
+                out[a].outcome = Outcome::Failed(EditError::Overlap { other_edit: b, at });
             }
         }
     }
@@ -174,44 +137,14 @@ pub fn match_edits_with(
                 .map(|&i| (&specs[i].old_text[..], &specs[i].new_text[..])),
         );
         for (k, &i) in not_found.iter().enumerate() {
-            let mut f = if let Some(why) = cannot_take[i].take() {
-                Failure::new(Code::NotFound, format!("edit {i} for {path}: {why}")).hint(
-                    "give newText the indentation of oldText (or send oldText as the file has it)",
-                )
-            } else if let Some(at) = applied[k] {
-                let line = line_no(doc, at);
-                let mut f = Failure::new(
-                    Code::NotFound,
-                    format!(
-                        "edit {i} for {path}: oldText not found; newText occurs at line {line}, so the edit may already be applied"
-                    ),
-                )
-                .hint(format!(
-                    "check line {line} of {path}; if the change is not there yet, re-read the file (`redline read {path}`) and copy oldText exactly"
-                ));
-                f.already_applied = true;
-                f
-            } else {
-                let near = cands[k]
-                    .first()
-                    .map(|c| {
-                        format!(
-                            "; closest match at line {} ({:.0}% similar)",
-                            line_no(doc, c.span.start),
-                            c.score * 100.0
-                        )
-                    })
-                    .unwrap_or_default();
-                Failure::new(
-                    Code::NotFound,
-                    format!("edit {i} for {path}: oldText not found{near}"),
-                )
-                .hint(format!(
-                    "re-read the file (`redline read {path}`) and copy oldText exactly"
-                ))
-            };
-            f.candidates = cands[k].clone();
-            out[i].outcome = Outcome::Failed(f);
+            // A candidate the relaxed tier could not take says more than newText being there.
+            let clue = cannot_take[i]
+                .take()
+                .or(applied[k].map(|at| Clue::AlreadyApplied { at }));
+            out[i].outcome = Outcome::Failed(EditError::NotFound {
+                candidates: cands[k].clone(),
+                clue,
+            });
         }
     }
     out
@@ -264,12 +197,11 @@ fn only_exact(
 fn relax(
     doc: &Document,
     file: &Normalized,
-    path: &str,
     specs: &[EditSpec],
     opts: MatchOptions,
     out: &mut [EditPlan],
     not_found: &mut Vec<usize>,
-    cannot_take: &mut [Option<String>],
+    cannot_take: &mut [Option<Clue>],
 ) {
     let Some(view) = relaxed::View::new(doc, file, opts.tab_width) else {
         return;
@@ -295,28 +227,17 @@ fn relax(
                 });
             }
             Err(relaxed::Fail::Ambiguous { spans, count }) => {
-                let lines: Vec<String> = spans
-                    .iter()
-                    .map(|s| line_no(doc, s.start).to_string())
-                    .collect();
-                let mut f = Failure::new(
-                    Code::Ambiguous,
-                    format!(
-                        "edit {i} for {path}: oldText is not in the file as written, and with its formatting relaxed it matches {count} places (lines {}{})",
-                        lines.join(", "),
-                        if count > spans.len() { ", …" } else { "" }
-                    ),
-                )
-                .hint("copy oldText from the file as it is, with enough lines to match once");
-                f.matches = spans;
-                f.occurrences = count;
-                out[i].outcome = Outcome::Failed(f);
+                out[i].outcome = Outcome::Failed(EditError::Ambiguous {
+                    matches: spans,
+                    occurrences: count,
+                    relaxed: true,
+                });
             }
             Err(relaxed::Fail::CannotTake { span, why }) => {
-                cannot_take[i] = Some(format!(
-                    "oldText matches line {} only with its indentation changed, and {why}",
-                    line_no(doc, span.start)
-                ));
+                cannot_take[i] = Some(Clue::Reindent {
+                    at: span.start,
+                    why,
+                });
                 still.push(i);
             }
             Err(relaxed::Fail::NotFound) => still.push(i),
@@ -350,7 +271,7 @@ fn eof_keeps_state(text: &str, span: &mut Range<usize>, replacement: &mut String
 /// overlap check and the report treat it like any edit. One final line break of `text` is
 /// dropped (the inserted lines get the file's own ending); after the last line of a file with
 /// no final newline the line break goes before the text, so that state is kept.
-fn insertion(doc: &Document, path: &str, i: usize, after: usize, text: &str) -> Outcome {
+fn insertion(doc: &Document, after: usize, text: &str) -> Outcome {
     let eol = doc.eol.as_str();
     let lines = if doc.text.is_empty() || doc.final_newline() {
         doc.line_count() - 1
@@ -358,15 +279,7 @@ fn insertion(doc: &Document, path: &str, i: usize, after: usize, text: &str) -> 
         doc.line_count()
     };
     if after > lines {
-        return Outcome::Failed(
-            Failure::new(
-                Code::NotFound,
-                format!(
-                    "edit {i} for {path}: there is no line {after} to insert after (the file has {lines} lines)"
-                ),
-            )
-            .hint(format!("insert_line must be between 0 and {lines}")),
-        );
+        return Outcome::Failed(EditError::NoSuchLine { after, lines });
     }
     let text = text
         .strip_suffix("\r\n")
@@ -453,10 +366,10 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
                     spans: vec![l.span],
                     replacement: doc.adapt_eol(&l.new_text),
                 }),
-                Err(mut f) => {
-                    f.message = format!("{}: {}", fr.path, f.message);
-                    Outcome::Failed(f)
-                }
+                Err(why) => Outcome::Failed(EditError::Chunk {
+                    line: chunk.line,
+                    why,
+                }),
             };
             EditPlan {
                 index: first_index + k,

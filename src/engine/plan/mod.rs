@@ -5,6 +5,7 @@
 //! writer; a plan with any error is never committed.
 
 use crate::engine::document::Document;
+pub use crate::engine::failure::EditError;
 use crate::engine::hint::Candidate;
 use crate::error::{Code, WarningCode};
 
@@ -115,7 +116,7 @@ pub enum Outcome {
     /// The edit located its target.
     Resolved(Resolution),
     /// The edit failed and the batch cannot commit.
-    Failed(Failure),
+    Failed(EditError),
     /// Its file failed before matching.
     Skipped,
 }
@@ -583,7 +584,7 @@ fn fill(
                 _ => None,
             },
         };
-        plan.edits = match_edits_with(&orig.doc, &fr.path, &fr.edits, mopts);
+        plan.edits = match_edits_with(&orig.doc, &fr.edits, mopts);
         if !fr.chunks.is_empty() {
             plan.edits
                 .extend(locate_chunks(&orig.doc, fr, plan.edits.len()));

@@ -70,7 +70,7 @@ mod tests {
                     Outcome::Resolved(r) => {
                         normalized.extend(r.normalizations.iter().map(|n| n.as_str()))
                     }
-                    Outcome::Failed(fl) => failed.push(fl.code.as_str()),
+                    Outcome::Failed(fl) => failed.push(fl.code().as_str()),
                     Outcome::Skipped => panic!("skipped"),
                 }
             }

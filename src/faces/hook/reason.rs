@@ -3,8 +3,10 @@
 //! closest places in the file with 1-based line numbers.
 
 use crate::engine::document::Document;
-use crate::engine::plan::{Failure, FilePlan, Outcome};
+use crate::engine::hint::Candidate;
+use crate::engine::plan::{EditError, Failure, FilePlan, Outcome};
 use crate::error::Code;
+use crate::report::message::{self, Said};
 use std::fmt::Write as _;
 
 /// Lines shown of one candidate.
@@ -45,9 +47,43 @@ fn numbered(doc: &Document, span: &std::ops::Range<usize>) -> String {
     out
 }
 
+/// What a failure is, for [`failure_text`]: the code, the words, and the places.
+struct Told<'a> {
+    code: Code,
+    said: Said,
+    candidates: &'a [Candidate],
+    matches: &'a [std::ops::Range<usize>],
+    already_applied: bool,
+}
+
+impl<'a> Told<'a> {
+    fn file(f: &'a Failure) -> Told<'a> {
+        Told {
+            code: f.code,
+            said: Said {
+                message: f.message.clone(),
+                hint: f.hint.clone(),
+            },
+            candidates: &f.candidates,
+            matches: &f.matches,
+            already_applied: f.already_applied,
+        }
+    }
+
+    fn edit(e: &'a EditError, path: &str, index: usize, doc: Option<&Document>) -> Told<'a> {
+        Told {
+            code: e.code(),
+            said: message::edit(e, path, index, doc),
+            candidates: e.candidates(),
+            matches: e.matches(),
+            already_applied: e.already_applied().is_some(),
+        }
+    }
+}
+
 /// What one failure says, with its candidates.
-fn failure_text(out: &mut String, f: &Failure, doc: Option<&Document>, old_field: &str) {
-    let _ = writeln!(out, "{}: {}", f.code.as_str(), f.message);
+fn failure_text(out: &mut String, f: &Told<'_>, doc: Option<&Document>, old_field: &str) {
+    let _ = writeln!(out, "{}: {}", f.code.as_str(), f.said.message);
     if let Some(doc) = doc {
         match f.code {
             Code::Ambiguous if !f.matches.is_empty() => {
@@ -63,7 +99,7 @@ fn failure_text(out: &mut String, f: &Failure, doc: Option<&Document>, old_field
                 );
             }
             _ => {
-                for c in &f.candidates {
+                for c in f.candidates {
                     let _ = writeln!(
                         out,
                         "  closest: {} (similarity {:.2}):",
@@ -81,7 +117,7 @@ fn failure_text(out: &mut String, f: &Failure, doc: Option<&Document>, old_field
             "  its new text is already in the file: the edit may be done"
         );
     }
-    if let Some(h) = &f.hint {
+    if let Some(h) = &f.said.hint {
         let _ = writeln!(out, "  hint: {h}");
     }
 }
@@ -91,7 +127,7 @@ pub(crate) fn refused(file: &FilePlan, shown: &str, old_field: &str) -> String {
     let mut out = format!("redline refused this edit of {shown}; nothing was written.\n");
     let doc = file.original.as_ref().map(|o| &o.doc);
     if let Some(f) = &file.failure {
-        failure_text(&mut out, f, doc, old_field);
+        failure_text(&mut out, &Told::file(f), doc, old_field);
         return out;
     }
     let total = file.edits.len();
@@ -100,7 +136,12 @@ pub(crate) fn refused(file: &FilePlan, shown: &str, old_field: &str) -> String {
             if total > 1 {
                 let _ = write!(out, "edit {} of {total}: ", e.index + 1);
             }
-            failure_text(&mut out, f, doc, old_field);
+            failure_text(
+                &mut out,
+                &Told::edit(f, &file.path, e.index, doc),
+                doc,
+                old_field,
+            );
         }
     }
     let _ = writeln!(

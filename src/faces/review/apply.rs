@@ -76,7 +76,11 @@ pub fn decisions(m: &Model) -> Vec<DecisionEntry> {
                 error: None,
                 note: m.note(fi, u).map(str::to_string),
             };
-            let mut failure = f.failure.as_ref();
+            let doc = f.original.as_ref().map(|o| &o.doc);
+            let mut failure = f.failure.as_ref().map(|fl| DecisionError {
+                code: fl.code,
+                message: fl.message.clone(),
+            });
             if let UnitKind::Edit(i) = unit.kind {
                 let e = &f.edits[i];
                 d.index = Some(i);
@@ -86,14 +90,14 @@ pub fn decisions(m: &Model) -> Vec<DecisionEntry> {
                     d.normalizations = Some(r.normalizations.iter().map(|n| n.as_str()).collect());
                 }
                 if let crate::engine::plan::Outcome::Failed(fl) = &e.outcome {
-                    failure = Some(fl);
+                    failure = Some(DecisionError {
+                        code: fl.code(),
+                        message: report::message::edit(fl, &f.path, i, doc).message,
+                    });
                 }
             }
             if state == State::Failed {
-                d.error = failure.map(|fl| DecisionError {
-                    code: fl.code,
-                    message: fl.message.clone(),
-                });
+                d.error = failure;
             }
             out.push(d);
         }

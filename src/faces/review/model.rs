@@ -9,7 +9,7 @@ use super::keys::Context;
 use super::rows::FileRows;
 use super::unit::{FileInfo, Unit, UnitKind};
 use crate::engine::matcher::MatchKind;
-use crate::engine::plan::{Failure, FilePlan, Op, Outcome, Plan};
+use crate::engine::plan::{EditError, FilePlan, Op, Outcome, Plan};
 use crate::error::ExitStatus;
 use crate::report::display_path;
 
@@ -605,25 +605,25 @@ fn file_info(f: &FilePlan) -> FileInfo {
 }
 
 fn failure_line(
-    f: Option<&Failure>,
+    f: Option<&EditError>,
     doc: Option<&crate::engine::document::Document>,
 ) -> Option<usize> {
     let (f, doc) = (f?, doc?);
     let at = f
-        .candidates
+        .candidates()
         .first()
         .map(|c| c.span.start)
-        .or(f.matches.first().map(|m| m.start))?;
+        .or(f.matches().first().map(|m| m.start))?;
     Some(doc.line_of(at) + 1)
 }
 
 /// The failure of an edit, if it has one.
 trait OutcomeFailure {
-    fn outcome_failure(&self) -> Option<&Failure>;
+    fn outcome_failure(&self) -> Option<&EditError>;
 }
 
 impl OutcomeFailure for crate::engine::plan::EditPlan {
-    fn outcome_failure(&self) -> Option<&Failure> {
+    fn outcome_failure(&self) -> Option<&EditError> {
         match &self.outcome {
             Outcome::Failed(f) => Some(f),
             _ => None,

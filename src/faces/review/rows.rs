@@ -229,15 +229,41 @@ pub fn build(
 
 /// One line about a failed edit; the why drawer has the rest.
 fn failure_note(
-    f: &crate::engine::plan::Failure,
+    f: &crate::engine::failure::EditError,
     doc: Option<&crate::engine::document::Document>,
 ) -> String {
     let line = |off: usize| doc.map(|d| d.line_of(off) + 1).unwrap_or(0);
-    let what = match f.code {
-        Code::NotFound if f.already_applied => {
+    let (matches, occurrences) = (f.matches(), f.occurrences());
+    let what = match f.code() {
+        Code::NotFound if f.already_applied().is_some() => {
             "not found: it looks already applied (newText is in the file)".to_string()
         }
-        Code::NotFound => match f.candidates.first() {
+        Code::Ambiguous => {
+            let lines: Vec<String> = matches
+                .iter()
+                .take(6)
+                .map(|m| line(m.start).to_string())
+                .collect();
+            let more = if matches.len() > 6 || occurrences > matches.len() {
+                ", …"
+            } else {
+                ""
+            };
+            format!(
+                "ambiguous · matches {} places: lines {}{more}",
+                occurrences.max(matches.len()),
+                lines.join(", ")
+            )
+        }
+        Code::Overlap => format!(
+            "overlaps edit #{}",
+            f.other_edit()
+                .map(|o| (o + 1).to_string())
+                .unwrap_or_default()
+        ),
+        Code::NoOp => "no-op: oldText equals newText".to_string(),
+        // `not_found`, the one other code an edit fails with.
+        _ => match f.candidates().first() {
             Some(c) => format!(
                 "not found · closest: line {} ({:.0}% similar)",
                 line(c.span.start),
@@ -245,32 +271,6 @@ fn failure_note(
             ),
             None => "not found · nothing similar in the file".to_string(),
         },
-        Code::Ambiguous => {
-            let lines: Vec<String> = f
-                .matches
-                .iter()
-                .take(6)
-                .map(|m| line(m.start).to_string())
-                .collect();
-            let more = if f.matches.len() > 6 || f.occurrences > f.matches.len() {
-                ", …"
-            } else {
-                ""
-            };
-            format!(
-                "ambiguous · matches {} places: lines {}{more}",
-                f.occurrences.max(f.matches.len()),
-                lines.join(", ")
-            )
-        }
-        Code::Overlap => format!(
-            "overlaps edit #{}",
-            f.other_edit
-                .map(|o| (o + 1).to_string())
-                .unwrap_or_default()
-        ),
-        Code::NoOp => "no-op: oldText equals newText".to_string(),
-        code => format!("{code}: {}", f.message),
     };
     format!("✗ {what}   (i: why)")
 }

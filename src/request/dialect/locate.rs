@@ -29,17 +29,14 @@ use std::ops::Range;
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 use crate::engine::document::Document;
+use crate::engine::failure::{ChunkError, ChunkScope};
 use crate::engine::hint;
 use crate::engine::matcher;
 use crate::engine::normalize::{Normalization, Normalized};
-use crate::engine::plan::Failure;
-use crate::error::Code;
 use crate::request::PatchChunk;
 
 /// How many matches an `ambiguous` error lists (SPEC §3.9): the matcher's cap.
 const MAX_MATCHES: usize = matcher::MAX_AMBIGUOUS;
-
-const REREAD: &str = "re-read the file and copy the chunk's context and `-` lines exactly";
 
 /// Where a chunk goes and what replaces it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,15 +51,9 @@ pub struct Located {
     pub normalizations: Vec<Normalization>,
 }
 
-/// A chunk that could not be placed: `not_found`, `ambiguous` or `no_op`, as the engine reports
-/// any edit (messages name the chunk by its line in the patch).
-fn failure(code: Code, message: String, hint: &str) -> Failure {
-    Failure::new(code, message).hint(hint)
-}
-
 /// Locates every chunk of one file, in order; one result per chunk. A failed chunk leaves the
 /// cursor where it was, so later chunks are still tried and reported.
-pub fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, Failure>> {
+pub fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, ChunkError>> {
     let normalized = Normalized::new(&doc.text);
     let lines = Lines::new(doc, &normalized);
     let mut cursor = 0;
@@ -200,14 +191,9 @@ impl<'a> Lines<'a> {
     }
 
     /// Places one chunk; returns it and the cursor for the next chunk.
-    fn chunk(&self, chunk: &PatchChunk, cursor: usize) -> Result<(Located, usize), Failure> {
-        let at = chunk.line;
+    fn chunk(&self, chunk: &PatchChunk, cursor: usize) -> Result<(Located, usize), ChunkError> {
         if chunk.old_lines == chunk.new_lines {
-            return Err(failure(
-                Code::NoOp,
-                format!("the chunk at patch line {at} changes nothing"),
-                "drop this chunk, or give it `-` and `+` lines",
-            ));
+            return Err(ChunkError::NoOp);
         }
         let mut from = cursor;
         let mut anchor = None;
@@ -215,14 +201,10 @@ impl<'a> Lines<'a> {
             let want = n_line(text);
             let want = want.trim_start();
             let Some(i) = (from..self.count()).find(|&i| self.n[i].trim_start() == want) else {
-                return Err(failure(
-                    Code::NotFound,
-                    format!(
-                        "the anchor `@@ {text}` of the chunk at patch line {at} was not found{}",
-                        after(from)
-                    ),
-                    "anchors must be lines of the file, in file order, after the previous chunk",
-                ));
+                return Err(ChunkError::AnchorNotFound {
+                    anchor: text.clone(),
+                    after: from,
+                });
             };
             anchor = Some(i);
             from = i + 1;
@@ -247,7 +229,7 @@ impl<'a> Lines<'a> {
                     let located = self.splice(start, old, new);
                     return Ok((located, start + old.len()));
                 }
-                Found::Many(starts) => return Err(self.ambiguous(at, &starts, old.len())),
+                Found::Many(starts) => return Err(self.ambiguous(&starts, old.len())),
                 Found::None => {}
             }
             // Codex: a chunk ending in empty context lines may have meant the end of the file.
@@ -264,42 +246,23 @@ impl<'a> Lines<'a> {
         Err(self.not_found(chunk, from))
     }
 
-    fn ambiguous(&self, at: usize, starts: &[usize], len: usize) -> Failure {
-        let shown: Vec<String> = starts
-            .iter()
-            .take(MAX_MATCHES)
-            .map(|s| (s + 1).to_string())
-            .collect();
-        let more = if starts.len() > MAX_MATCHES {
-            ", …"
-        } else {
-            ""
-        };
-        let mut e = failure(
-            Code::Ambiguous,
-            format!(
-                "the lines of the chunk at patch line {at} match {} places (starting at lines {}{more})",
-                starts.len(),
-                shown.join(", ")
-            ),
-            "add context lines or an `@@ anchor` line so that the chunk matches once",
-        );
-        e.matches = starts
-            .iter()
-            .take(MAX_MATCHES)
-            .map(|&s| self.window(s, len))
-            .collect();
-        e.occurrences = starts.len();
-        e
+    fn ambiguous(&self, starts: &[usize], len: usize) -> ChunkError {
+        ChunkError::Ambiguous {
+            matches: starts
+                .iter()
+                .take(MAX_MATCHES)
+                .map(|&s| self.window(s, len))
+                .collect(),
+            occurrences: starts.len(),
+        }
     }
 
-    fn not_found(&self, chunk: &PatchChunk, from: usize) -> Failure {
-        let at = chunk.line;
+    fn not_found(&self, chunk: &PatchChunk, from: usize) -> ChunkError {
         let new: Vec<String> = chunk.new_lines.iter().map(|l| n_line(l)).collect();
-        let where_ = if chunk.end_of_file {
-            " at the end of the file".to_string()
+        let scope = if chunk.end_of_file {
+            ChunkScope::EndOfFile
         } else {
-            after(from)
+            ChunkScope::After(from)
         };
         // SPEC §3a "Already applied": the new lines, non-blank and not inside the old ones, are
         // there as whole lines; the message says where and leaves the decision to the caller.
@@ -315,31 +278,12 @@ impl<'a> Lines<'a> {
                     Found::None => None,
                 }
             };
-        let applied = applied_at.is_some();
-        let mut e = if let Some(line) = applied_at {
-            failure(
-                Code::NotFound,
-                format!(
-                    "the lines of the chunk at patch line {at} were not found{where_}, but its new \
-                     lines are at line {}: the chunk may already be applied",
-                    line + 1
-                ),
-                &format!(
-                    "check line {}; if the change is not there yet, {REREAD}",
-                    line + 1
-                ),
-            )
-        } else {
-            failure(
-                Code::NotFound,
-                format!("the lines of the chunk at patch line {at} were not found{where_}"),
-                REREAD,
-            )
-        };
-        e.already_applied = applied;
         let old = chunk.old_lines.join("\n");
-        e.candidates = hint::candidates(self.normalized, &[old.as_str()]).remove(0);
-        e
+        ChunkError::NotFound {
+            scope,
+            already_applied: applied_at.map(|line| self.doc.line_start(line)),
+            candidates: hint::candidates(self.normalized, &[old.as_str()]).remove(0),
+        }
     }
 
     /// Replaces the lines of `old` (matched at line `start`) by `new`, keeping every context line
@@ -414,15 +358,6 @@ fn found(mut starts: Vec<usize>) -> Found {
     }
 }
 
-/// " after line N" (1-based) when the search started below the first line.
-fn after(from: usize) -> String {
-    if from == 0 {
-        String::new()
-    } else {
-        format!(" after line {from}")
-    }
-}
-
 /// Records what N(·) folded for the file line `file` to match the patch line `patch`: trailing
 /// whitespace here, the rest by the matcher's one classification (SPEC §3a).
 fn classify(file: &str, patch: &str, out: &mut BTreeSet<Normalization>) {
@@ -439,6 +374,9 @@ fn classify(file: &str, patch: &str, out: &mut BTreeSet<Normalization>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::failure::EditError;
+    use crate::engine::hint::Candidate;
+    use crate::error::Code;
 
     fn chunk(anchors: &[&str], body: &str) -> PatchChunk {
         let mut c = PatchChunk {
@@ -463,11 +401,46 @@ mod tests {
         c
     }
 
+    /// A failed chunk as the response tells it: its code, its words and its places.
+    #[derive(Debug)]
+    struct Told {
+        code: Code,
+        message: String,
+        hint: Option<String>,
+        matches: Vec<Range<usize>>,
+        occurrences: usize,
+        already_applied: bool,
+        candidates: Vec<Candidate>,
+    }
+
+    /// [`locate`], with each failure told as the response tells it.
+    fn located(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, Told>> {
+        locate(doc, chunks)
+            .into_iter()
+            .zip(chunks)
+            .map(|(r, c)| {
+                r.map_err(|why| {
+                    let e = EditError::Chunk { line: c.line, why };
+                    let said = crate::report::message::edit(&e, "f.txt", 0, Some(doc));
+                    Told {
+                        code: e.code(),
+                        message: said.message,
+                        hint: said.hint,
+                        matches: e.matches().to_vec(),
+                        occurrences: e.occurrences(),
+                        already_applied: e.already_applied().is_some(),
+                        candidates: e.candidates().to_vec(),
+                    }
+                })
+            })
+            .collect()
+    }
+
     /// Applies located chunks the way the engine does (adapting line endings) and returns the
     /// file's bytes, BOM included.
-    fn apply(doc: &Document, chunks: &[PatchChunk]) -> Result<String, Failure> {
+    fn apply(doc: &Document, chunks: &[PatchChunk]) -> Result<String, Told> {
         let mut located: Vec<Located> =
-            locate(doc, chunks).into_iter().collect::<Result<_, _>>()?;
+            located(doc, chunks).into_iter().collect::<Result<_, _>>()?;
         located.sort_by_key(|l| l.span.start);
         let mut text = doc.text.clone();
         for l in located.iter().rev() {
@@ -484,7 +457,7 @@ mod tests {
         Document::decode(text.as_bytes().to_vec()).unwrap()
     }
 
-    fn one(text: &str, c: PatchChunk) -> Result<String, Failure> {
+    fn one(text: &str, c: PatchChunk) -> Result<String, Told> {
         apply(&doc(text), &[c])
     }
 
@@ -513,7 +486,7 @@ mod tests {
             chunk(&[], "-line4\n+changed4"),
             chunk(&[], "-line2\n+changed2"),
         ];
-        let r = locate(&doc("line1\nline2\nline3\nline4\n"), &backwards);
+        let r = located(&doc("line1\nline2\nline3\nline4\n"), &backwards);
         assert!(r[0].is_ok());
         assert_eq!(r[1].as_ref().unwrap_err().code, Code::NotFound);
         assert!(

@@ -191,15 +191,16 @@ pub(super) fn explain(
                     }
                 }
                 Outcome::Failed(fl) => {
+                    let said = crate::report::message::edit(fl, &plan.path, e.index, doc);
                     out.push(Line::from(vec![
                         label(t, "failed"),
-                        Span::styled(fl.code.to_string(), t.error()),
-                        Span::raw(format!(" — {}", fl.message)),
+                        Span::styled(fl.code().to_string(), t.error()),
+                        Span::raw(format!(" — {}", said.message)),
                     ]));
-                    if let Some(h) = &fl.hint {
-                        out.push(Line::from(vec![label(t, "hint"), Span::raw(h.clone())]));
+                    if let Some(h) = said.hint {
+                        out.push(Line::from(vec![label(t, "hint"), Span::raw(h)]));
                     }
-                    if fl.already_applied {
+                    if fl.already_applied().is_some() {
                         out.push(Line::from(vec![
                             label(t, "note"),
                             Span::styled(
@@ -208,7 +209,7 @@ pub(super) fn explain(
                             ),
                         ]));
                     }
-                    if let Some(o) = fl.other_edit {
+                    if let Some(o) = fl.other_edit() {
                         out.push(Line::from(vec![
                             label(t, "overlap"),
                             Span::raw(format!("its text overlaps edit #{}", o + 1)),
@@ -366,12 +367,12 @@ fn block(out: &mut Vec<Line<'static>>, name: &str, s: &str, t: Theme) {
 fn failure_places(
     out: &mut Vec<Line<'static>>,
     expected: &str,
-    fl: &crate::engine::plan::Failure,
+    fl: &crate::engine::failure::EditError,
     doc: &Document,
     width: usize,
     t: Theme,
 ) {
-    for c in &fl.candidates {
+    for c in fl.candidates() {
         let a = doc.line_of(c.span.start) + 1;
         let b = doc.line_of(c.span.end.saturating_sub(1).max(c.span.start)) + 1;
         let at = if a == b {
@@ -387,14 +388,14 @@ fn failure_places(
         // Every differing line, never folded away behind a count.
         compare(out, expected, &doc.text[c.span.clone()], width, t);
     }
-    if !fl.matches.is_empty() {
-        let lines: Vec<String> = fl
-            .matches
+    let (matches, occurrences) = (fl.matches(), fl.occurrences());
+    if !matches.is_empty() {
+        let lines: Vec<String> = matches
             .iter()
             .map(|m| (doc.line_of(m.start) + 1).to_string())
             .collect();
-        let more = if fl.occurrences > fl.matches.len() {
-            format!(" (of {})", fl.occurrences)
+        let more = if occurrences > matches.len() {
+            format!(" (of {occurrences})")
         } else {
             String::new()
         };
@@ -402,12 +403,12 @@ fn failure_places(
             label(t, "matches"),
             Span::raw(format!(
                 "{} places{more}: lines {}",
-                fl.occurrences.max(fl.matches.len()),
+                occurrences.max(matches.len()),
                 lines.join(", ")
             )),
         ]));
         // Each place with the line above it, so they can be told apart.
-        for (k, m) in fl.matches.iter().enumerate() {
+        for (k, m) in matches.iter().enumerate() {
             let line = doc.line_of(m.start) + 1;
             let before = line_before(&doc.text, m.start);
             let mut spans = vec![

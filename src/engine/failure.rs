@@ -1,0 +1,200 @@
+//! Why an edit failed, as data: what happened and where, never how to say it.
+//!
+//! Each variant carries exactly what its failure needs (byte offsets into the document the edit
+//! was matched against, counts, the other edit's index); [`EditError::code`] maps it to the
+//! stable wire [`Code`]. The words (messages and hints) are written at the edge, in
+//! `report::message`, and each face says them its own way. Nothing is decided by comparing text.
+
+use crate::engine::hint::Candidate;
+use crate::error::Code;
+use std::ops::Range;
+
+/// Why one edit (or one Codex chunk, reported as an edit) of a file failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EditError {
+    /// `oldText` and `newText` are identical (line endings aside).
+    NoOp,
+    /// An insertion after a line the file does not have.
+    NoSuchLine {
+        /// The requested line to insert after.
+        after: usize,
+        /// How many lines the file has.
+        lines: usize,
+    },
+    /// `oldText` matches more than one place.
+    Ambiguous {
+        /// Where it matched (up to `matcher::MAX_AMBIGUOUS`), sorted.
+        matches: Vec<Range<usize>>,
+        /// How many places it matched in all.
+        occurrences: usize,
+        /// Found only by the relaxed tier (§3b), not as written.
+        relaxed: bool,
+    },
+    /// The edit located its target, but the target overlaps another edit's.
+    Overlap {
+        /// 0-based index of the other edit.
+        other_edit: usize,
+        /// Byte offset where the two meet.
+        at: usize,
+    },
+    /// `oldText` is not in the file.
+    NotFound {
+        /// The closest regions, best first.
+        candidates: Vec<Candidate>,
+        /// What else is known about the miss.
+        clue: Option<Clue>,
+    },
+    /// A Codex patch chunk that could not be placed (SPEC §6).
+    Chunk {
+        /// 1-based line of the chunk in the patch.
+        line: usize,
+        /// Why.
+        why: ChunkError,
+    },
+}
+
+/// What else is known about an `oldText` that was not found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Clue {
+    /// `newText` occurs in the file (SPEC §3a "Already applied").
+    AlreadyApplied {
+        /// Byte offset of its first occurrence.
+        at: usize,
+    },
+    /// The relaxed tier (§3b) found the only candidate, but only with its indentation changed,
+    /// which `newText` cannot take.
+    Reindent {
+        /// Byte offset of the candidate.
+        at: usize,
+        /// Why `newText` cannot take the change (the relaxed tier's own words).
+        why: String,
+    },
+}
+
+/// Why a Codex patch chunk could not be placed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ChunkError {
+    /// Its old and new lines are the same.
+    NoOp,
+    /// One of its `@@ anchor` lines is not in the file (after the previous chunk).
+    AnchorNotFound {
+        /// The anchor as the patch wrote it.
+        anchor: String,
+        /// How many lines of the file lay before the search (0: searched from the top).
+        after: usize,
+    },
+    /// Its old lines match more than one place.
+    Ambiguous {
+        /// Where (whole lines, up to `matcher::MAX_AMBIGUOUS`), sorted.
+        matches: Vec<Range<usize>>,
+        /// How many places in all.
+        occurrences: usize,
+    },
+    /// Its old lines are not in the file.
+    NotFound {
+        /// Where it was looked for.
+        scope: ChunkScope,
+        /// Byte offset of the line where its new lines are, when they are (the chunk may already
+        /// be applied, SPEC §3a).
+        already_applied: Option<usize>,
+        /// The closest regions, best first.
+        candidates: Vec<Candidate>,
+    },
+}
+
+/// Where a chunk's old lines were looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkScope {
+    /// After the first `n` lines (0: the whole file).
+    After(usize),
+    /// Only at the end of the file (`*** End of File`).
+    EndOfFile,
+}
+
+impl EditError {
+    /// The stable wire code.
+    pub fn code(&self) -> Code {
+        match self {
+            EditError::NoOp
+            | EditError::Chunk {
+                why: ChunkError::NoOp,
+                ..
+            } => Code::NoOp,
+            EditError::Ambiguous { .. }
+            | EditError::Chunk {
+                why: ChunkError::Ambiguous { .. },
+                ..
+            } => Code::Ambiguous,
+            EditError::Overlap { .. } => Code::Overlap,
+            EditError::NoSuchLine { .. }
+            | EditError::NotFound { .. }
+            | EditError::Chunk {
+                why: ChunkError::AnchorNotFound { .. } | ChunkError::NotFound { .. },
+                ..
+            } => Code::NotFound,
+        }
+    }
+
+    /// The closest regions of a `not_found` (empty for the others).
+    pub fn candidates(&self) -> &[Candidate] {
+        match self {
+            EditError::NotFound { candidates, .. }
+            | EditError::Chunk {
+                why: ChunkError::NotFound { candidates, .. },
+                ..
+            } => candidates,
+            _ => &[],
+        }
+    }
+
+    /// Where an `ambiguous` matched (empty for the others).
+    pub fn matches(&self) -> &[Range<usize>] {
+        match self {
+            EditError::Ambiguous { matches, .. }
+            | EditError::Chunk {
+                why: ChunkError::Ambiguous { matches, .. },
+                ..
+            } => matches,
+            _ => &[],
+        }
+    }
+
+    /// How many places an `ambiguous` matched (0 for the others).
+    pub fn occurrences(&self) -> usize {
+        match self {
+            EditError::Ambiguous { occurrences, .. }
+            | EditError::Chunk {
+                why: ChunkError::Ambiguous { occurrences, .. },
+                ..
+            } => *occurrences,
+            _ => 0,
+        }
+    }
+
+    /// The other edit of an `overlap`.
+    pub fn other_edit(&self) -> Option<usize> {
+        match self {
+            EditError::Overlap { other_edit, .. } => Some(*other_edit),
+            _ => None,
+        }
+    }
+
+    /// Where the new text already is, for a `not_found` that may already be applied.
+    pub fn already_applied(&self) -> Option<usize> {
+        match self {
+            EditError::NotFound {
+                clue: Some(Clue::AlreadyApplied { at }),
+                ..
+            }
+            | EditError::Chunk {
+                why:
+                    ChunkError::NotFound {
+                        already_applied: Some(at),
+                        ..
+                    },
+                ..
+            } => Some(*at),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,198 @@
+//! The words for a failure: the message and the hint every face shows (the response's
+//! `message`/`hint`, the hook's reason, the reviewer's drawer), written from the engine's typed
+//! errors. Prose uses 1-based line numbers (SPEC §4); edits are named by their 0-based index,
+//! as the response's `edit` field counts them.
+
+use crate::engine::document::Document;
+use crate::engine::failure::{ChunkError, ChunkScope, Clue, EditError};
+
+/// What is said about a failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said {
+    /// One sentence on what went wrong and where.
+    pub message: String,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
+/// The message and hint of edit `index` of `path`, whose offsets are into `doc` (the document
+/// the edit was matched against; every failed edit has one, so its absence only shows as line 0).
+pub fn edit(e: &EditError, path: &str, index: usize, doc: Option<&Document>) -> Said {
+    let line = |offset: usize| doc.map_or(0, |d| d.line_of(offset) + 1);
+    let lines = |matches: &[std::ops::Range<usize>]| {
+        matches
+            .iter()
+            .map(|m| line(m.start).to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let more = |occurrences: usize, shown: usize| if occurrences > shown { ", …" } else { "" };
+    let i = index;
+    let (message, hint) = match e {
+        EditError::NoOp => (
+            format!("edit {i} for {path}: oldText and newText are identical"),
+            "drop this edit, or change newText".to_string(),
+        ),
+        EditError::NoSuchLine { after, lines } => (
+            format!(
+                "edit {i} for {path}: there is no line {after} to insert after (the file has {lines} lines)"
+            ),
+            format!("insert_line must be between 0 and {lines}"),
+        ),
+        EditError::Ambiguous {
+            matches,
+            occurrences,
+            relaxed: false,
+        } => (
+            format!(
+                "edit {i} for {path}: oldText matches {occurrences} places (lines {}{})",
+                lines(matches),
+                more(*occurrences, matches.len())
+            ),
+            "add surrounding lines to oldText so that it matches once, or set replaceAll"
+                .to_string(),
+        ),
+        EditError::Ambiguous {
+            matches,
+            occurrences,
+            relaxed: true,
+        } => (
+            format!(
+                "edit {i} for {path}: oldText is not in the file as written, and with its formatting relaxed it matches {occurrences} places (lines {}{})",
+                lines(matches),
+                more(*occurrences, matches.len())
+            ),
+            "copy oldText from the file as it is, with enough lines to match once".to_string(),
+        ),
+        EditError::Overlap { other_edit, at } => (
+            format!(
+                "edit {i} for {path} overlaps edit {other_edit} (line {})",
+                line(*at)
+            ),
+            "merge the two edits into one, or make their oldText not share text".to_string(),
+        ),
+        EditError::NotFound {
+            clue: Some(Clue::Reindent { at, why }),
+            ..
+        } => (
+            format!(
+                "edit {i} for {path}: oldText matches line {} only with its indentation changed, and {why}",
+                line(*at)
+            ),
+            "give newText the indentation of oldText (or send oldText as the file has it)"
+                .to_string(),
+        ),
+        EditError::NotFound {
+            clue: Some(Clue::AlreadyApplied { at }),
+            ..
+        } => {
+            let line = line(*at);
+            (
+                format!(
+                    "edit {i} for {path}: oldText not found; newText occurs at line {line}, so the edit may already be applied"
+                ),
+                format!(
+                    "check line {line} of {path}; if the change is not there yet, re-read the file (`redline read {path}`) and copy oldText exactly"
+                ),
+            )
+        }
+        EditError::NotFound {
+            candidates,
+            clue: None,
+        } => {
+            let near = candidates
+                .first()
+                .map(|c| {
+                    format!(
+                        "; closest match at line {} ({:.0}% similar)",
+                        line(c.span.start),
+                        c.score * 100.0
+                    )
+                })
+                .unwrap_or_default();
+            (
+                format!("edit {i} for {path}: oldText not found{near}"),
+                format!("re-read the file (`redline read {path}`) and copy oldText exactly"),
+            )
+        }
+        EditError::Chunk { line: at, why } => {
+            let (message, hint) = chunk(*at, why, &line, &lines, &more);
+            (format!("{path}: {message}"), hint)
+        }
+    };
+    Said {
+        message,
+        hint: Some(hint),
+    }
+}
+
+const REREAD: &str = "re-read the file and copy the chunk's context and `-` lines exactly";
+
+/// A chunk's message (without its path) and hint; `at` is the chunk's line in the patch.
+fn chunk(
+    at: usize,
+    why: &ChunkError,
+    line: &dyn Fn(usize) -> usize,
+    lines: &dyn Fn(&[std::ops::Range<usize>]) -> String,
+    more: &dyn Fn(usize, usize) -> &'static str,
+) -> (String, String) {
+    // " after line N" (1-based) when the search started below the first line.
+    let after = |n: usize| {
+        if n == 0 {
+            String::new()
+        } else {
+            format!(" after line {n}")
+        }
+    };
+    match why {
+        ChunkError::NoOp => (
+            format!("the chunk at patch line {at} changes nothing"),
+            "drop this chunk, or give it `-` and `+` lines".to_string(),
+        ),
+        ChunkError::AnchorNotFound { anchor, after: n } => (
+            format!(
+                "the anchor `@@ {anchor}` of the chunk at patch line {at} was not found{}",
+                after(*n)
+            ),
+            "anchors must be lines of the file, in file order, after the previous chunk"
+                .to_string(),
+        ),
+        ChunkError::Ambiguous {
+            matches,
+            occurrences,
+        } => (
+            format!(
+                "the lines of the chunk at patch line {at} match {occurrences} places (starting at lines {}{})",
+                lines(matches),
+                more(*occurrences, matches.len())
+            ),
+            "add context lines or an `@@ anchor` line so that the chunk matches once".to_string(),
+        ),
+        ChunkError::NotFound {
+            scope,
+            already_applied,
+            ..
+        } => {
+            let where_ = match scope {
+                ChunkScope::EndOfFile => " at the end of the file".to_string(),
+                ChunkScope::After(n) => after(*n),
+            };
+            match already_applied {
+                Some(offset) => {
+                    let l = line(*offset);
+                    (
+                        format!(
+                            "the lines of the chunk at patch line {at} were not found{where_}, but its new \
+                             lines are at line {l}: the chunk may already be applied"
+                        ),
+                        format!("check line {l}; if the change is not there yet, {REREAD}"),
+                    )
+                }
+                None => (
+                    format!("the lines of the chunk at patch line {at} were not found{where_}"),
+                    REREAD.to_string(),
+                ),
+            }
+        }
+    }
+}
