@@ -85,10 +85,6 @@ impl Run {
         }
     }
 
-    fn read(&self, p: &str) -> Vec<u8> {
-        std::fs::read(self.project.join(p)).unwrap()
-    }
-
     /// `redline setup AGENT` for this project and home.
     fn setup(&self, agent: &str, extra: &[&str]) {
         let out = Command::new(BIN)
@@ -107,13 +103,9 @@ impl Run {
         );
     }
 
-    /// Runs the harness on `turns`; returns its exit status.
-    fn harness(&self, harness: &str, turns: Value) -> i32 {
-        self.harness_with(harness, turns, json!({}))
-    }
-
-    /// The same, with more settings for the driver (`permissionMode`).
-    fn harness_with(&self, harness: &str, turns: Value, extra: Value) -> i32 {
+    /// Runs the harness on `turns`, with `extra` settings for the driver (`permissionMode`);
+    /// returns its exit status.
+    fn harness(&self, harness: &str, turns: Value, extra: Value) -> i32 {
         let mut case = json!({
             "harness": harness,
             "project": self.project,
@@ -179,82 +171,98 @@ fn tool_result_text(req: &str) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Pi
+// The scenarios: one table row per harness, one column per scenario (a normalized edit repaired,
+// a failing edit denied with candidates, a write outside the root denied, a review through
+// `redline watch`), and one runner for every cell.
 
-const PI_LINE: &[u8] = "say(“hi”)  # it’s  \nkeep\n".as_bytes();
-
-#[test]
-fn pi_normalized_edit_is_repaired_and_only_the_span_changes() {
-    if !installed("pi") {
-        return;
-    }
-    let r = Run::new(&[("proj/m.py", PI_LINE)]);
-    r.setup("pi", &[]);
-    let status = r.harness(
-        "pi",
-        json!([{"tool": {"name": "edit", "arguments": {"path": "m.py",
-            "edits": [{"oldText": "say(\"hi\")", "newText": "say(\"bye\")"}]}}}]),
-    );
-    assert_eq!(status, 0);
-    // Pi's own fuzzy match would rewrite the whole touched line (it’s → it's, trailing spaces
-    // dropped); with redline's rewrite only the matched span changes.
-    assert_eq!(r.read("m.py"), "say(\"bye\")  # it’s  \nkeep\n".as_bytes());
-    assert!(tool_result_text(&r.request(1)).contains("Successfully replaced 1 block(s) in m.py."));
+/// One cell of the table: a harness, the files of its run, what its model sends, and what must
+/// hold afterwards.
+struct Case {
+    harness: &'static str,
+    /// Files of the run, relative to its directory (the project is `proj/`).
+    files: &'static [(&'static str, &'static [u8])],
+    /// The model's turns.
+    turns: fn(&Run) -> Value,
+    /// More settings for the driver (`permissionMode`), merged into its case.
+    settings: fn() -> Value,
+    /// A file (relative to the run's directory) and what it holds afterwards; `None`: absent.
+    after: (&'static str, Option<&'static [u8]>),
+    /// The model request whose tool result the model reads next, and what it must say: each
+    /// entry is a list of which one at least must appear. Not read when empty.
+    request: usize,
+    says: &'static [&'static [&'static str]],
+    /// The human at `redline watch` (the run is set up with `--review`), or none.
+    human: Option<fn(&Tmux)>,
 }
 
-#[test]
-fn pi_failing_edit_is_denied_with_candidates_in_the_next_request() {
-    if !installed("pi") {
-        return;
-    }
-    let r = Run::new(&[(
-        "proj/app.py",
-        b"def main():\n    total = compute(1, 2)\n    print(total)\n",
-    )]);
-    r.setup("pi", &[]);
-    let status = r.harness(
-        "pi",
-        json!([{"tool": {"name": "edit", "arguments": {"path": "app.py",
-            "edits": [{"oldText": "    total = compute(1, 3)\n    print(totl)\n", "newText": "    pass\n"}]}}}]),
-    );
-    assert_eq!(status, 0);
-    assert_eq!(
-        r.read("app.py"),
-        b"def main():\n    total = compute(1, 2)\n    print(total)\n"
-    );
-    let next = tool_result_text(&r.request(1));
-    assert!(
-        next.contains("redline refused this edit of app.py"),
-        "{next}"
-    );
-    assert!(next.contains("not_found"), "{next}");
-    assert!(next.contains("closest: lines 2-3"), "{next}");
-    assert!(next.contains("2 |     total = compute(1, 2)"), "{next}");
+fn no_settings() -> Value {
+    json!({})
 }
 
-#[test]
-fn pi_write_outside_the_root_is_denied() {
-    if !installed("pi") {
+/// Runs one cell: setup, the harness (with a human at `redline watch` in tmux for a review),
+/// then the file and the model's next request.
+fn run(c: &Case) {
+    if !installed(c.harness) {
         return;
     }
-    let r = Run::new(&[("proj/a.txt", b"a\n"), ("outside.txt", b"keep me\n")]);
-    r.setup("pi", &[]);
-    let status = r.harness(
-        "pi",
-        json!([{"tool": {"name": "write", "arguments": {"path": "../outside.txt", "content": "overwritten\n"}}}]),
+    let r = Run::new(c.files);
+    r.setup(
+        c.harness,
+        if c.human.is_some() {
+            &["--review"]
+        } else {
+            &[]
+        },
     );
+    let mut human = None;
+    if let Some(act) = c.human {
+        if !tmux::available() {
+            eprintln!("skipping: tmux not found");
+            return;
+        }
+        let t = Tmux::start(c.harness, &r.project, &format!("'{BIN}' watch"));
+        t.wait_for("Waiting for agents");
+        human = Some(std::thread::spawn(move || {
+            act(&t);
+            t
+        }));
+    }
+    let status = r.harness(c.harness, (c.turns)(&r), (c.settings)());
+    let _t = human.map(|h| h.join().unwrap());
     assert_eq!(status, 0);
-    assert_eq!(
-        std::fs::read(r.project.parent().unwrap().join("outside.txt")).unwrap(),
-        b"keep me\n"
-    );
-    assert!(tool_result_text(&r.request(1)).contains("outside the project root"));
+    let (path, want) = c.after;
+    let path = r.project.parent().unwrap().join(path);
+    match want {
+        Some(bytes) => assert_eq!(std::fs::read(&path).unwrap(), bytes, "{}", path.display()),
+        None => assert!(!path.exists(), "{} was written", path.display()),
+    }
+    if !c.says.is_empty() {
+        let next = tool_result_text(&r.request(c.request));
+        for any in c.says {
+            assert!(any.iter().any(|s| next.contains(s)), "{any:?} in\n{next}");
+        }
+    }
 }
 
-// ---------------------------------------------------------------------------------------------
-// --review through a real `redline watch` in tmux
+/// A line with typographic quotes and trailing spaces: the model sends it with ASCII quotes.
+const QUOTES: &[u8] = "say(“hi”)  # it’s  \nkeep\n".as_bytes();
+/// The same after the edit: only the matched span changed (a harness's own fuzzy match would
+/// rewrite the whole touched line: it’s → it's, trailing spaces dropped; Claude alone turns the
+/// new text's quotes curly too).
+const QUOTES_EDITED: &[u8] = "say(\"bye\")  # it’s  \nkeep\n".as_bytes();
+/// A file the failing edit misses (the model misremembers two lines).
+const APP: &[u8] = b"def main():\n    total = compute(1, 2)\n    print(total)\n";
+const REFUSED: &[&str] = &["redline refused this edit of app.py"];
+const CLOSEST: &[&str] = &["closest: lines 2-3"];
+const CLOSEST_LINE: &[&str] = &["2 |     total = compute(1, 2)"];
+const OUTSIDE_ROOT: &[&str] = &["outside the project root"];
+const NOTE: &[&str] = &["leave beta alone"];
+const G: &[u8] = b"alpha\nbeta\n";
+/// `G` after the review: the first edit accepted, the second rejected.
+const G_REVIEWED: &[u8] = b"ALPHA\nbeta\n";
 
-/// The human's part of a review: accept the first edit, reject the second with a note.
+/// The human's part of a review of one batch of two edits: accept the first, reject the second
+/// with a note.
 fn accept_first_reject_second(t: &Tmux, header: &str) {
     t.wait_for(header);
     t.keys(&["y"]);
@@ -271,304 +279,245 @@ fn accept_first_reject_second(t: &Tmux, header: &str) {
     t.keys(&["Enter"]);
 }
 
-#[test]
-fn pi_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees() {
-    if !installed("pi") {
-        return;
-    }
-    let r = Run::new(&[("proj/g.txt", b"alpha\nbeta\n")]);
-    r.setup("pi", &["--review"]);
-    if !tmux::available() {
-        eprintln!("skipping: tmux not found");
-        return;
-    }
-    let t = Tmux::start("pi", &r.project, &format!("'{BIN}' watch"));
-    t.wait_for("Waiting for agents");
-    let human = std::thread::spawn(move || {
-        accept_first_reject_second(&t, "watch · pi waits (edit)");
-        t
-    });
-    let status = r.harness(
-        "pi",
-        json!([{"tool": {"name": "edit", "arguments": {"path": "g.txt", "edits": [
-            {"oldText": "alpha", "newText": "ALPHA"}, {"oldText": "beta", "newText": "BETA"}]}}}]),
-    );
-    let _t = human.join().unwrap();
-    assert_eq!(status, 0);
-    assert_eq!(r.read("g.txt"), b"ALPHA\nbeta\n");
-    let next = tool_result_text(&r.request(1));
-    assert!(next.contains("leave beta alone"), "{next}");
+/// The same for two batches of one edit each (harnesses whose tool replaces one string a call):
+/// accept and apply the first; the second comes after the first one's result, rejected with a
+/// note.
+fn accept_first_batch_reject_second(t: &Tmux, header: &str) {
+    t.wait_for(header);
+    t.keys(&["y"]);
+    t.keys(&["A"]);
+    t.wait_for("Apply summary");
+    t.keys(&["Enter"]);
+    t.wait_for("BETA");
+    t.keys(&["d"]);
+    t.keys(&["n"]);
+    t.wait_for("note on edit");
+    t.type_text("leave beta alone");
+    t.wait_for("leave beta alone");
+    t.keys(&["Enter"]);
+    t.keys(&["A"]);
+    t.wait_for("Apply summary");
+    t.keys(&["Enter"]);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Gemini CLI
-
-#[test]
-fn gemini_normalized_replace_is_repaired_and_only_the_span_changes() {
-    if !installed("gemini") {
-        return;
-    }
-    let r = Run::new(&[("proj/m.py", PI_LINE)]);
-    r.setup("gemini", &[]);
-    let status = r.harness(
-        "gemini",
-        json!([{"tool": {"name": "replace", "arguments": {"file_path": "m.py",
-            "old_string": "say(\"hi\")", "new_string": "say(\"bye\")", "instruction": "say bye"}}}]),
-    );
-    assert_eq!(status, 0);
-    assert_eq!(r.read("m.py"), "say(\"bye\")  # it’s  \nkeep\n".as_bytes());
-    let next = tool_result_text(&r.request(1));
-    assert!(
-        next.contains("Tool input parameters were modified by a hook"),
-        "{next}"
-    );
+/// A harness's row of the table.
+struct Row {
+    normalized: Case,
+    failing: Case,
+    outside: Case,
+    review: Case,
 }
 
-#[test]
-fn gemini_failing_replace_is_denied_with_candidates_in_the_next_request() {
-    if !installed("gemini") {
-        return;
-    }
-    let r = Run::new(&[(
-        "proj/app.py",
-        b"def main():\n    total = compute(1, 2)\n    print(total)\n",
-    )]);
-    r.setup("gemini", &[]);
-    let status = r.harness(
-        "gemini",
-        json!([{"tool": {"name": "replace", "arguments": {"file_path": "app.py",
-            "old_string": "    total = compute(1, 3)\n    print(totl)\n", "new_string": "    pass\n",
-            "instruction": "simplify"}}}]),
-    );
-    assert_eq!(status, 0);
-    assert_eq!(
-        r.read("app.py"),
-        b"def main():\n    total = compute(1, 2)\n    print(total)\n"
-    );
-    let next = tool_result_text(&r.request(1));
-    assert!(
-        next.contains("redline refused this edit of app.py"),
-        "{next}"
-    );
-    assert!(next.contains("closest: lines 2-3"), "{next}");
-    assert!(next.contains("2 |     total = compute(1, 2)"), "{next}");
-}
+// Pi: `edit` takes several replacements in one call.
+const PI: Row = Row {
+    normalized: Case {
+        harness: "pi",
+        files: &[("proj/m.py", QUOTES)],
+        turns: |_| {
+            json!([{"tool": {"name": "edit", "arguments": {"path": "m.py",
+                "edits": [{"oldText": "say(\"hi\")", "newText": "say(\"bye\")"}]}}}])
+        },
+        settings: no_settings,
+        after: ("proj/m.py", Some(QUOTES_EDITED)),
+        request: 1,
+        says: &[&["Successfully replaced 1 block(s) in m.py."]],
+        human: None,
+    },
+    failing: Case {
+        harness: "pi",
+        files: &[("proj/app.py", APP)],
+        turns: |_| {
+            json!([{"tool": {"name": "edit", "arguments": {"path": "app.py",
+                "edits": [{"oldText": "    total = compute(1, 3)\n    print(totl)\n", "newText": "    pass\n"}]}}}])
+        },
+        settings: no_settings,
+        after: ("proj/app.py", Some(APP)),
+        request: 1,
+        says: &[REFUSED, &["not_found"], CLOSEST, CLOSEST_LINE],
+        human: None,
+    },
+    outside: Case {
+        harness: "pi",
+        files: &[("proj/a.txt", b"a\n"), ("outside.txt", b"keep me\n")],
+        turns: |_| json!([{"tool": {"name": "write", "arguments": {"path": "../outside.txt", "content": "overwritten\n"}}}]),
+        settings: no_settings,
+        after: ("outside.txt", Some(b"keep me\n")),
+        request: 1,
+        says: &[OUTSIDE_ROOT],
+        human: None,
+    },
+    review: Case {
+        harness: "pi",
+        files: &[("proj/g.txt", G)],
+        turns: |_| {
+            json!([{"tool": {"name": "edit", "arguments": {"path": "g.txt", "edits": [
+                {"oldText": "alpha", "newText": "ALPHA"}, {"oldText": "beta", "newText": "BETA"}]}}}])
+        },
+        settings: no_settings,
+        after: ("proj/g.txt", Some(G_REVIEWED)),
+        request: 1,
+        says: &[NOTE],
+        human: Some(|t| accept_first_reject_second(t, "watch · pi waits (edit)")),
+    },
+};
 
-#[test]
-fn gemini_write_outside_the_root_is_denied() {
-    if !installed("gemini") {
-        return;
-    }
-    let r = Run::new(&[("proj/a.txt", b"a\n"), ("outside.txt", b"keep me\n")]);
-    r.setup("gemini", &[]);
-    let outside = r.project.parent().unwrap().join("outside.txt");
-    let status = r.harness(
-        "gemini",
-        json!([{"tool": {"name": "write_file", "arguments": {"file_path": outside, "content": "overwritten\n"}}}]),
-    );
-    assert_eq!(status, 0);
-    assert_eq!(std::fs::read(&outside).unwrap(), b"keep me\n");
-    // Gemini refuses paths outside its workspace before any hook runs (docs/agents.md).
-    let next = tool_result_text(&r.request(1));
-    assert!(
-        next.contains("outside the project root") || next.contains("workspace"),
-        "{next}"
-    );
-}
+// Gemini CLI: `replace` replaces one string a call.
+const GEMINI: Row = Row {
+    normalized: Case {
+        harness: "gemini",
+        files: &[("proj/m.py", QUOTES)],
+        turns: |_| {
+            json!([{"tool": {"name": "replace", "arguments": {"file_path": "m.py",
+                "old_string": "say(\"hi\")", "new_string": "say(\"bye\")", "instruction": "say bye"}}}])
+        },
+        settings: no_settings,
+        after: ("proj/m.py", Some(QUOTES_EDITED)),
+        request: 1,
+        says: &[&["Tool input parameters were modified by a hook"]],
+        human: None,
+    },
+    failing: Case {
+        harness: "gemini",
+        files: &[("proj/app.py", APP)],
+        turns: |_| {
+            json!([{"tool": {"name": "replace", "arguments": {"file_path": "app.py",
+                "old_string": "    total = compute(1, 3)\n    print(totl)\n", "new_string": "    pass\n",
+                "instruction": "simplify"}}}])
+        },
+        settings: no_settings,
+        after: ("proj/app.py", Some(APP)),
+        request: 1,
+        says: &[REFUSED, CLOSEST, CLOSEST_LINE],
+        human: None,
+    },
+    outside: Case {
+        harness: "gemini",
+        files: &[("proj/a.txt", b"a\n"), ("outside.txt", b"keep me\n")],
+        turns: |r| {
+            let outside = r.project.parent().unwrap().join("outside.txt");
+            json!([{"tool": {"name": "write_file", "arguments": {"file_path": outside, "content": "overwritten\n"}}}])
+        },
+        settings: no_settings,
+        after: ("outside.txt", Some(b"keep me\n")),
+        request: 1,
+        // Gemini refuses paths outside its workspace before any hook runs (docs/agents.md).
+        says: &[&["outside the project root", "workspace"]],
+        human: None,
+    },
+    review: Case {
+        harness: "gemini",
+        files: &[("proj/g.txt", G)],
+        turns: |_| {
+            json!([
+                {"tool": {"name": "replace", "arguments": {"file_path": "g.txt", "old_string": "alpha", "new_string": "ALPHA", "instruction": "a"}}},
+                {"tool": {"name": "replace", "arguments": {"file_path": "g.txt", "old_string": "beta", "new_string": "BETA", "instruction": "b"}}}
+            ])
+        },
+        settings: no_settings,
+        after: ("proj/g.txt", Some(G_REVIEWED)),
+        request: 2,
+        says: &[NOTE],
+        human: Some(|t| accept_first_batch_reject_second(t, "waits (replace)")),
+    },
+};
 
-#[test]
-fn gemini_review_accepts_one_replace_and_rejects_one_with_a_note_the_model_sees() {
-    if !installed("gemini") {
-        return;
-    }
-    let r = Run::new(&[("proj/g.txt", b"alpha\nbeta\n")]);
-    r.setup("gemini", &["--review"]);
-    if !tmux::available() {
-        eprintln!("skipping: tmux not found");
-        return;
-    }
-    let t = Tmux::start("gemini", &r.project, &format!("'{BIN}' watch"));
-    t.wait_for("Waiting for agents");
-    let human = std::thread::spawn(move || {
-        t.wait_for("waits (replace)");
-        t.keys(&["y"]);
-        t.keys(&["A"]);
-        t.wait_for("Apply summary");
-        t.keys(&["Enter"]);
-        // The second call comes after the first one's result.
-        t.wait_for("BETA");
-        t.keys(&["d"]);
-        t.keys(&["n"]);
-        t.wait_for("note on edit");
-        t.type_text("leave beta alone");
-        t.wait_for("leave beta alone");
-        t.keys(&["Enter"]);
-        t.keys(&["A"]);
-        t.wait_for("Apply summary");
-        t.keys(&["Enter"]);
-        t
-    });
-    let status = r.harness(
-        "gemini",
-        json!([
-            {"tool": {"name": "replace", "arguments": {"file_path": "g.txt", "old_string": "alpha", "new_string": "ALPHA", "instruction": "a"}}},
-            {"tool": {"name": "replace", "arguments": {"file_path": "g.txt", "old_string": "beta", "new_string": "BETA", "instruction": "b"}}}
-        ]),
-    );
-    let _t = human.join().unwrap();
-    assert_eq!(status, 0);
-    assert_eq!(r.read("g.txt"), b"ALPHA\nbeta\n");
-    let next = tool_result_text(&r.request(2));
-    assert!(next.contains("leave beta alone"), "{next}");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Claude Code
+// Claude Code: `Edit` replaces one string a call, with absolute paths, and only in a file it read
+// first (so its answers come one request later).
 
 fn claude_read(r: &Run, file: &str) -> Value {
     json!({"tool": {"name": "Read", "arguments": {"file_path": r.project.join(file)}}})
 }
 
-#[test]
-fn claude_quote_drift_is_repaired_and_only_the_span_changes() {
-    if !installed("claude") {
-        return;
-    }
-    let r = Run::new(&[("proj/m.py", PI_LINE)]);
-    r.setup("claude", &[]);
-    let status = r.harness(
-        "claude",
-        json!([claude_read(&r, "m.py"),
-            {"tool": {"name": "Edit", "arguments": {"file_path": r.project.join("m.py"),
-                "old_string": "say(\"hi\")", "new_string": "say(\"bye\")"}}}]),
-    );
-    assert_eq!(status, 0);
-    // Claude alone turns the new text's quotes curly too; with redline's rewrite the file gets
-    // exactly the new text, and nothing outside the span changes.
-    assert_eq!(r.read("m.py"), "say(\"bye\")  # it’s  \nkeep\n".as_bytes());
-}
+const CLAUDE: Row = Row {
+    normalized: Case {
+        harness: "claude",
+        files: &[("proj/m.py", QUOTES)],
+        turns: |r| {
+            json!([claude_read(r, "m.py"),
+                {"tool": {"name": "Edit", "arguments": {"file_path": r.project.join("m.py"),
+                    "old_string": "say(\"hi\")", "new_string": "say(\"bye\")"}}}])
+        },
+        settings: no_settings,
+        after: ("proj/m.py", Some(QUOTES_EDITED)),
+        request: 2,
+        says: &[],
+        human: None,
+    },
+    failing: Case {
+        harness: "claude",
+        files: &[("proj/app.py", APP)],
+        turns: |r| {
+            json!([claude_read(r, "app.py"),
+                {"tool": {"name": "Edit", "arguments": {"file_path": r.project.join("app.py"),
+                    "old_string": "    total = compute(1, 3)\n    print(totl)\n", "new_string": "    pass\n"}}}])
+        },
+        settings: no_settings,
+        after: ("proj/app.py", Some(APP)),
+        request: 2,
+        says: &[REFUSED, CLOSEST],
+        human: None,
+    },
+    // A new file (Claude itself refuses to overwrite a file it has not read, before any hook).
+    outside: Case {
+        harness: "claude",
+        files: &[("proj/a.txt", b"a\n")],
+        turns: |r| {
+            let outside = r.project.parent().unwrap().join("outside.txt");
+            json!([{"tool": {"name": "Write", "arguments": {"file_path": outside, "content": "written\n"}}}])
+        },
+        // (bypassPermissions is refused when tests run as root.)
+        settings: || json!({"permissionMode": "acceptEdits"}),
+        after: ("outside.txt", None),
+        request: 1,
+        says: &[OUTSIDE_ROOT],
+        human: None,
+    },
+    review: Case {
+        harness: "claude",
+        files: &[("proj/g.txt", G)],
+        turns: |r| {
+            let path = r.project.join("g.txt");
+            json!([claude_read(r, "g.txt"),
+                {"tool": {"name": "Edit", "arguments": {"file_path": path, "old_string": "alpha", "new_string": "ALPHA"}}},
+                {"tool": {"name": "Edit", "arguments": {"file_path": path, "old_string": "beta", "new_string": "BETA"}}}])
+        },
+        // Default permission mode: only the human's acceptance lets the edit through.
+        settings: || json!({"permissionMode": "default"}),
+        after: ("proj/g.txt", Some(G_REVIEWED)),
+        request: 3,
+        says: &[NOTE],
+        human: Some(|t| accept_first_batch_reject_second(t, "waits (Edit)")),
+    },
+};
 
-#[test]
-fn claude_whitespace_drift_is_repaired_on_the_retry_redline_asks_for() {
-    if !installed("claude") {
-        return;
-    }
-    let src = b"fn main() {\n    let x = 1;   \n    println!(\"{x}\");\n}\n";
-    let r = Run::new(&[("proj/main.rs", src)]);
-    r.setup("claude", &[]);
-    let path = r.project.join("main.rs");
-    let status = r.harness(
-        "claude",
-        json!([claude_read(&r, "main.rs"),
+/// Claude only: a whitespace drift is denied with the exact old text, and the retry the model
+/// makes with it applies.
+const CLAUDE_WHITESPACE: Case = Case {
+    harness: "claude",
+    files: &[(
+        "proj/main.rs",
+        b"fn main() {\n    let x = 1;   \n    println!(\"{x}\");\n}\n",
+    )],
+    turns: |r| {
+        let path = r.project.join("main.rs");
+        json!([claude_read(r, "main.rs"),
             {"tool": {"name": "Edit", "arguments": {"file_path": path, "old_string": "    let x = 1;\n", "new_string": "    let x = 2;\n"}}},
             // The scripted model does what redline's context told it.
-            {"tool": {"name": "Edit", "arguments": {"file_path": path, "old_string": "    let x = 1;   \n", "new_string": "    let x = 2;\n"}}}]),
-    );
-    assert_eq!(status, 0);
-    let next = tool_result_text(&r.request(2));
-    assert!(next.contains("String to replace not found"), "{next}");
-    assert!(
-        next.contains(r#"exact old_string (a JSON string): \"    let x = 1;   \\n\""#),
-        "{next}"
-    );
-    assert_eq!(
-        r.read("main.rs"),
-        b"fn main() {\n    let x = 2;\n    println!(\"{x}\");\n}\n"
-    );
-}
+            {"tool": {"name": "Edit", "arguments": {"file_path": path, "old_string": "    let x = 1;   \n", "new_string": "    let x = 2;\n"}}}])
+    },
+    settings: no_settings,
+    after: (
+        "proj/main.rs",
+        Some(b"fn main() {\n    let x = 2;\n    println!(\"{x}\");\n}\n"),
+    ),
+    request: 2,
+    says: &[
+        &["String to replace not found"],
+        &[r#"exact old_string (a JSON string): \"    let x = 1;   \\n\""#],
+    ],
+    human: None,
+};
 
-#[test]
-fn claude_failing_edit_gets_candidates_in_the_next_request() {
-    if !installed("claude") {
-        return;
-    }
-    let src = b"def main():\n    total = compute(1, 2)\n    print(total)\n";
-    let r = Run::new(&[("proj/app.py", src)]);
-    r.setup("claude", &[]);
-    let status = r.harness(
-        "claude",
-        json!([claude_read(&r, "app.py"),
-            {"tool": {"name": "Edit", "arguments": {"file_path": r.project.join("app.py"),
-                "old_string": "    total = compute(1, 3)\n    print(totl)\n", "new_string": "    pass\n"}}}]),
-    );
-    assert_eq!(status, 0);
-    assert_eq!(r.read("app.py"), src);
-    let next = tool_result_text(&r.request(2));
-    assert!(
-        next.contains("redline refused this edit of app.py"),
-        "{next}"
-    );
-    assert!(next.contains("closest: lines 2-3"), "{next}");
-}
-
-#[test]
-fn claude_write_outside_the_root_is_denied() {
-    if !installed("claude") {
-        return;
-    }
-    let r = Run::new(&[("proj/a.txt", b"a\n")]);
-    r.setup("claude", &[]);
-    // A new file (Claude itself refuses to overwrite a file it has not read, before any hook).
-    let outside = r.project.parent().unwrap().join("outside.txt");
-    let status = r.harness_with(
-        "claude",
-        json!([{"tool": {"name": "Write", "arguments": {"file_path": outside, "content": "written\n"}}}]),
-        // (bypassPermissions is refused when tests run as root.)
-        json!({"permissionMode": "acceptEdits"}),
-    );
-    assert_eq!(status, 0);
-    assert!(!outside.exists());
-    assert!(tool_result_text(&r.request(1)).contains("outside the project root"));
-}
-
-#[test]
-fn claude_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees() {
-    if !installed("claude") {
-        return;
-    }
-    let r = Run::new(&[("proj/g.txt", b"alpha\nbeta\n")]);
-    r.setup("claude", &["--review"]);
-    if !tmux::available() {
-        eprintln!("skipping: tmux not found");
-        return;
-    }
-    let t = Tmux::start("claude", &r.project, &format!("'{BIN}' watch"));
-    t.wait_for("Waiting for agents");
-    let human = std::thread::spawn(move || {
-        t.wait_for("waits (Edit)");
-        t.keys(&["y"]);
-        t.keys(&["A"]);
-        t.wait_for("Apply summary");
-        t.keys(&["Enter"]);
-        t.wait_for("BETA");
-        t.keys(&["d"]);
-        t.keys(&["n"]);
-        t.wait_for("note on edit");
-        t.type_text("leave beta alone");
-        t.wait_for("leave beta alone");
-        t.keys(&["Enter"]);
-        t.keys(&["A"]);
-        t.wait_for("Apply summary");
-        t.keys(&["Enter"]);
-        t
-    });
-    let path = r.project.join("g.txt");
-    // Default permission mode: only the human's acceptance lets the edit through.
-    let status = r.harness_with(
-        "claude",
-        json!([claude_read(&r, "g.txt"),
-            {"tool": {"name": "Edit", "arguments": {"file_path": path, "old_string": "alpha", "new_string": "ALPHA"}}},
-            {"tool": {"name": "Edit", "arguments": {"file_path": path, "old_string": "beta", "new_string": "BETA"}}}]),
-        json!({"permissionMode": "default"}),
-    );
-    let _t = human.join().unwrap();
-    assert_eq!(status, 0);
-    assert_eq!(r.read("g.txt"), b"ALPHA\nbeta\n");
-    let next = tool_result_text(&r.request(3));
-    assert!(next.contains("leave beta alone"), "{next}");
-}
-
-// ---------------------------------------------------------------------------------------------
 // Codex (`codex exec` sends patches through its shell tool as `apply_patch <<'EOF' … EOF`; its
 // hook sees them as `Bash`. The test passes --dangerously-bypass-hook-trust, standing in for the
 // trust a user records once in Codex's config.toml.) In review, a patch partly accepted is
@@ -578,89 +527,153 @@ fn codex_patch(patch: &str) -> Value {
     json!({"tool": {"name": "exec_command", "arguments": {"cmd": format!("apply_patch <<'EOF'\n{patch}\nEOF\n")}}})
 }
 
+const CODEX: Row = Row {
+    // Full-width letters: redline matches them under NFKC, Codex's own fallbacks do not.
+    normalized: Case {
+        harness: "codex",
+        files: &[("proj/p.py", "x = 'ＡＢＣ'  \ny = 1\nz = 3\n".as_bytes())],
+        turns: |_| {
+            json!([codex_patch(
+                "*** Begin Patch\n*** Update File: p.py\n@@\n x = 'ABC'\n-y = 1\n+y = 2\n z = 3\n*** End Patch"
+            )])
+        },
+        settings: no_settings,
+        after: (
+            "proj/p.py",
+            Some("x = 'ＡＢＣ'  \ny = 2\nz = 3\n".as_bytes()),
+        ),
+        request: 1,
+        says: &[],
+        human: None,
+    },
+    failing: Case {
+        harness: "codex",
+        files: &[("proj/app.py", APP)],
+        turns: |_| {
+            json!([codex_patch(
+                "*** Begin Patch\n*** Update File: app.py\n@@\n-    total = compute(1, 3)\n-    print(totl)\n+    pass\n*** End Patch"
+            )])
+        },
+        settings: no_settings,
+        after: ("proj/app.py", Some(APP)),
+        request: 1,
+        says: &[REFUSED, CLOSEST],
+        human: None,
+    },
+    outside: Case {
+        harness: "codex",
+        files: &[("proj/a.txt", b"a\n")],
+        turns: |_| {
+            json!([codex_patch(
+                "*** Begin Patch\n*** Add File: ../outside.txt\n+written\n*** End Patch"
+            )])
+        },
+        settings: no_settings,
+        after: ("outside.txt", None),
+        request: 1,
+        says: &[OUTSIDE_ROOT],
+        human: None,
+    },
+    review: Case {
+        harness: "codex",
+        files: &[("proj/g.txt", b"alpha\none\ntwo\nthree\nfour\nfive\nbeta\n")],
+        turns: |_| {
+            json!([codex_patch(
+                "*** Begin Patch\n*** Update File: g.txt\n@@\n-alpha\n+ALPHA\n one\n@@\n five\n-beta\n+BETA\n*** End Patch"
+            )])
+        },
+        settings: no_settings,
+        after: (
+            "proj/g.txt",
+            Some(b"ALPHA\none\ntwo\nthree\nfour\nfive\nbeta\n"),
+        ),
+        request: 1,
+        says: &[NOTE],
+        human: Some(|t| accept_first_reject_second(t, "waits (Bash)")),
+    },
+};
+
+#[test]
+fn pi_normalized_edit_is_repaired_and_only_the_span_changes() {
+    run(&PI.normalized);
+}
+
+#[test]
+fn pi_failing_edit_is_denied_with_candidates_in_the_next_request() {
+    run(&PI.failing);
+}
+
+#[test]
+fn pi_write_outside_the_root_is_denied() {
+    run(&PI.outside);
+}
+
+#[test]
+fn pi_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees() {
+    run(&PI.review);
+}
+
+#[test]
+fn gemini_normalized_replace_is_repaired_and_only_the_span_changes() {
+    run(&GEMINI.normalized);
+}
+
+#[test]
+fn gemini_failing_replace_is_denied_with_candidates_in_the_next_request() {
+    run(&GEMINI.failing);
+}
+
+#[test]
+fn gemini_write_outside_the_root_is_denied() {
+    run(&GEMINI.outside);
+}
+
+#[test]
+fn gemini_review_accepts_one_replace_and_rejects_one_with_a_note_the_model_sees() {
+    run(&GEMINI.review);
+}
+
+#[test]
+fn claude_quote_drift_is_repaired_and_only_the_span_changes() {
+    run(&CLAUDE.normalized);
+}
+
+#[test]
+fn claude_whitespace_drift_is_repaired_on_the_retry_redline_asks_for() {
+    run(&CLAUDE_WHITESPACE);
+}
+
+#[test]
+fn claude_failing_edit_gets_candidates_in_the_next_request() {
+    run(&CLAUDE.failing);
+}
+
+#[test]
+fn claude_write_outside_the_root_is_denied() {
+    run(&CLAUDE.outside);
+}
+
+#[test]
+fn claude_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees() {
+    run(&CLAUDE.review);
+}
+
 #[test]
 fn codex_normalized_patch_is_rebuilt_and_only_the_span_changes() {
-    if !installed("codex") {
-        return;
-    }
-    // Full-width letters: redline matches them under NFKC, Codex's own fallbacks do not.
-    let r = Run::new(&[("proj/p.py", "x = 'ＡＢＣ'  \ny = 1\nz = 3\n".as_bytes())]);
-    r.setup("codex", &[]);
-    let status = r.harness(
-        "codex",
-        json!([codex_patch("*** Begin Patch\n*** Update File: p.py\n@@\n x = 'ABC'\n-y = 1\n+y = 2\n z = 3\n*** End Patch")]),
-    );
-    assert_eq!(status, 0);
-    assert_eq!(r.read("p.py"), "x = 'ＡＢＣ'  \ny = 2\nz = 3\n".as_bytes());
+    run(&CODEX.normalized);
 }
 
 #[test]
 fn codex_failing_patch_is_denied_with_candidates_in_the_next_request() {
-    if !installed("codex") {
-        return;
-    }
-    let src = b"def main():\n    total = compute(1, 2)\n    print(total)\n";
-    let r = Run::new(&[("proj/app.py", src)]);
-    r.setup("codex", &[]);
-    let status = r.harness(
-        "codex",
-        json!([codex_patch("*** Begin Patch\n*** Update File: app.py\n@@\n-    total = compute(1, 3)\n-    print(totl)\n+    pass\n*** End Patch")]),
-    );
-    assert_eq!(status, 0);
-    assert_eq!(r.read("app.py"), src);
-    let next = tool_result_text(&r.request(1));
-    assert!(
-        next.contains("redline refused this edit of app.py"),
-        "{next}"
-    );
-    assert!(next.contains("closest: lines 2-3"), "{next}");
+    run(&CODEX.failing);
 }
 
 #[test]
 fn codex_add_file_outside_the_root_is_denied() {
-    if !installed("codex") {
-        return;
-    }
-    let r = Run::new(&[("proj/a.txt", b"a\n")]);
-    r.setup("codex", &[]);
-    let status = r.harness(
-        "codex",
-        json!([codex_patch(
-            "*** Begin Patch\n*** Add File: ../outside.txt\n+written\n*** End Patch"
-        )]),
-    );
-    assert_eq!(status, 0);
-    assert!(!r.project.parent().unwrap().join("outside.txt").exists());
-    assert!(tool_result_text(&r.request(1)).contains("outside the project root"));
+    run(&CODEX.outside);
 }
 
 #[test]
 fn codex_review_accepts_one_chunk_and_rejects_one_with_a_note_the_model_sees() {
-    if !installed("codex") {
-        return;
-    }
-    let r = Run::new(&[("proj/g.txt", b"alpha\none\ntwo\nthree\nfour\nfive\nbeta\n")]);
-    r.setup("codex", &["--review"]);
-    if !tmux::available() {
-        eprintln!("skipping: tmux not found");
-        return;
-    }
-    let t = Tmux::start("codex", &r.project, &format!("'{BIN}' watch"));
-    t.wait_for("Waiting for agents");
-    let human = std::thread::spawn(move || {
-        accept_first_reject_second(&t, "waits (Bash)");
-        t
-    });
-    let status = r.harness(
-        "codex",
-        json!([codex_patch("*** Begin Patch\n*** Update File: g.txt\n@@\n-alpha\n+ALPHA\n one\n@@\n five\n-beta\n+BETA\n*** End Patch")]),
-    );
-    let _t = human.join().unwrap();
-    assert_eq!(status, 0);
-    assert_eq!(
-        r.read("g.txt"),
-        b"ALPHA\none\ntwo\nthree\nfour\nfive\nbeta\n"
-    );
-    let next = tool_result_text(&r.request(1));
-    assert!(next.contains("leave beta alone"), "{next}");
+    run(&CODEX.review);
 }
