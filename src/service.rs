@@ -6,7 +6,7 @@
 //! which re-check every file under the lock.
 
 use crate::engine::document::PositionEncoding;
-use crate::engine::plan::{self, Failure, Op, Plan, ResolveOptions};
+use crate::engine::plan::{self, Op, Plan, ResolveOptions};
 use crate::error::{Code, ExitStatus};
 use crate::report::response::{RequestFailure, Response, Warning};
 use crate::report::{self, Mode, WriteOutcome};
@@ -265,10 +265,10 @@ pub fn commit(
         Err(e) => failed(&e.error, Some(e.rolled_back)),
     };
     let mut stale = Vec::new();
-    if let Some((path, f)) = &outcome.failure
-        && f.code == Code::Stale
+    if let Some(e) = &outcome.failure
+        && e.code == Code::Stale
     {
-        stale.push(path.clone());
+        stale.push(e.path.clone());
     }
     Committed {
         outcome,
@@ -279,10 +279,8 @@ pub fn commit(
 
 /// A write that did not happen, in the report's terms.
 pub fn failed(e: &FsError, rolled_back: Option<String>) -> (WriteOutcome, ExitStatus) {
-    let mut f = Failure::new(e.code, format!("{}: {}", e.path, e.message));
-    f.hint = e.hint.clone();
     let outcome = WriteOutcome {
-        failure: Some((e.path.clone(), f)),
+        failure: Some(e.clone()),
         rolled_back,
         ..WriteOutcome::default()
     };
@@ -444,9 +442,12 @@ fn worst_code(plan: &Plan) -> ExitStatus {
     let mut exit = ExitStatus::Rejected;
     for f in &plan.files {
         if let Some(fl) = &f.failure
-            && matches!(fl.code, Code::PermissionDenied | Code::Io | Code::Internal)
+            && matches!(
+                fl.code(),
+                Code::PermissionDenied | Code::Io | Code::Internal
+            )
         {
-            exit = exit.worst(fl.code.exit_status());
+            exit = exit.worst(fl.code().exit_status());
         }
     }
     exit

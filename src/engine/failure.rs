@@ -1,12 +1,14 @@
-//! Why an edit failed, as data: what happened and where, never how to say it.
+//! Why an edit or a file failed, as data: what happened and where, never how to say it.
 //!
 //! Each variant carries exactly what its failure needs (byte offsets into the document the edit
 //! was matched against, counts, the other edit's index); [`EditError::code`] maps it to the
 //! stable wire [`Code`]. The words (messages and hints) are written at the edge, in
 //! `report::message`, and each face says them its own way. Nothing is decided by comparing text.
 
+use crate::engine::document::DecodeError;
 use crate::engine::hint::Candidate;
 use crate::error::Code;
+use crate::write::FsError;
 use std::ops::Range;
 
 /// Why one edit (or one Codex chunk, reported as an edit) of a file failed.
@@ -196,5 +198,39 @@ impl EditError {
             } => Some(*at),
             _ => None,
         }
+    }
+}
+
+/// Why a file could not be planned at all (its edits are skipped).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileError {
+    /// Its path could not be resolved, or the file read, beneath the root (the writer's error,
+    /// which names the path it was about).
+    Fs(FsError),
+    /// Its bytes are not text redline can edit (binary, or not UTF-8).
+    Decode(DecodeError),
+    /// Its version is not the request's `expectHash` (§3a).
+    Stale {
+        /// The version the request expected.
+        expected: String,
+        /// The version of the bytes as read.
+        actual: String,
+    },
+}
+
+impl FileError {
+    /// The stable wire code.
+    pub fn code(&self) -> Code {
+        match self {
+            FileError::Fs(e) => e.code,
+            FileError::Decode(e) => e.code(),
+            FileError::Stale { .. } => Code::Stale,
+        }
+    }
+}
+
+impl From<FsError> for FileError {
+    fn from(e: FsError) -> FileError {
+        FileError::Fs(e)
     }
 }

@@ -188,8 +188,8 @@ fn buffer(plan: &Plan, path: &str) -> Result<Vec<u8>, FilterError> {
     };
     if let Some(fail) = &f.failure {
         return Err(FilterError::Rejected {
-            code: fail.code,
-            message: fail.message.clone(),
+            code: fail.code(),
+            message: crate::report::message::file(fail, &f.path).message,
         });
     }
     for e in &f.edits {

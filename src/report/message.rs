@@ -3,8 +3,9 @@
 //! errors. Prose uses 1-based line numbers (SPEC §4); edits are named by their 0-based index,
 //! as the response's `edit` field counts them.
 
-use crate::engine::document::Document;
-use crate::engine::failure::{ChunkError, ChunkScope, Clue, EditError};
+use crate::engine::document::{DecodeError, Document};
+use crate::engine::failure::{ChunkError, ChunkScope, Clue, EditError, FileError};
+use crate::write::FsError;
 
 /// What is said about a failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,6 +124,44 @@ pub fn edit(e: &EditError, path: &str, index: usize, doc: Option<&Document>) -> 
     Said {
         message,
         hint: Some(hint),
+    }
+}
+
+/// The message and hint of a file of the request (`path` as the request wrote it) that could
+/// not be planned.
+pub fn file(e: &FileError, path: &str) -> Said {
+    match e {
+        // The writer's words, without the path: the response names the file beside them.
+        FileError::Fs(e) => Said {
+            message: e.message.clone(),
+            hint: e.hint.clone(),
+        },
+        FileError::Decode(e) => Said {
+            message: format!("{path}: {e}"),
+            hint: Some(
+                match e {
+                    DecodeError::Binary { .. } => "redline edits text files only",
+                    DecodeError::Encoding { .. } => {
+                        "redline edits UTF-8 text only; convert the file to UTF-8 first"
+                    }
+                }
+                .to_string(),
+            ),
+        },
+        FileError::Stale { expected, actual } => Said {
+            message: format!("{path} has version {actual}, not the expected {expected}"),
+            hint: Some(format!(
+                "re-read the file (`redline read {path}`) and redo the edits against it"
+            )),
+        },
+    }
+}
+
+/// The message and hint of a commit that failed.
+pub fn write(e: &FsError) -> Said {
+    Said {
+        message: e.to_string(),
+        hint: e.hint.clone(),
     }
 }
 

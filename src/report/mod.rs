@@ -5,8 +5,10 @@ pub mod response;
 
 use crate::engine::diff;
 use crate::engine::document::{Document, PositionEncoding};
-use crate::engine::plan::{EditError, Failure, FilePlan, Op, Outcome, Plan};
+use crate::engine::plan::{EditError, FilePlan, Op, Outcome, Plan};
+use crate::error::Code;
 use crate::report::response as wire;
+use crate::write::FsError;
 use std::borrow::Cow;
 use std::ops::Range;
 
@@ -35,8 +37,8 @@ impl Mode {
 pub struct WriteOutcome {
     /// The batch was committed to disk.
     pub written: bool,
-    /// A commit failure: (path, failure), and what was rolled back.
-    pub failure: Option<(String, Failure)>,
+    /// A commit failure (the writer's error names the path it was about).
+    pub failure: Option<FsError>,
     /// What was rolled back after a commit failure, in prose.
     pub rolled_back: Option<String>,
     /// Warnings the writer added, per request path.
@@ -67,16 +69,16 @@ fn range(doc: &Document, span: &Range<usize>, enc: PositionEncoding) -> wire::Ra
     }
 }
 
-/// The error detail of a failure; positions need the document.
-pub fn detail(f: &Failure, doc: Option<&Document>, enc: PositionEncoding) -> wire::ErrorDetail {
+/// The error detail of a file that failed as a whole (no places in it to show).
+pub fn file_detail(code: Code, said: message::Said) -> wire::ErrorDetail {
     wire::ErrorDetail {
-        code: f.code,
-        message: f.message.clone(),
-        hint: f.hint.clone(),
-        candidates: candidates(&f.candidates, &f.matches, doc, enc),
-        occurrences: (f.occurrences > 0).then_some(f.occurrences),
-        other_edit: f.other_edit,
-        already_applied: f.already_applied,
+        code,
+        message: said.message,
+        hint: said.hint,
+        candidates: Vec::new(),
+        occurrences: None,
+        other_edit: None,
+        already_applied: false,
     }
 }
 
@@ -301,16 +303,19 @@ pub fn response(
         let write_fail = wrote
             .failure
             .as_ref()
-            .filter(|(p, _)| *p == f.path || Some(p) == f.move_to.as_ref())
-            .map(|(_, fl)| fl);
-        let failure = f.failure.as_ref().or(write_fail);
-        if let Some(fail) = failure {
+            .filter(|e| e.path == f.path || Some(&e.path) == f.move_to.as_ref());
+        let failure = match (&f.failure, write_fail) {
+            (Some(e), _) => Some((e.code(), message::file(e, &f.path))),
+            (None, Some(e)) => Some((e.code, message::write(e))),
+            (None, None) => None,
+        };
+        if let Some((code, said)) = &failure {
             errors.push(wire::ErrorEntry {
-                code: fail.code,
+                code: *code,
                 path: f.path.clone(),
                 edit: None,
-                message: fail.message.clone(),
-                hint: fail.hint.clone(),
+                message: said.message.clone(),
+                hint: said.hint.clone(),
             });
         }
         // Old and new texts once: the diff, the new hash and "unchanged" all come from them.
@@ -378,23 +383,24 @@ pub fn response(
                 .unwrap_or_default(),
             edits,
             warnings,
-            error: failure.map(|fl| detail(fl, doc, enc)),
+            error: failure.map(|(code, said)| file_detail(code, said)),
         });
     }
     // A commit failure of something no file of the request names (the journal, a directory
     // being created or synced, the root): its own entry, so a failure always says why.
-    if let Some((path, fail)) = &wrote.failure {
+    if let Some(e) = &wrote.failure {
         let named = plan
             .files
             .iter()
-            .any(|f| *path == f.path || Some(path) == f.move_to.as_ref());
+            .any(|f| e.path == f.path || Some(&e.path) == f.move_to.as_ref());
         if !named {
+            let said = message::write(e);
             errors.push(wire::ErrorEntry {
-                code: fail.code,
-                path: path.clone(),
+                code: e.code,
+                path: e.path.clone(),
                 edit: None,
-                message: fail.message.clone(),
-                hint: fail.hint.clone(),
+                message: said.message,
+                hint: said.hint,
             });
         }
     }

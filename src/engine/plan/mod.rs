@@ -5,15 +5,14 @@
 //! writer; a plan with any error is never committed.
 
 use crate::engine::document::Document;
-pub use crate::engine::failure::EditError;
-use crate::engine::hint::Candidate;
+pub use crate::engine::failure::{EditError, FileError};
 use crate::error::{Code, WarningCode};
 
 mod edits;
 use crate::engine::matcher::MatchKind;
 use crate::engine::normalize::{Normalization, Normalized};
 use crate::request::{EditSpec, FileRequest, Request, RequestError};
-use crate::write::{Fingerprint, FsError, Root};
+use crate::write::{Fingerprint, Root};
 use edits::locate_chunks;
 pub use edits::{MatchOptions, match_edits, match_edits_with};
 use std::collections::HashMap;
@@ -44,56 +43,6 @@ impl Op {
             Op::Delete => "delete",
             Op::Move => "move",
         }
-    }
-}
-
-/// An error attached to one file or one edit.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Failure {
-    /// Stable error code.
-    pub code: Code,
-    /// Human-readable explanation.
-    pub message: String,
-    /// What to do about it, when there is something to say.
-    pub hint: Option<String>,
-    /// `not_found`: closest regions.
-    pub candidates: Vec<Candidate>,
-    /// `ambiguous`: where it matched (up to 20) and how often.
-    pub matches: Vec<Range<usize>>,
-    /// `ambiguous`: total number of matches (0 for other codes).
-    pub occurrences: usize,
-    /// `overlap`: the other edit.
-    pub other_edit: Option<usize>,
-    /// `not_found`: newText is already there.
-    pub already_applied: bool,
-}
-
-impl Failure {
-    /// A failure with no hint, candidates or matches.
-    pub fn new(code: Code, message: impl Into<String>) -> Failure {
-        Failure {
-            code,
-            message: message.into(),
-            hint: None,
-            candidates: Vec::new(),
-            matches: Vec::new(),
-            occurrences: 0,
-            other_edit: None,
-            already_applied: false,
-        }
-    }
-
-    pub(crate) fn hint(mut self, hint: impl Into<String>) -> Failure {
-        self.hint = Some(hint.into());
-        self
-    }
-}
-
-impl From<FsError> for Failure {
-    fn from(e: FsError) -> Failure {
-        let mut f = Failure::new(e.code, e.message);
-        f.hint = e.hint;
-        f
     }
 }
 
@@ -206,7 +155,7 @@ pub struct FilePlan {
     /// Every edit of an `edit` (or editing `move`), in request order.
     pub edits: Vec<EditPlan>,
     /// A file-level failure (path, read, decode, stale); its edits are skipped.
-    pub failure: Option<Failure>,
+    pub failure: Option<FileError>,
     /// Non-fatal notes about the file.
     pub warnings: Vec<Warning>,
 }
@@ -509,7 +458,7 @@ fn fill(
     root: &Root,
     docs: &HashMap<PathBuf, &str>,
     opts: ResolveOptions,
-) -> Result<(), Failure> {
+) -> Result<(), FileError> {
     let rel = root.relative(&fr.path)?;
     plan.rel = Some(rel.clone());
     // Decoding is needed only to match edits (§3a): deletes, contents and pure moves take any
@@ -538,7 +487,7 @@ fn fill(
                     message: format!("{} exists; its content is replaced", fr.path),
                 });
             }
-            Err(f) if f.code == Code::FileNotFound && fr.expect_hash.is_none() => {
+            Err(FileError::Fs(e)) if e.code == Code::FileNotFound && fr.expect_hash.is_none() => {
                 plan.op = Op::Create;
             }
             Err(f) => return Err(f),
@@ -548,13 +497,9 @@ fn fill(
     }
     // The file as read is kept even when a later check fails: a failed file still reports the
     // version it was read at (§3a "Failed files").
-    let orig = match read::<(Failure, Option<Original>)>(root, &fr.path, &rel, docs, Some(fr)) {
+    let orig = match read::<(FileError, Option<Original>)>(root, &fr.path, &rel, docs, Some(fr)) {
         Ok(o) => o,
-        Err((f, Some(o)))
-            if !decode && matches!(f.code, Code::BinaryFile | Code::UnsupportedEncoding) =>
-        {
-            o
-        }
+        Err((FileError::Decode(_), Some(o))) if !decode => o,
         Err((f, read)) => {
             plan.original = read;
             return Err(f);
@@ -593,19 +538,14 @@ fn fill(
     Ok(())
 }
 
-fn check_hash(fr: &FileRequest, orig: Option<&Original>) -> Result<(), Failure> {
+fn check_hash(fr: &FileRequest, orig: Option<&Original>) -> Result<(), FileError> {
     match (&fr.expect_hash, orig) {
-        (Some(want), Some(orig)) if !want.eq_ignore_ascii_case(&orig.version) => Err(Failure::new(
-            Code::Stale,
-            format!(
-                "{} has version {}, not the expected {want}",
-                fr.path, orig.version
-            ),
-        )
-        .hint(format!(
-            "re-read the file (`redline read {}`) and redo the edits against it",
-            fr.path
-        ))),
+        (Some(want), Some(orig)) if !want.eq_ignore_ascii_case(&orig.version) => {
+            Err(FileError::Stale {
+                expected: want.clone(),
+                actual: orig.version.clone(),
+            })
+        }
         _ => Ok(()),
     }
 }
@@ -613,7 +553,7 @@ fn check_hash(fr: &FileRequest, orig: Option<&Original>) -> Result<(), Failure> 
 /// Reads and decodes a file (or takes its `documents[]` text). With `check`, its expectHash is
 /// checked against the bytes before anything is decoded (§3a). A failure after the bytes were
 /// read comes with the file as read, undecoded (its `doc` empty, [`Original::decoded`] false).
-fn read<E: From<Failure> + ReadError>(
+fn read<E: From<FileError> + ReadError>(
     root: &Root,
     path: &str,
     rel: &PathBuf,
@@ -643,14 +583,13 @@ fn read<E: From<Failure> + ReadError>(
         }
         return Ok(orig);
     }
-    let snap = root.read(path).map_err(|e| {
-        let mut f = Failure::from(e);
-        if f.code == Code::FileNotFound && f.hint.is_none() {
-            f.hint = Some(format!(
+    let snap = root.read(path).map_err(|mut e| {
+        if e.code == Code::FileNotFound && e.hint.is_none() {
+            e.hint = Some(format!(
                 "check the path, or create the file with {{\"path\": \"{path}\", \"content\": …}}"
             ));
         }
-        E::from(f)
+        E::from(FileError::Fs(e))
     })?;
     let target_rel = snap.via_symlink.then_some(snap.target_rel);
     let mut orig = Original {
@@ -675,11 +614,7 @@ fn read<E: From<Failure> + ReadError>(
         }
         Err((e, bytes)) => {
             orig.raw = Some(bytes);
-            let f = Failure::new(e.code(), format!("{path}: {e}")).hint(match e.code() {
-                Code::BinaryFile => "redline edits text files only",
-                _ => "redline edits UTF-8 text only; convert the file to UTF-8 first",
-            });
-            Err(E::with_read(f, orig))
+            Err(E::with_read(FileError::Decode(e), orig))
         }
     }
 }
@@ -691,35 +626,32 @@ fn read_any(
     path: &str,
     rel: &PathBuf,
     docs: &HashMap<PathBuf, &str>,
-) -> Result<Original, Failure> {
-    match read::<(Failure, Option<Original>)>(root, path, rel, docs, None) {
-        Ok(o) => Ok(o),
-        Err((f, read)) => match (f.code, read) {
-            (Code::BinaryFile | Code::UnsupportedEncoding, Some(o)) => Ok(o),
-            (_, _) => Err(f),
-        },
+) -> Result<Original, FileError> {
+    match read::<(FileError, Option<Original>)>(root, path, rel, docs, None) {
+        Ok(o) | Err((FileError::Decode(_), Some(o))) => Ok(o),
+        Err((f, _)) => Err(f),
     }
 }
 
 /// How [`read`] reports a failure that came after the bytes were read.
 trait ReadError {
-    fn with_read(f: Failure, read: Original) -> Self;
+    fn with_read(f: FileError, read: Original) -> Self;
 }
 
-impl ReadError for Failure {
-    fn with_read(f: Failure, _: Original) -> Self {
+impl ReadError for FileError {
+    fn with_read(f: FileError, _: Original) -> Self {
         f
     }
 }
 
-impl From<Failure> for (Failure, Option<Original>) {
-    fn from(f: Failure) -> Self {
+impl From<FileError> for (FileError, Option<Original>) {
+    fn from(f: FileError) -> Self {
         (f, None)
     }
 }
 
-impl ReadError for (Failure, Option<Original>) {
-    fn with_read(f: Failure, read: Original) -> Self {
+impl ReadError for (FileError, Option<Original>) {
+    fn with_read(f: FileError, read: Original) -> Self {
         (f, Some(read))
     }
 }

@@ -103,7 +103,7 @@ fn write(env: &Envelope, root: &Path, path: &str, content: &str) -> Result<Decis
     if plan.files.iter().any(|f| {
         f.failure
             .as_ref()
-            .is_some_and(|x| x.code == Code::OutsideRoot)
+            .is_some_and(|x| x.code() == Code::OutsideRoot)
     }) {
         return Ok(outside(root, path));
     }
@@ -117,7 +117,7 @@ fn batch_paths(env: &Envelope, root: &Path, request: &Value) -> Result<Decision,
     for f in &plan.files {
         if f.failure
             .as_ref()
-            .is_some_and(|x| x.code == Code::OutsideRoot)
+            .is_some_and(|x| x.code() == Code::OutsideRoot)
         {
             return Ok(outside(root, &f.path));
         }
@@ -165,7 +165,7 @@ fn edit(
     };
     let shown = shown(root, &abs);
     if let Some(f) = &file.failure {
-        return Ok(match f.code {
+        return Ok(match f.code() {
             Code::OutsideRoot => outside(root, path),
             // The harness's own tool reports a missing file; the rest (binary, encoding, size)
             // redline cannot judge, so the harness decides.

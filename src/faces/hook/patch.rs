@@ -33,7 +33,7 @@ pub(crate) fn guard(env: &Envelope, root: &Path, patch: &str) -> Result<Decision
     let mut refused = String::new();
     for f in &plan.files {
         if let Some(x) = &f.failure
-            && x.code == Code::OutsideRoot
+            && x.code() == Code::OutsideRoot
         {
             return Ok(outside(root, &f.path));
         }

@@ -4,7 +4,7 @@
 
 use crate::engine::document::Document;
 use crate::engine::hint::Candidate;
-use crate::engine::plan::{EditError, Failure, FilePlan, Outcome};
+use crate::engine::plan::{EditError, FileError, FilePlan, Outcome};
 use crate::error::Code;
 use crate::report::message::{self, Said};
 use std::fmt::Write as _;
@@ -57,16 +57,13 @@ struct Told<'a> {
 }
 
 impl<'a> Told<'a> {
-    fn file(f: &'a Failure) -> Told<'a> {
+    fn file(f: &FileError, path: &str) -> Told<'a> {
         Told {
-            code: f.code,
-            said: Said {
-                message: f.message.clone(),
-                hint: f.hint.clone(),
-            },
-            candidates: &f.candidates,
-            matches: &f.matches,
-            already_applied: f.already_applied,
+            code: f.code(),
+            said: message::file(f, path),
+            candidates: &[],
+            matches: &[],
+            already_applied: false,
         }
     }
 
@@ -127,7 +124,7 @@ pub(crate) fn refused(file: &FilePlan, shown: &str, old_field: &str) -> String {
     let mut out = format!("redline refused this edit of {shown}; nothing was written.\n");
     let doc = file.original.as_ref().map(|o| &o.doc);
     if let Some(f) = &file.failure {
-        failure_text(&mut out, &Told::file(f), doc, old_field);
+        failure_text(&mut out, &Told::file(f, &file.path), doc, old_field);
         return out;
     }
     let total = file.edits.len();

@@ -78,8 +78,8 @@ pub fn decisions(m: &Model) -> Vec<DecisionEntry> {
             };
             let doc = f.original.as_ref().map(|o| &o.doc);
             let mut failure = f.failure.as_ref().map(|fl| DecisionError {
-                code: fl.code,
-                message: fl.message.clone(),
+                code: fl.code(),
+                message: report::message::file(fl, &f.path).message,
             });
             if let UnitKind::Edit(i) = unit.kind {
                 let e = &f.edits[i];
@@ -177,12 +177,12 @@ pub fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usi
         let changed = changes.iter().any(|c| touches(f, c));
         results[fi] = if stale_files.contains(&fi) {
             FileResult::Stale
-        } else if let Some((path, fl)) = wrote
+        } else if let Some(e) = wrote
             .failure
             .as_ref()
-            .filter(|(p, _)| *p == f.path || f.move_to.as_ref() == Some(p))
+            .filter(|e| e.path == f.path || f.move_to.as_ref() == Some(&e.path))
         {
-            FileResult::Error(format!("{}: {}", path, fl.message))
+            FileResult::Error(format!("{}: {}", e.path, report::message::write(e).message))
         } else if !changed {
             FileResult::Untouched
         } else if wrote.written {
@@ -224,7 +224,7 @@ pub fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usi
         let why = wrote
             .failure
             .as_ref()
-            .map(|(_, f)| f.message.clone())
+            .map(|e| report::message::write(e).message)
             .unwrap_or_default();
         format!("Nothing was written: {why}")
     };

@@ -103,6 +103,7 @@ pub fn build(
         })
     };
     if let Some(f) = &file.failure {
+        let f = crate::report::message::file(f, &file.path);
         let hint = f
             .hint
             .as_deref()

@@ -267,13 +267,14 @@ fn e_new_text(out: &mut Vec<Line<'static>>, e: &EditPlan, width: usize, t: Theme
 
 fn skipped(out: &mut Vec<Line<'static>>, plan: &FilePlan, t: Theme) {
     if let Some(fl) = &plan.failure {
+        let said = crate::report::message::file(fl, &plan.path);
         out.push(Line::from(vec![
             label(t, "file"),
-            Span::styled(fl.code.to_string(), t.error()),
-            Span::raw(format!(" — {}", fl.message)),
+            Span::styled(fl.code().to_string(), t.error()),
+            Span::raw(format!(" — {}", said.message)),
         ]));
-        if let Some(h) = &fl.hint {
-            out.push(Line::from(vec![label(t, "hint"), Span::raw(h.clone())]));
+        if let Some(h) = said.hint {
+            out.push(Line::from(vec![label(t, "hint"), Span::raw(h)]));
         }
     }
 }
