@@ -274,22 +274,22 @@ fn single_gen(bytes: &[u8]) -> Option<u64> {
     (bytes == single_content(g)).then_some(g)
 }
 
-#[test]
-fn kill9_during_single_file_commits_never_tears() {
-    if std::env::var(CHILD).is_ok() {
-        return;
-    }
-    let dir = scratch();
-    let root = dir.path().join("root");
-    fs::create_dir(&root).unwrap();
-    fs::write(root.join("s"), single_content(0)).unwrap();
-    let ready = dir.path().join("ready");
+/// The kill -9 driver every kill test shares: `kills` times, start the child `mode` on `root`,
+/// wait until it is committing (it creates `ready` beside the root), let it run a random while
+/// (under `max_delay_us`), SIGKILL it, and hand the aftermath to `check` with the iteration and
+/// the generator.
+fn kill_repeatedly(
+    mode: &str,
+    root: &Path,
+    kills: usize,
+    max_delay_us: u64,
+    mut check: impl FnMut(usize, &mut Rng),
+) {
+    let ready = root.parent().unwrap().join("ready");
     let mut rng = Rng::new();
-    let kills = iters(100);
-    let (mut violations, mut last, mut advanced) = (Vec::new(), 0, 0);
     for i in 0..kills {
         let _ = fs::remove_file(&ready);
-        let mut c = child("single", &root).spawn().unwrap();
+        let mut c = child(mode, root).spawn().unwrap();
         let start = Instant::now();
         while !ready.exists() {
             if let Ok(Some(st)) = c.try_wait() {
@@ -301,9 +301,46 @@ fn kill9_during_single_file_commits_never_tears() {
             );
             std::thread::sleep(Duration::from_micros(200));
         }
-        std::thread::sleep(Duration::from_micros(rng.below(20_000)));
+        std::thread::sleep(Duration::from_micros(rng.below(max_delay_us)));
         c.kill().unwrap();
         c.wait().unwrap();
+        check(i, &mut rng);
+    }
+}
+
+/// Starts a recovery of `root` and SIGKILLs it at a random instant; whether it was still
+/// running then.
+fn kill_a_recovery(root: &Path, rng: &mut Rng) -> bool {
+    let mut rc = child("recover", root).spawn().unwrap();
+    std::thread::sleep(Duration::from_micros(rng.below(3000)));
+    let running = rc.try_wait().unwrap().is_none();
+    let _ = rc.kill();
+    rc.wait().unwrap();
+    running
+}
+
+/// Recovers `root` under its lock and checks that recovery is idempotent (a second run finds
+/// nothing); what the first run did.
+fn recover(root: &Path) -> RecoveryAction {
+    let r = Root::open(root, Limits::default()).unwrap();
+    let lock = r.lock().unwrap();
+    let action = r.recover(&lock).unwrap().action;
+    assert_eq!(r.recover(&lock).unwrap().action, RecoveryAction::Nothing);
+    action
+}
+
+#[test]
+fn kill9_during_single_file_commits_never_tears() {
+    if std::env::var(CHILD).is_ok() {
+        return;
+    }
+    let dir = scratch();
+    let root = dir.path().join("root");
+    fs::create_dir(&root).unwrap();
+    fs::write(root.join("s"), single_content(0)).unwrap();
+    let kills = iters(100);
+    let (mut violations, mut last, mut advanced) = (Vec::new(), 0, 0);
+    kill_repeatedly("single", &root, kills, 20_000, |i, _| {
         let r = Root::open(&root, Limits::default()).unwrap();
         let lock = r.lock().unwrap();
         r.recover(&lock).unwrap();
@@ -320,7 +357,7 @@ fn kill9_during_single_file_commits_never_tears() {
         if t != ["s"] {
             violations.push(format!("kill {i}: leftovers {t:?}"));
         }
-    }
+    });
     eprintln!(
         "kill -9 during single-file commits (16 B to 1 MiB): {kills} kills, final generation {last}, {advanced} kills after progress, violations {}",
         violations.len()
@@ -391,8 +428,6 @@ fn kill_loop(mode: &str, kills: usize, max_delay_us: u64) -> KillFigures {
     let root = dir.path().join("root");
     fs::create_dir(&root).unwrap();
     init_batch_tree(&root);
-    let ready = dir.path().join("ready");
-    let mut rng = Rng::new();
     let mut f = KillFigures {
         kills: 0,
         violations: Vec::new(),
@@ -400,41 +435,16 @@ fn kill_loop(mode: &str, kills: usize, max_delay_us: u64) -> KillFigures {
         actions: BTreeMap::new(),
         generations: 0,
     };
-    for i in 0..kills {
-        let _ = fs::remove_file(&ready);
-        let mut c = child(mode, &root).spawn().unwrap();
-        let start = Instant::now();
-        while !ready.exists() {
-            if let Ok(Some(st)) = c.try_wait() {
-                panic!("iteration {i}: child exited early with {st}");
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "child never got ready"
-            );
-            std::thread::sleep(Duration::from_micros(200));
-        }
-        std::thread::sleep(Duration::from_micros(rng.below(max_delay_us)));
-        c.kill().unwrap();
-        c.wait().unwrap();
+    kill_repeatedly(mode, &root, kills, max_delay_us, |_, rng| {
         f.kills += 1;
-        if mode == "batch" && rng.below(4) == 0 {
+        if mode == "batch" {
             // Kill a recovery too, at a random instant.
-            let mut rc = child("recover", &root).spawn().unwrap();
-            std::thread::sleep(Duration::from_micros(rng.below(3000)));
-            if rc.try_wait().unwrap().is_none() {
+            if rng.below(4) == 0 && kill_a_recovery(&root, rng) {
                 f.recoveries_killed += 1;
             }
-            let _ = rc.kill();
-            rc.wait().unwrap();
-        }
-        if mode == "batch" {
-            let r = Root::open(&root, Limits::default()).unwrap();
-            let lock = r.lock().unwrap();
-            let rep = r.recover(&lock).unwrap();
-            *f.actions.entry(format!("{:?}", rep.action)).or_default() += 1;
-            // Recovery is idempotent: a second run finds nothing.
-            assert_eq!(r.recover(&lock).unwrap().action, RecoveryAction::Nothing);
+            *f.actions
+                .entry(format!("{:?}", recover(&root)))
+                .or_default() += 1;
         } else {
             // The naive writer has no recovery; sweep its temps so the next round can run.
             for d in ["d1", "d2", "mv", "."] {
@@ -465,7 +475,7 @@ fn kill_loop(mode: &str, kills: usize, max_delay_us: u64) -> KillFigures {
                 }
             }
         }
-    }
+    });
     f
 }
 
@@ -621,53 +631,25 @@ fn kill9_during_single_file_commits_leaves_whole_files_and_no_temps() {
     let root = dir.path().join("root");
     fs::create_dir_all(root.join("s")).unwrap();
     fs::write(root.join("s/one"), kinds_content("one", 0)).unwrap();
-    let ready = dir.path().join("ready");
-    let mut rng = Rng::new();
     let (mut violations, mut actions, mut gens, mut recoveries_killed) =
         (Vec::new(), BTreeMap::<String, usize>::new(), 0, 0);
     let kills = iters(100);
-    for i in 0..kills {
-        let _ = fs::remove_file(&ready);
-        let mut c = child("single-kinds", &root).spawn().unwrap();
-        let start = Instant::now();
-        while !ready.exists() {
-            if let Ok(Some(st)) = c.try_wait() {
-                panic!("iteration {i}: child exited early with {st}");
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "child never got ready"
-            );
-            std::thread::sleep(Duration::from_micros(200));
-        }
-        std::thread::sleep(Duration::from_micros(rng.below(20_000)));
-        c.kill().unwrap();
-        c.wait().unwrap();
+    kill_repeatedly("single-kinds", &root, kills, 20_000, |_, rng| {
         // Before recovery every file is already whole: a one-file commit is atomic by itself.
         if let Err(v) = kinds_gen("one", &fs::read(root.join("s/one")).unwrap())
             .ok_or("one is torn before recovery")
         {
             violations.push(v.to_string());
         }
-        if rng.below(4) == 0 {
-            let mut rc = child("recover", &root).spawn().unwrap();
-            std::thread::sleep(Duration::from_micros(rng.below(3000)));
-            if rc.try_wait().unwrap().is_none() {
-                recoveries_killed += 1;
-            }
-            let _ = rc.kill();
-            rc.wait().unwrap();
+        if rng.below(4) == 0 && kill_a_recovery(&root, rng) {
+            recoveries_killed += 1;
         }
-        let r = Root::open(&root, Limits::default()).unwrap();
-        let lock = r.lock().unwrap();
-        let rep = r.recover(&lock).unwrap();
-        *actions.entry(format!("{:?}", rep.action)).or_default() += 1;
-        assert_eq!(r.recover(&lock).unwrap().action, RecoveryAction::Nothing);
+        *actions.entry(format!("{:?}", recover(&root))).or_default() += 1;
         match kinds_consistent(&root) {
             Ok(g) => gens = g,
             Err(v) => violations.push(v),
         }
-    }
+    });
     eprintln!(
         "kill -9 during single-file commits (edit, create/delete, create in a new dir): {kills} kills, {recoveries_killed} recoveries also killed, {gens} generations, recovery actions {actions:?}, violations {}",
         violations.len()
