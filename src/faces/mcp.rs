@@ -132,7 +132,7 @@ fn edits(arguments: &Value, mode: Mode, settings: &Settings) -> CallToolResult {
 fn reviewed(arguments: &Value, settings: &Settings) -> CallToolResult {
     let (r, failed) = match crate::faces::watch::mcp::apply_reviewed(arguments, settings) {
         Ok(r) => (r, false),
-        Err(r) => (r, true),
+        Err(r) => (*r, true),
     };
     let mut result = match &r.run {
         Some(run) => {

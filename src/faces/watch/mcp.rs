@@ -33,23 +33,27 @@ fn parse(arguments: &Value) -> Result<Request, String> {
     .map_err(|e| e.message)
 }
 
-/// Sends the batch to `watch`, waits, then applies what was accepted.
-pub(crate) fn apply_reviewed(arguments: &Value, settings: &Settings) -> Result<Reviewed, Reviewed> {
-    let nothing = |text: String| Reviewed { run: None, text };
+/// Sends the batch to `watch`, waits, then applies what was accepted. `Err` when nothing was
+/// applied (boxed: a `Run` is large, and the error path is the rare one).
+pub(crate) fn apply_reviewed(
+    arguments: &Value,
+    settings: &Settings,
+) -> Result<Reviewed, Box<Reviewed>> {
+    let nothing = |text: String| Box::new(Reviewed { run: None, text });
     // A batch that does not resolve is answered as apply_edits answers it, without the human.
     let preview = crate::faces::run_json(arguments, Mode::DryRun, settings)
         .ok_or_else(|| nothing(crate::faces::NOT_A_REQUEST.to_string()))?;
     let (Ok(resp), Some(plan)) = (&preview.response, &preview.plan) else {
-        return Err(Reviewed {
+        return Err(Box::new(Reviewed {
             run: Some(preview),
             text: String::new(),
-        });
+        }));
     };
     if !resp.ok {
-        return Err(Reviewed {
+        return Err(Box::new(Reviewed {
             run: Some(preview),
             text: String::new(),
-        });
+        }));
     }
     let root = std::path::absolute(&settings.root).map_err(|e| nothing(e.to_string()))?;
     let mut versions = BTreeMap::new();
