@@ -163,6 +163,12 @@ fn measure_expect(dir: &std::path::Path, req: &Request, runs: usize, ok: bool) -
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
+    // `cargo bench --bench engine -- [exact|hints|relaxed|long|hostile]…` runs only those parts.
+    let parts: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let want = |p: &str| parts.is_empty() || parts.iter().any(|a| a == p);
     let dir = tempfile::tempdir().expect("temp dir");
     println!(
         "redline engine benchmark (service::run, dry run; median of runs; peak = heap high-water mark)"
@@ -177,7 +183,7 @@ fn main() {
         &[1 << 20, 10 << 20]
     };
     let mut rows = Vec::new();
-    for &size in sizes {
+    for &size in sizes.iter().filter(|_| want("exact") || want("relaxed")) {
         let (text, items) = file(size);
         let name = format!("f{size}.rs");
         std::fs::write(dir.path().join(&name), &text).expect("write");
@@ -206,7 +212,7 @@ fn main() {
         }
     }
     // Hints: every edit not found, each with up to 3 scored candidates.
-    for &size in sizes {
+    for &size in sizes.iter().filter(|_| want("hints")) {
         let (text, items) = file(size);
         let name = format!("f{size}.rs");
         std::fs::write(dir.path().join(&name), &text).expect("write");
@@ -237,7 +243,7 @@ fn main() {
         }
     }
     // The relaxed tier (SPEC §3b): 1,000 edits that exact and normalized matching miss.
-    for &size in sizes {
+    for &size in sizes.iter().filter(|_| want("relaxed")) {
         let (text, items) = file(size);
         let name = format!("f{size}.rs");
         std::fs::write(dir.path().join(&name), &text).expect("write");
@@ -310,7 +316,7 @@ fn main() {
             b / a
         );
     }
-    long_old_texts(dir.path(), quick);
+    long_old_texts(dir.path(), quick, &want);
 }
 
 fn request(name: &str, edits: Vec<EditSpec>) -> Request {
@@ -335,7 +341,7 @@ fn request_size(req: &Request) -> usize {
 /// superlinear in matching and hints. Each row gives the time, the peak heap and the peak over
 /// (file + request); the first two also their time over the exact path (10 short exact edits)
 /// on the same file.
-fn long_old_texts(dir: &std::path::Path, quick: bool) {
+fn long_old_texts(dir: &std::path::Path, quick: bool, want: &dyn Fn(&str) -> bool) {
     println!();
     println!(
         "{:<34} {:>8} {:>8} {:>10} {:>10} {:>12} {:>10}",
@@ -363,6 +369,19 @@ fn long_old_texts(dir: &std::path::Path, quick: bool) {
         );
         t
     };
+    if want("long") {
+        long_found(dir, quick, &row);
+    }
+    if want("hostile") {
+        hostile(dir, &row);
+    }
+}
+
+/// One row of the long-`oldText` table: label, file length, request, whether it resolves, and
+/// the exact path's time to compare with; returns the median time.
+type Row<'a> = dyn Fn(&str, usize, &Request, bool, Option<f64>) -> f64 + 'a;
+
+fn long_found(dir: &std::path::Path, quick: bool, row: &Row<'_>) {
     // 8 MB of oldText (the middle half of a 16 MB file, whole lines), replaced by one line.
     let size = if quick { 4 << 20 } else { 16 << 20 };
     let (text, items) = file(size);
@@ -408,6 +427,9 @@ fn long_old_texts(dir: &std::path::Path, quick: bool) {
         true,
         Some(exact),
     );
+}
+
+fn hostile(dir: &std::path::Path, row: &Row<'_>) {
     // Issue 14's shapes, all not found (hints included), on a 1 MB source file.
     let (text, _) = file(1 << 20);
     let name = "hostile.rs";

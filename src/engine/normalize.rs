@@ -74,47 +74,33 @@ pub fn fold(c: char) -> char {
     }
 }
 
-/// A piece of the map: `o..o+o_len` in the original became `n..n+n_len` in N.
+/// A cluster whose N(·) differs from its original bytes (possibly empty, for removed trailing
+/// whitespace): `o..o+o_len` in the original became `n..n+n_len` in N. Between two units (and
+/// before the first, after the last) N equals the original byte for byte, every character its
+/// own cluster, so only the units are stored: 32-bit offsets keep the map small (texts are far
+/// below 4 GiB; the size limit of the writer bounds files), 16 bytes per changed cluster.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Seg {
-    n: usize,
-    o: usize,
-    n_len: usize,
-    o_len: usize,
-    /// Identity run: the bytes are equal and every character is a cluster of its own.
-    ident: bool,
-}
-
-/// [`Seg`] as stored: 32-bit offsets keep the map small (texts are far below 4 GiB; the size
-/// limit of the writer bounds files).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Packed {
+struct Unit {
     n: u32,
     o: u32,
     n_len: u32,
     o_len: u32,
-    ident: bool,
 }
 
-impl Packed {
-    fn wide(&self) -> Seg {
-        Seg {
-            n: self.n as usize,
-            o: self.o as usize,
-            n_len: self.n_len as usize,
-            o_len: self.o_len as usize,
-            ident: self.ident,
-        }
+impl Unit {
+    fn n(&self) -> usize {
+        self.n as usize
     }
-
-    fn new(s: Seg) -> Packed {
-        Packed {
-            n: s.n as u32,
-            o: s.o as u32,
-            n_len: s.n_len as u32,
-            o_len: s.o_len as u32,
-            ident: s.ident,
-        }
+    fn o(&self) -> usize {
+        self.o as usize
+    }
+    /// N end.
+    fn n_end(&self) -> usize {
+        (self.n + self.n_len) as usize
+    }
+    /// Original end.
+    fn o_end(&self) -> usize {
+        (self.o + self.o_len) as usize
     }
 }
 
@@ -123,7 +109,7 @@ impl Packed {
 pub struct Normalized {
     /// N(original).
     pub text: String,
-    segs: Vec<Packed>,
+    units: Vec<Unit>,
     /// The last line lost trailing whitespace (the trimmed-last-line rule of §3.4 applies).
     pub last_line_trimmed: bool,
     orig_len: usize,
@@ -184,8 +170,7 @@ impl Normalized {
     pub fn new(text: &str) -> Normalized {
         let mut b = Builder {
             out: String::with_capacity(text.len()),
-            segs: Vec::new(),
-            run_start: None,
+            units: Vec::new(),
         };
         let bytes = text.as_bytes();
         let mut last_line_trimmed = false;
@@ -206,7 +191,7 @@ impl Normalized {
                 None => break,
                 Some(i) => {
                     if bytes[i] == b'\n' {
-                        b.push_ident(i, "\n");
+                        b.push_ident("\n");
                         pos = i + 1;
                     } else if bytes.get(i + 1) == Some(&b'\n') {
                         b.unit(i, 2, "\n");
@@ -223,10 +208,10 @@ impl Normalized {
                 break;
             }
         }
-        b.close_run();
+        b.units.shrink_to_fit();
         Normalized {
             text: b.out,
-            segs: b.segs,
+            units: b.units,
             last_line_trimmed,
             orig_len: text.len(),
         }
@@ -238,45 +223,28 @@ impl Normalized {
         if n == self.text.len() {
             return Some(self.orig_len);
         }
-        let idx = self.segs.partition_point(|s| s.n as usize <= n);
-        let seg = self.segs[..idx].iter().rev().find(|s| s.n_len > 0)?.wide();
-        if n >= seg.n + seg.n_len {
-            return None;
-        }
-        if seg.ident {
-            Some(seg.o + (n - seg.n))
-        } else if n == seg.n {
-            Some(seg.o)
-        } else {
-            None
+        // The last unit starting at or before `n` either holds `n` or ends before the identity
+        // stretch that holds it.
+        let idx = self.units.partition_point(|u| u.n() <= n);
+        match idx.checked_sub(1).map(|k| self.units[k]) {
+            Some(u) if n < u.n_end() => (n == u.n()).then_some(u.o()),
+            Some(u) => Some(u.o_end() + (n - u.n_end())),
+            None => Some(n),
         }
     }
 
     /// The original offset where the cluster ending at N offset `n` ends, if `n` is a cluster end.
     pub fn orig_end(&self, n: usize) -> Option<usize> {
-        self.end_seg(n).map(|(_, o)| o)
-    }
-
-    fn end_seg(&self, n: usize) -> Option<(usize, usize)> {
         if n == 0 {
-            return Some((usize::MAX, 0));
+            return Some(0);
         }
-        let idx = self.segs.partition_point(|s| (s.n as usize) < n);
-        let (k, seg) = self.segs[..idx]
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, s)| s.n_len > 0)
-            .map(|(k, s)| (k, s.wide()))?;
-        if n > seg.n + seg.n_len {
-            return None;
-        }
-        if seg.ident {
-            Some((k, seg.o + (n - seg.n)))
-        } else if n == seg.n + seg.n_len {
-            Some((k, seg.o + seg.o_len))
-        } else {
-            None
+        // The last unit starting before `n` either holds byte `n - 1` or ends before the
+        // identity stretch that holds it (removed whitespace at `n` itself stays outside).
+        let idx = self.units.partition_point(|u| u.n() < n);
+        match idx.checked_sub(1).map(|k| self.units[k]) {
+            Some(u) if n <= u.n_end() && u.n_len > 0 => (n == u.n_end()).then_some(u.o_end()),
+            Some(u) => Some(u.o_end() + (n - u.n_end())),
+            None => Some(n),
         }
     }
 
@@ -285,14 +253,11 @@ impl Normalized {
         if o >= self.orig_len {
             return o == self.orig_len;
         }
-        let idx = self.segs.partition_point(|s| (s.o as usize) <= o);
-        let Some(seg) = idx.checked_sub(1).map(|k| self.segs[k].wide()) else {
-            return false;
-        };
-        if o >= seg.o + seg.o_len {
-            return false;
+        let idx = self.units.partition_point(|u| u.o() <= o);
+        match idx.checked_sub(1).map(|k| self.units[k]) {
+            Some(u) if o < u.o_end() => o == u.o(),
+            _ => true,
         }
-        o == seg.o || seg.ident
     }
 
     /// Whether N offset `n` is at the end of a line of N (before `\n` or at the end).
@@ -305,15 +270,13 @@ impl Normalized {
     /// `None` when either end is not a cluster boundary.
     pub fn orig_span(&self, n: Range<usize>, to_line_end: bool) -> Option<Range<usize>> {
         let start = self.orig_start(n.start)?;
-        let (k, mut end) = self.end_seg(n.end)?;
+        let mut end = self.orig_end(n.end)?;
         if to_line_end {
-            let from = if k == usize::MAX { 0 } else { k + 1 };
-            // Only removed (empty) segments that start exactly where the span ends follow.
-            for s in self.segs[from..].iter().map(Packed::wide) {
-                if s.n_len == 0 && s.o == end {
-                    end = s.o + s.o_len;
-                } else if s.n_len == 0 && s.o < end {
-                    continue;
+            // Only removed (empty) units that start exactly where the span ends follow.
+            let from = self.units.partition_point(|u| u.o() < end);
+            for u in &self.units[from..] {
+                if u.n_len == 0 && u.o() == end {
+                    end = u.o_end();
                 } else {
                     break;
                 }
@@ -326,30 +289,32 @@ impl Normalized {
     /// triples in order, including removed (empty) pieces strictly inside the range.
     pub(crate) fn pieces(&self, n: Range<usize>) -> Vec<(Range<usize>, Range<usize>, bool)> {
         let mut out = Vec::new();
-        let first = self
-            .segs
-            .partition_point(|s| (s.n + s.n_len) as usize <= n.start);
-        for s in self.segs[first..].iter().map(Packed::wide) {
-            if s.n > n.end || (s.n == n.end && s.n_len > 0) {
-                break;
+        let first = self.units.partition_point(|u| u.n_end() <= n.start);
+        // Where the identity stretch before the next unit starts, in N and in the original.
+        let (mut bn, mut bo) = first
+            .checked_sub(1)
+            .map_or((0, 0), |k| (self.units[k].n_end(), self.units[k].o_end()));
+        let mut gap = |out: &mut Vec<_>, bn: usize, bo: usize, to: usize| {
+            let (a, e) = (bn.max(n.start), to.min(n.end));
+            if a < e {
+                out.push((a..e, bo + (a - bn)..bo + (e - bn), true));
             }
-            if s.n_len == 0 {
-                if s.n > n.start && s.n < n.end {
-                    out.push((s.n..s.n, s.o..s.o + s.o_len, false));
+        };
+        for u in &self.units[first..] {
+            gap(&mut out, bn, bo, u.n());
+            if u.n() > n.end || (u.n() == n.end && u.n_len > 0) {
+                return out;
+            }
+            if u.n_len == 0 {
+                if u.n() > n.start && u.n() < n.end {
+                    out.push((u.n()..u.n(), u.o()..u.o_end(), false));
                 }
-                continue;
+            } else if u.n().max(n.start) < u.n_end().min(n.end) {
+                out.push((u.n()..u.n_end(), u.o()..u.o_end(), false));
             }
-            let a = s.n.max(n.start);
-            let e = (s.n + s.n_len).min(n.end);
-            if a >= e {
-                continue;
-            }
-            if s.ident {
-                out.push((a..e, s.o + (a - s.n)..s.o + (e - s.n), true));
-            } else {
-                out.push((s.n..s.n + s.n_len, s.o..s.o + s.o_len, false));
-            }
+            (bn, bo) = (u.n_end(), u.o_end());
         }
+        gap(&mut out, bn, bo, self.text.len());
         out
     }
 
@@ -359,66 +324,33 @@ impl Normalized {
         &self,
         n: Range<usize>,
     ) -> impl Iterator<Item = (usize, Range<usize>)> + '_ {
-        let first = self.segs.partition_point(|s| (s.n as usize) < n.start);
-        self.segs[first..]
+        let first = self.units.partition_point(|u| u.n() < n.start);
+        self.units[first..]
             .iter()
-            .map(Packed::wide)
-            .take_while(move |s| s.n <= n.end)
-            .filter(|s| s.n_len == 0)
-            .map(|s| (s.n, s.o..s.o + s.o_len))
-    }
-
-    /// Number of map segments (for memory accounting in benchmarks).
-    pub fn segment_count(&self) -> usize {
-        self.segs.len()
+            .take_while(move |u| u.n() <= n.end)
+            .filter(|u| u.n_len == 0)
+            .map(|u| (u.n(), u.o()..u.o_end()))
     }
 }
 
 struct Builder {
     out: String,
-    segs: Vec<Packed>,
-    /// Open identity run: (N start, original start, length).
-    run_start: Option<(usize, usize, usize)>,
+    units: Vec<Unit>,
 }
 
 impl Builder {
-    fn close_run(&mut self) {
-        if let Some((n, o, len)) = self.run_start.take() {
-            self.segs.push(Packed::new(Seg {
-                n,
-                o,
-                n_len: len,
-                o_len: len,
-                ident: true,
-            }));
-        }
-    }
-
-    fn push_ident(&mut self, o: usize, s: &str) {
-        if s.is_empty() {
-            // An empty identity run would read as removed whitespace (an empty segment).
-            return;
-        }
-        let n = self.out.len();
-        match &mut self.run_start {
-            Some((rn, ro, rl)) if *rn + *rl == n && *ro + *rl == o => *rl += s.len(),
-            _ => {
-                self.close_run();
-                self.run_start = Some((n, o, s.len()));
-            }
-        }
+    /// Original bytes that N keeps as they are, every character its own cluster.
+    fn push_ident(&mut self, s: &str) {
         self.out.push_str(s);
     }
 
     fn unit(&mut self, o: usize, o_len: usize, n_text: &str) {
-        self.close_run();
-        self.segs.push(Packed::new(Seg {
-            n: self.out.len(),
-            o,
-            n_len: n_text.len(),
-            o_len,
-            ident: false,
-        }));
+        self.units.push(Unit {
+            n: self.out.len() as u32,
+            o: o as u32,
+            n_len: n_text.len() as u32,
+            o_len: o_len as u32,
+        });
         self.out.push_str(n_text);
     }
 
@@ -426,7 +358,7 @@ impl Builder {
     fn body(&mut self, body: &str, base: usize) {
         if body.is_ascii() {
             // ASCII never composes with ASCII and no table folds ASCII.
-            self.push_ident(base, body);
+            self.push_ident(body);
             return;
         }
         let mut chars = body.char_indices().peekable();
@@ -450,13 +382,13 @@ impl Builder {
                     || (table_of(c).is_none()
                         && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes))
             {
-                self.push_ident(base + i, cluster);
+                self.push_ident(cluster);
                 continue;
             }
             scratch.clear();
             scratch.extend(cluster.nfkc().map(fold));
             if single && scratch == cluster {
-                self.push_ident(base + i, cluster);
+                self.push_ident(cluster);
             } else {
                 let text = std::mem::take(&mut scratch);
                 self.unit(base + i, cluster.len(), &text);
