@@ -294,7 +294,7 @@ impl Normalized {
         let (mut bn, mut bo) = first
             .checked_sub(1)
             .map_or((0, 0), |k| (self.units[k].n_end(), self.units[k].o_end()));
-        let mut gap = |out: &mut Vec<_>, bn: usize, bo: usize, to: usize| {
+        let gap = |out: &mut Vec<_>, bn: usize, bo: usize, to: usize| {
             let (a, e) = (bn.max(n.start), to.min(n.end));
             if a < e {
                 out.push((a..e, bo + (a - bn)..bo + (e - bn), true));

@@ -15,7 +15,6 @@
 use crate::engine::document::Document;
 use crate::engine::matcher::{self, MAX_AMBIGUOUS, Miss, Needle};
 use crate::engine::normalize::{Normalization, Normalized, lf};
-use aho_corasick::{AhoCorasick, MatchKind as AcMatchKind};
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
@@ -203,7 +202,7 @@ fn number_prefix(line: &str) -> Option<(usize, &str)> {
 
 /// The lines of `text` without their prefixes when every line has one and the numbers are
 /// consecutive; the first number.
-fn strip_numbers(lines: &[&str]) -> Option<(usize, Vec<String>)> {
+fn strip_numbers<'s>(lines: &[&'s str]) -> Option<(usize, Vec<&'s str>)> {
     let mut first = None;
     let mut out = Vec::with_capacity(lines.len());
     for (i, l) in lines.iter().enumerate() {
@@ -212,66 +211,83 @@ fn strip_numbers(lines: &[&str]) -> Option<(usize, Vec<String>)> {
         if n != f + i {
             return None;
         }
-        out.push(rest.to_string());
+        out.push(rest);
     }
     Some((first?, out))
 }
 
-/// One way of reading an `oldText`.
-struct Variant {
+/// One way of reading an `oldText`. Its lines borrow from the request (line endings made LF
+/// once per edit), so a long `oldText` costs a slice per line, not a string per line.
+struct Variant<'s> {
     edit: usize,
     /// 0: as given or without line numbers; 1: without leading/trailing blank lines.
     tier: u8,
     /// The original lines (prefixes stripped).
-    lines: Vec<String>,
-    /// N(·) of each line.
-    nlines: Vec<String>,
+    lines: Vec<&'s str>,
+    /// N(·) of the lines joined by `\n`, and where each line starts in it.
+    ntext: String,
+    nstarts: Vec<u32>,
     /// oldText ended with a line break: the span takes the last line's break too.
     eol_end: bool,
     /// Line number of the first line, when prefixes were stripped.
     first_number: Option<usize>,
-    /// newText lines as they go in before re-indentation.
-    new_lines: Vec<String>,
+    /// newText as it goes in before re-indentation (LF, without its final line break).
+    new_text: String,
     new_eol_end: bool,
     blank_trimmed: bool,
 }
 
-impl Variant {
+impl<'s> Variant<'s> {
     fn new(
         edit: usize,
         tier: u8,
-        lines: Vec<String>,
+        lines: Vec<&'s str>,
         eol_end: bool,
         first_number: Option<usize>,
         new_text: &str,
         blank_trimmed: bool,
-    ) -> Variant {
-        let joined = lines.join("\n");
-        let n = Normalized::new(&joined);
-        let nlines: Vec<String> = n.text.split('\n').map(str::to_string).collect();
-        let (new_lines, new_eol_end) = split_lines(new_text);
+    ) -> Variant<'s> {
+        let ntext = Normalized::new(&lines.join("\n")).text;
+        let mut nstarts = Vec::with_capacity(lines.len() + 1);
+        nstarts.push(0);
+        nstarts.extend(memchr::memchr_iter(b'\n', ntext.as_bytes()).map(|i| i as u32 + 1));
+        nstarts.push(ntext.len() as u32 + 1);
+        let t = lf(new_text);
+        let (new_text, new_eol_end) = match t.strip_suffix('\n') {
+            Some(b) => (b.to_string(), true),
+            None => (t.into_owned(), false),
+        };
         Variant {
             edit,
             tier,
             lines,
-            nlines,
+            ntext,
+            nstarts,
             eol_end,
             first_number,
-            new_lines,
+            new_text,
             new_eol_end,
             blank_trimmed,
         }
     }
+
+    /// N(·) of line `i`.
+    fn nline(&self, i: usize) -> &str {
+        &self.ntext[self.nstarts[i] as usize..self.nstarts[i + 1] as usize - 1]
+    }
+
+    fn nline_count(&self) -> usize {
+        self.nstarts.len() - 1
+    }
 }
 
 /// The lines of `text` (LF) and whether it ended with a line break.
-fn split_lines(text: &str) -> (Vec<String>, bool) {
-    let t = lf(text);
-    let (body, eol_end) = match t.strip_suffix('\n') {
+fn split_lines(text: &str) -> (Vec<&str>, bool) {
+    let (body, eol_end) = match text.strip_suffix('\n') {
         Some(b) => (b, true),
-        None => (&*t, false),
+        None => (text, false),
     };
-    (body.split('\n').map(str::to_string).collect(), eol_end)
+    (body.split('\n').collect(), eol_end)
 }
 
 /// How the window's indentation relates to oldText's.
@@ -339,17 +355,18 @@ impl<'a> View<'a> {
 
     /// Finds every edit (each must have failed §3 with not found).
     pub fn find_all(&self, wanted: &[Wanted<'_>]) -> Vec<Result<Hit, Fail>> {
-        let mut variants: Vec<Variant> = Vec::new();
+        let olds: Vec<std::borrow::Cow<'_, str>> = wanted.iter().map(|w| lf(w.old_text)).collect();
+        let mut variants: Vec<Variant<'_>> = Vec::new();
         for (i, w) in wanted.iter().enumerate() {
-            self.variants_of(i, w, &mut variants);
+            self.variants_of(i, &olds[i], w.new_text, &mut variants);
         }
         // Key sequences; a variant with a key the file lacks cannot match.
         let mut patterns: Vec<Vec<u8>> = Vec::new();
         let mut pattern_variant: Vec<usize> = Vec::new();
         for (vi, v) in variants.iter().enumerate() {
-            let mut bytes = Vec::with_capacity(v.nlines.len() * 4);
+            let mut bytes = Vec::with_capacity(v.nline_count() * 4);
             let mut ok = true;
-            for l in &v.nlines {
+            for l in (0..v.nline_count()).map(|i| v.nline(i)) {
                 match self.ids.get(&key_hash(l)) {
                     Some(&id) => encode(id, &mut bytes),
                     None => {
@@ -363,18 +380,18 @@ impl<'a> View<'a> {
                 pattern_variant.push(vi);
             }
         }
-        // (variant, first line) of every key-sequence occurrence.
+        // (variant, first line) of every key-sequence occurrence: one scan for all, a long
+        // sequence on its own (`search` keeps both linear in the file plus the patterns).
         let mut windows: Vec<Vec<usize>> = vec![Vec::new(); variants.len()];
-        if !patterns.is_empty()
-            && let Ok(ac) = AhoCorasick::builder()
-                .match_kind(AcMatchKind::Standard)
-                .build(&patterns)
-        {
-            for m in ac.find_overlapping_iter(&self.encoded) {
-                if m.start() % 4 == 0 {
-                    windows[pattern_variant[m.pattern().as_usize()]].push(m.start() / 4);
-                }
+        let refs: Vec<&[u8]> = patterns.iter().map(Vec::as_slice).collect();
+        matcher::search::occurrences(&self.encoded, &refs, |p, m| {
+            if m.start % 4 == 0 {
+                windows[pattern_variant[p]].push(m.start / 4);
             }
+        });
+        drop(patterns);
+        for w in &mut windows {
+            w.sort_unstable();
         }
         // Candidates per edit and tier.
         let mut cands: Vec<[Vec<Cand>; 2]> = (0..wanted.len())
@@ -447,14 +464,19 @@ impl<'a> View<'a> {
             .collect()
     }
 
-    fn variants_of(&self, edit: usize, w: &Wanted<'_>, out: &mut Vec<Variant>) {
-        let (lines, eol_end) = split_lines(w.old_text);
-        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
-        let numbered = strip_numbers(&refs);
+    fn variants_of<'s>(
+        &self,
+        edit: usize,
+        old: &'s str,
+        new_text: &str,
+        out: &mut Vec<Variant<'s>>,
+    ) {
+        let (lines, eol_end) = split_lines(old);
+        let numbered = strip_numbers(&lines);
         let new_numbered = {
-            let (nl, ne) = split_lines(w.new_text);
-            let r: Vec<&str> = nl.iter().map(String::as_str).collect();
-            strip_numbers(&r).map(|(_, l)| {
+            let nt = lf(new_text);
+            let (nl, ne) = split_lines(&nt);
+            strip_numbers(&nl).map(|(_, l)| {
                 let mut s = l.join("\n");
                 if ne {
                     s.push('\n');
@@ -462,38 +484,17 @@ impl<'a> View<'a> {
                 s
             })
         };
-        out.push(Variant::new(
-            edit,
-            0,
-            lines.clone(),
-            eol_end,
-            None,
-            w.new_text,
-            false,
-        ));
-        if let Some((first, stripped)) = &numbered {
-            let new = new_numbered.as_deref().unwrap_or(w.new_text);
-            out.push(Variant::new(
-                edit,
-                0,
-                stripped.clone(),
-                eol_end,
-                Some(*first),
-                new,
-                false,
-            ));
-        }
         // Tier 1: without leading and trailing blank lines (and the newText lines mirroring them).
-        let mut sources: Vec<(Vec<String>, Option<usize>, String)> =
-            vec![(lines, None, w.new_text.to_string())];
-        if let Some((first, stripped)) = numbered {
-            sources.push((
-                stripped,
-                Some(first),
-                new_numbered.unwrap_or_else(|| w.new_text.to_string()),
-            ));
-        }
-        for (ls, first, new) in sources {
+        let mut tier1 = Vec::new();
+        for (ls, first, new) in [
+            Some((&lines, None, new_text)),
+            numbered
+                .as_ref()
+                .map(|(f, l)| (l, Some(*f), new_numbered.as_deref().unwrap_or(new_text))),
+        ]
+        .into_iter()
+        .flatten()
+        {
             let lead = ls.iter().take_while(|l| key_is_blank(l)).count();
             if lead == ls.len() {
                 continue;
@@ -503,12 +504,26 @@ impl<'a> View<'a> {
                 continue;
             }
             let kept = ls[lead..ls.len() - trail].to_vec();
-            let new = mirror(&new, lead, trail);
+            let new = mirror(new, lead, trail);
             let first = first.map(|f| f + lead);
             // The old text's final line break went with the trailing blank lines.
             let eol = eol_end && trail == 0;
-            out.push(Variant::new(edit, 1, kept, eol, first, &new, true));
+            tier1.push(Variant::new(edit, 1, kept, eol, first, &new, true));
         }
+        out.push(Variant::new(edit, 0, lines, eol_end, None, new_text, false));
+        if let Some((first, stripped)) = numbered {
+            let new = new_numbered.as_deref().unwrap_or(new_text);
+            out.push(Variant::new(
+                edit,
+                0,
+                stripped,
+                eol_end,
+                Some(first),
+                new,
+                false,
+            ));
+        }
+        out.extend(tier1);
     }
 
     /// Checks the window of `v` starting at file line `start`.
@@ -539,11 +554,11 @@ impl<'a> View<'a> {
             let (s, e) = self.lines[start + i];
             let fline = &self.text[s..e];
             let nf = self.nlines[start + i];
-            let no = &v.nlines[i];
+            let no = v.nline(i);
             if !collapsed(nf).eq(collapsed(no)) {
                 return None;
             }
-            let oline = &v.lines[i];
+            let oline = v.lines[i];
             if key_is_blank(nf) {
                 continue;
             }
@@ -568,7 +583,7 @@ impl<'a> View<'a> {
                 }
             }
         }
-        let new_text = reindent(&v.new_lines, &shift).map(|mut s| {
+        let new_text = reindent(&v.new_text, &shift).map(|mut s| {
             if v.new_eol_end {
                 s.push('\n');
             }
@@ -724,12 +739,13 @@ fn symmetric_difference(a: &[char], b: &[char]) -> Vec<char> {
 }
 
 /// newText's non-blank lines with the window's change of indentation applied.
-fn reindent(lines: &[String], shift: &Shift) -> Result<String, String> {
+fn reindent(text: &str, shift: &Shift) -> Result<String, String> {
     let mut out = String::new();
+    let lines = || text.split('\n');
     match shift {
-        Shift::None => out = lines.join("\n"),
+        Shift::None => out = text.to_string(),
         Shift::Prefix { q, p, .. } => {
-            for (i, l) in lines.iter().enumerate() {
+            for (i, l) in lines().enumerate() {
                 if i > 0 {
                     out.push('\n');
                 }
@@ -758,7 +774,7 @@ fn reindent(lines: &[String], shift: &Shift) -> Result<String, String> {
             let mut first: Option<String> = None;
             for &(w, d) in widths {
                 let mut s = String::new();
-                for (i, l) in lines.iter().enumerate() {
+                for (i, l) in lines().enumerate() {
                     if i > 0 {
                         s.push('\n');
                     }
@@ -804,7 +820,8 @@ fn reindent(lines: &[String], shift: &Shift) -> Result<String, String> {
 /// oldText and newText without oldText's leading/trailing blank lines and the blank lines of
 /// newText that mirror them; `None` when oldText has none (or nothing else).
 fn trim_blank(old: &str, new: &str) -> Option<(String, String)> {
-    let (lines, eol_end) = split_lines(old);
+    let old = lf(old);
+    let (lines, eol_end) = split_lines(&old);
     let lead = lines.iter().take_while(|l| key_is_blank(l)).count();
     if lead == lines.len() {
         return None;
@@ -822,7 +839,8 @@ fn trim_blank(old: &str, new: &str) -> Option<(String, String)> {
 
 /// `new` without up to `lead` leading and `trail` trailing blank lines.
 fn mirror(new: &str, lead: usize, trail: usize) -> String {
-    let (lines, eol_end) = split_lines(new);
+    let new = lf(new);
+    let (lines, eol_end) = split_lines(&new);
     let l = lines
         .iter()
         .take(lead)
