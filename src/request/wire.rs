@@ -65,6 +65,102 @@ use merge::Batch;
 pub use merge::merge_key;
 pub use schema::{request_schema, tool_input_schema};
 
+/// Declares a file object: the fields every file object has, with the same names, aliases and
+/// constraints, in the schema's order (`path`, `edits`, then the object's own fields, then
+/// `content`, `delete`, `moveTo`, `expectHash`, `dryRun`). Each object words the docs of the
+/// fields that read differently in its context (they are the schema's descriptions). serde's
+/// `flatten` would share the fields without a macro, but it does not combine with
+/// `deny_unknown_fields`, nor with the path-tracking deserializer ([`de`]).
+macro_rules! file_object {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $($own:tt)*
+        }
+        docs {
+            $(#[$content:meta])* content,
+            $(#[$move_to:meta])* move_to,
+            $(#[$expect_hash:meta])* expect_hash,
+            $(#[$dry_run:meta])* dry_run $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        pub struct $name {
+            /// Path of the file, relative to the root (or absolute inside it).
+            #[schemars(length(min = 1), extend("x-aliases" = ["file_path", "filePath"]))]
+            pub path: String,
+            /// Replacements, each matched against the original content (never against another
+            /// edit's output); their matches must not overlap.
+            #[serde(default)]
+            #[schemars(with = "Vec<WireEdit>", length(min = 1))]
+            pub edits: Option<Vec<WireEdit>>,
+            $($own)*
+            $(#[$content])*
+            #[serde(default)]
+            #[schemars(with = "String")]
+            pub content: Option<String>,
+            /// `true` deletes the file. Not combined with anything else.
+            #[serde(default)]
+            #[schemars(with = "bool", extend("const" = true))]
+            pub delete: Option<bool>,
+            $(#[$move_to])*
+            #[serde(default)]
+            #[schemars(with = "String", length(min = 1), extend("x-aliases" = ["move_to"]))]
+            pub move_to: Option<String>,
+            $(#[$expect_hash])*
+            #[serde(default)]
+            #[schemars(
+                with = "String",
+                regex(pattern = r"^[sS][hH][aA]256:[0-9a-fA-F]{64}$"),
+                extend("x-aliases" = ["expect_hash"])
+            )]
+            pub expect_hash: Option<String>,
+            $(#[$dry_run])*
+            #[serde(default)]
+            #[schemars(with = "bool", extend("x-aliases" = ["dry_run"]))]
+            pub dry_run: Option<bool>,
+        }
+    };
+}
+
+/// Declares an edit object: `oldText`, `newText`, `replaceAll` and `id` with the same names,
+/// aliases and constraints, after the object's own fields (for the same reason as
+/// [`file_object`]). Each object words the doc of `oldText`.
+macro_rules! edit_object {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $($own:tt)*
+        }
+        docs {
+            $(#[$old_text:meta])* old_text $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        pub struct $name {
+            $($own)*
+            $(#[$old_text])*
+            #[schemars(
+                length(min = 1),
+                extend("x-aliases" = ["old_string", "old_str", "old_text", "oldString"])
+            )]
+            pub old_text: String,
+            /// Replacement text, inserted as given (line endings adapted to the file). May be
+            /// empty.
+            #[schemars(extend("x-aliases" = ["new_string", "new_str", "new_text", "newString"]))]
+            pub new_text: String,
+            /// Replace every occurrence instead of requiring exactly one.
+            #[serde(default)]
+            #[schemars(with = "bool", extend("x-aliases" = ["replace_all"]))]
+            pub replace_all: Option<bool>,
+            /// Caller's name for this edit, echoed in the response.
+            #[serde(default)]
+            #[schemars(with = "String")]
+            pub id: Option<String>,
+        }
+    };
+}
+
 /// A batch of edits for redline to resolve and apply all or nothing.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename = "object", rename_all = "camelCase", deny_unknown_fields)]
@@ -88,69 +184,36 @@ pub struct WireRequest {
     pub version: Option<Value>,
 }
 
-/// What to do to one file: `edits` (optionally with `moveTo`), `content`, `delete`, or `moveTo`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename = "file object", rename_all = "camelCase", deny_unknown_fields)]
-pub struct WireFile {
-    /// Path of the file, relative to the root (or absolute inside it).
-    #[schemars(length(min = 1), extend("x-aliases" = ["file_path", "filePath"]))]
-    pub path: String,
-    /// Replacements, each matched against the original content (never against another edit's
-    /// output); their matches must not overlap.
-    #[serde(default)]
-    #[schemars(with = "Vec<WireEdit>", length(min = 1))]
-    pub edits: Option<Vec<WireEdit>>,
-    /// The whole new content: creates the file, or overwrites it. Not combined with `edits`.
-    #[serde(default)]
-    #[schemars(with = "String")]
-    pub content: Option<String>,
-    /// `true` deletes the file. Not combined with anything else.
-    #[serde(default)]
-    #[schemars(with = "bool", extend("const" = true))]
-    pub delete: Option<bool>,
-    /// Moves the file to this path (after applying `edits`, if any).
-    #[serde(default)]
-    #[schemars(with = "String", length(min = 1), extend("x-aliases" = ["move_to"]))]
-    pub move_to: Option<String>,
-    /// The `sha256:<hex>` version the file must still have (as printed by `redline read`);
-    /// otherwise the file fails with `stale`.
-    #[serde(default)]
-    #[schemars(
-        with = "String",
-        regex(pattern = r"^[sS][hH][aA]256:[0-9a-fA-F]{64}$"),
-        extend("x-aliases" = ["expect_hash"])
-    )]
-    pub expect_hash: Option<String>,
-    /// Resolve and report without writing; `true` on any object makes the whole request a dry
-    /// run (as the top-level `dryRun`).
-    #[serde(default)]
-    #[schemars(with = "bool", extend("x-aliases" = ["dry_run"]))]
-    pub dry_run: Option<bool>,
+file_object! {
+    /// What to do to one file: `edits` (optionally with `moveTo`), `content`, `delete`, or `moveTo`.
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+    #[serde(rename = "file object", rename_all = "camelCase", deny_unknown_fields)]
+    pub struct WireFile {}
+    docs {
+        /// The whole new content: creates the file, or overwrites it. Not combined with `edits`.
+        content,
+        /// Moves the file to this path (after applying `edits`, if any).
+        move_to,
+        /// The `sha256:<hex>` version the file must still have (as printed by `redline read`);
+        /// otherwise the file fails with `stale`.
+        expect_hash,
+        /// Resolve and report without writing; `true` on any object makes the whole request a dry
+        /// run (as the top-level `dryRun`).
+        dry_run,
+    }
 }
 
-/// One replacement: the unique match of `oldText` becomes `newText`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename = "edit object", rename_all = "camelCase", deny_unknown_fields)]
-pub struct WireEdit {
-    /// Text to find, copied from the file. Matched exactly first, then with line endings,
-    /// trailing whitespace, Unicode quotes, dashes and spaces normalized. Must occur exactly
-    /// once unless `replaceAll`.
-    #[schemars(
-        length(min = 1),
-        extend("x-aliases" = ["old_string", "old_str", "old_text", "oldString"])
-    )]
-    pub old_text: String,
-    /// Replacement text, inserted as given (line endings adapted to the file). May be empty.
-    #[schemars(extend("x-aliases" = ["new_string", "new_str", "new_text", "newString"]))]
-    pub new_text: String,
-    /// Replace every occurrence instead of requiring exactly one.
-    #[serde(default)]
-    #[schemars(with = "bool", extend("x-aliases" = ["replace_all"]))]
-    pub replace_all: Option<bool>,
-    /// Caller's name for this edit, echoed in the response.
-    #[serde(default)]
-    #[schemars(with = "String")]
-    pub id: Option<String>,
+edit_object! {
+    /// One replacement: the unique match of `oldText` becomes `newText`.
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+    #[serde(rename = "edit object", rename_all = "camelCase", deny_unknown_fields)]
+    pub struct WireEdit {}
+    docs {
+        /// Text to find, copied from the file. Matched exactly first, then with line endings,
+        /// trailing whitespace, Unicode quotes, dashes and spaces normalized. Must occur exactly
+        /// once unless `replaceAll`.
+        old_text,
+    }
 }
 
 /// An unsaved editor buffer that stands in for the file on disk.
@@ -168,67 +231,47 @@ pub struct WireDocument {
     pub text: String,
 }
 
-/// One file object on its own (or as an item of a top-level array): the fields of a `files[]`
-/// entry, plus one edit given inline (`{path, oldText, newText}`, Claude Code's
-/// `{file_path, old_string, new_string, replace_all}`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename = "file object", rename_all = "camelCase", deny_unknown_fields)]
-pub struct FileObject {
-    /// Path of the file, relative to the root (or absolute inside it).
-    #[schemars(length(min = 1), extend("x-aliases" = ["file_path", "filePath"]))]
-    pub path: String,
-    /// Replacements, each matched against the original content (never against another edit's
-    /// output); their matches must not overlap.
-    #[serde(default)]
-    #[schemars(with = "Vec<WireEdit>", length(min = 1))]
-    pub edits: Option<Vec<WireEdit>>,
-    /// One edit given inline: the text to find (as `oldText` in `edits`).
-    #[serde(default)]
-    #[schemars(
-        with = "String",
-        length(min = 1),
-        extend("x-aliases" = ["old_string", "old_str", "old_text", "oldString"])
-    )]
-    pub old_text: Option<String>,
-    /// One edit given inline: its replacement text (as `newText` in `edits`).
-    #[serde(default)]
-    #[schemars(
-        with = "String",
-        extend("x-aliases" = ["new_string", "new_str", "new_text", "newString"])
-    )]
-    pub new_text: Option<String>,
-    /// For the inline edit: replace every occurrence instead of requiring exactly one.
-    #[serde(default)]
-    #[schemars(with = "bool", extend("x-aliases" = ["replace_all"]))]
-    pub replace_all: Option<bool>,
-    /// For the inline edit: the caller's name for it, echoed in the response.
-    #[serde(default)]
-    #[schemars(with = "String")]
-    pub id: Option<String>,
-    /// The whole new content: creates the file, or overwrites it. Not combined with edits.
-    #[serde(default)]
-    #[schemars(with = "String")]
-    pub content: Option<String>,
-    /// `true` deletes the file. Not combined with anything else.
-    #[serde(default)]
-    #[schemars(with = "bool", extend("const" = true))]
-    pub delete: Option<bool>,
-    /// Moves the file to this path (after applying the edits, if any).
-    #[serde(default)]
-    #[schemars(with = "String", length(min = 1), extend("x-aliases" = ["move_to"]))]
-    pub move_to: Option<String>,
-    /// The `sha256:<hex>` version the file must still have (as printed by `redline read`).
-    #[serde(default)]
-    #[schemars(
-        with = "String",
-        regex(pattern = r"^[sS][hH][aA]256:[0-9a-fA-F]{64}$"),
-        extend("x-aliases" = ["expect_hash"])
-    )]
-    pub expect_hash: Option<String>,
-    /// Resolve and report without writing anything.
-    #[serde(default)]
-    #[schemars(with = "bool", extend("x-aliases" = ["dry_run"]))]
-    pub dry_run: Option<bool>,
+file_object! {
+    /// One file object on its own (or as an item of a top-level array): the fields of a `files[]`
+    /// entry, plus one edit given inline (`{path, oldText, newText}`, Claude Code's
+    /// `{file_path, old_string, new_string, replace_all}`).
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+    #[serde(rename = "file object", rename_all = "camelCase", deny_unknown_fields)]
+    pub struct FileObject {
+        /// One edit given inline: the text to find (as `oldText` in `edits`).
+        #[serde(default)]
+        #[schemars(
+            with = "String",
+            length(min = 1),
+            extend("x-aliases" = ["old_string", "old_str", "old_text", "oldString"])
+        )]
+        pub old_text: Option<String>,
+        /// One edit given inline: its replacement text (as `newText` in `edits`).
+        #[serde(default)]
+        #[schemars(
+            with = "String",
+            extend("x-aliases" = ["new_string", "new_str", "new_text", "newString"])
+        )]
+        pub new_text: Option<String>,
+        /// For the inline edit: replace every occurrence instead of requiring exactly one.
+        #[serde(default)]
+        #[schemars(with = "bool", extend("x-aliases" = ["replace_all"]))]
+        pub replace_all: Option<bool>,
+        /// For the inline edit: the caller's name for it, echoed in the response.
+        #[serde(default)]
+        #[schemars(with = "String")]
+        pub id: Option<String>,
+    }
+    docs {
+        /// The whole new content: creates the file, or overwrites it. Not combined with edits.
+        content,
+        /// Moves the file to this path (after applying the edits, if any).
+        move_to,
+        /// The `sha256:<hex>` version the file must still have (as printed by `redline read`).
+        expect_hash,
+        /// Resolve and report without writing anything.
+        dry_run,
+    }
 }
 
 /// Edits that each name their file: `{"edits": [{path, oldText, newText}, …]}`.
@@ -254,30 +297,19 @@ pub struct FlatRequest {
     pub version: Option<Value>,
 }
 
-/// One replacement in the file named by `path`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename = "edit object", rename_all = "camelCase", deny_unknown_fields)]
-pub struct FlatEdit {
-    /// Path of the file, relative to the root (or absolute inside it).
-    #[schemars(length(min = 1), extend("x-aliases" = ["file_path", "filePath"]))]
-    pub path: String,
-    /// Text to find, copied from the file (as `oldText` in `files[].edits`).
-    #[schemars(
-        length(min = 1),
-        extend("x-aliases" = ["old_string", "old_str", "old_text", "oldString"])
-    )]
-    pub old_text: String,
-    /// Replacement text, inserted as given (line endings adapted to the file). May be empty.
-    #[schemars(extend("x-aliases" = ["new_string", "new_str", "new_text", "newString"]))]
-    pub new_text: String,
-    /// Replace every occurrence instead of requiring exactly one.
-    #[serde(default)]
-    #[schemars(with = "bool", extend("x-aliases" = ["replace_all"]))]
-    pub replace_all: Option<bool>,
-    /// Caller's name for this edit, echoed in the response.
-    #[serde(default)]
-    #[schemars(with = "String")]
-    pub id: Option<String>,
+edit_object! {
+    /// One replacement in the file named by `path`.
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+    #[serde(rename = "edit object", rename_all = "camelCase", deny_unknown_fields)]
+    pub struct FlatEdit {
+        /// Path of the file, relative to the root (or absolute inside it).
+        #[schemars(length(min = 1), extend("x-aliases" = ["file_path", "filePath"]))]
+        pub path: String,
+    }
+    docs {
+        /// Text to find, copied from the file (as `oldText` in `files[].edits`).
+        old_text,
+    }
 }
 
 /// Anthropic's text-editor tool (`str_replace_based_edit_tool`), as custom agent loops send it.
