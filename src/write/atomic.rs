@@ -1,13 +1,12 @@
 //! Reading a regular file without blocking, and preparing a complete, synced temp file next to
 //! a target: the building blocks of the commit protocol.
 
-use super::{Fingerprint, FsError, Limits, ns};
+use super::{Fingerprint, FsError, Limits};
 use crate::error::Code;
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
-use rustix::fs::{AtFlags, FileType, Mode, OFlags, Stat};
+use rustix::fs::{FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 
 /// Flags for opening an existing file for reading: never follow a symlink that was swapped in,
 /// never block on a FIFO, never become a controlling terminal.
@@ -115,8 +114,7 @@ pub(super) fn check_size(path: &str, len: u64, limits: &Limits) -> Result<(), Fs
 /// The fingerprint of content read from a file whose `fstat` after reading was `st`, the read
 /// having started at `started` (ns since the epoch, wall clock).
 pub(super) fn fingerprint(bytes: &[u8], st: &Stat, started: i64) -> Fingerprint {
-    let mtime_ns = ns(st.st_mtime, st.st_mtime_nsec);
-    let ctime_ns = ns(st.st_ctime, st.st_ctime_nsec);
+    let (mtime_ns, ctime_ns) = super::sys::stamps_ns(st);
     Fingerprint {
         version: crate::hash::version(bytes),
         len: bytes.len() as u64,
@@ -289,7 +287,7 @@ fn linked_tmpfile(
         proc_path.as_str(),
         dir,
         tmp_name,
-        AtFlags::SYMLINK_FOLLOW,
+        rustix::fs::AtFlags::SYMLINK_FOLLOW,
     ) {
         Ok(()) => Some(Ok(st)),
         // No /proc: fall back to a named temp.
@@ -325,6 +323,7 @@ fn fill(fd: &OwnedFd, bytes: &[u8], original: &Option<Original<'_>>) -> Result<(
 /// `extattr` interface is not used: their extended attributes are not copied).
 #[cfg(any(target_os = "linux", target_vendor = "apple"))]
 fn copy_xattrs(from: BorrowedFd<'_>, to: BorrowedFd<'_>) {
+    use std::os::unix::ffi::OsStrExt;
     let mut list = vec![0u8; 64 * 1024];
     let Ok(n) = rustix::fs::flistxattr(from, &mut list[..]) else {
         return;

@@ -358,8 +358,7 @@ fn verify(
         // `atomic::settled`). Anything else is decided by the content.
         let same_stamps = sys::dev_ino(&fst) == (fp.dev, fp.ino)
             && fst.st_size as u64 == fp.len
-            && super::ns(fst.st_mtime, fst.st_mtime_nsec) == fp.mtime_ns
-            && super::ns(fst.st_ctime, fst.st_ctime_nsec) == fp.ctime_ns;
+            && sys::stamps_ns(&fst) == (fp.mtime_ns, fp.ctime_ns);
         if fp.settled && same_stamps {
             return Ok((fd, fst));
         }

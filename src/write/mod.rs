@@ -359,8 +359,8 @@ impl Root {
                         st.st_dev as i64,
                         st.st_ino as i64,
                         st.st_size,
-                        ns(st.st_mtime, st.st_mtime_nsec as u64),
-                        ns(st.st_ctime, st.st_ctime_nsec as u64),
+                        sys::stamps_ns(&st).0,
+                        sys::stamps_ns(&st).1,
                         st.st_mode as i64,
                     ]
                 })
@@ -386,8 +386,8 @@ impl Root {
         Ok(Snapshot {
             bytes,
             fingerprint,
-            nlink: st.st_nlink,
-            mode: st.st_mode & 0o7777,
+            nlink: sys::nlink_mode(&st).0,
+            mode: sys::nlink_mode(&st).1,
             via_symlink: target.via_symlink,
             target_rel: target.dir_rel.join(&target.name),
         })
@@ -466,12 +466,6 @@ fn not_a_file(path: &str, st: &rustix::fs::Stat) -> FsError {
         format!("the path is {kind}, not a regular file"),
     )
     .hint("only regular files can be read or edited")
-}
-
-/// Nanoseconds since the epoch from a stat time pair.
-fn ns(sec: i64, nsec: u64) -> i64 {
-    sec.saturating_mul(1_000_000_000)
-        .saturating_add(nsec as i64)
 }
 
 /// `statat` without following a final symlink; `None` when nothing is there.

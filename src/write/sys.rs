@@ -65,3 +65,25 @@ pub(super) fn rename_noreplace(
 pub(super) fn dev_ino(st: &rustix::fs::Stat) -> (u64, u64) {
     (st.st_dev as u64, st.st_ino as u64)
 }
+
+/// Modification and change times of a `stat` in nanoseconds since the epoch (the nanosecond
+/// fields are `u64` in rustix's Linux `Stat` and `i64` in the libc `stat` elsewhere).
+#[allow(clippy::unnecessary_cast)]
+pub(super) fn stamps_ns(st: &rustix::fs::Stat) -> (i64, i64) {
+    (
+        ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
+        ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+    )
+}
+
+/// Nanoseconds since the epoch from a seconds and nanoseconds pair.
+fn ns(sec: i64, nsec: i64) -> i64 {
+    sec.saturating_mul(1_000_000_000).saturating_add(nsec)
+}
+
+/// Link count and permission bits of a `stat` as `u64` and `u32` (`st_nlink` and `st_mode` are
+/// `u16` on macOS).
+#[allow(clippy::unnecessary_cast)]
+pub(super) fn nlink_mode(st: &rustix::fs::Stat) -> (u64, u32) {
+    (st.st_nlink as u64, st.st_mode as u32 & 0o7777)
+}
