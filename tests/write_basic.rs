@@ -221,24 +221,26 @@ fn symlink_inside_is_followed_and_kept() {
     assert_eq!(e.error.code, Code::InvalidRequest);
 }
 
+/// `mknod(2)` through libc (rustix has no `mknodat` on macOS).
+fn mknod(path: &Path, mode: libc::mode_t, dev: libc::dev_t) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a valid NUL-terminated path that outlives the call.
+    if unsafe { libc::mknod(c.as_ptr(), mode, dev) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
 #[test]
 fn special_files_are_not_a_file_without_blocking() {
     let (_t, root) = setup();
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        root.join("fifo"),
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o644),
-        0,
-    )
-    .unwrap();
-    let dev = rustix::fs::mknodat(
-        rustix::fs::CWD,
-        root.join("null"),
-        rustix::fs::FileType::CharacterDevice,
-        rustix::fs::Mode::from_raw_mode(0o666),
-        rustix::fs::makedev(1, 3),
-    );
+    mknod(&root.join("fifo"), libc::S_IFIFO | 0o644, 0).unwrap();
+    // A character device like the real /dev/null (its numbers differ between OSes).
+    let null = fs::metadata("/dev/null").unwrap().rdev();
+    #[allow(clippy::unnecessary_cast)] // dev_t is u64 on Linux, i32 on macOS
+    let dev = mknod(&root.join("null"), libc::S_IFCHR | 0o666, null as libc::dev_t);
     let r = Root::open(&root, Limits::default()).unwrap();
     let lock = r.lock().unwrap();
     let mut targets = vec!["fifo", "sub"];
@@ -285,13 +287,37 @@ impl FifoLike for fs::FileType {
     }
 }
 
+/// Sets `user.redline` on `p`; false when the filesystem (or the OS: the writer copies no
+/// extended attributes on the BSDs) has none.
+#[cfg(any(target_os = "linux", target_vendor = "apple"))]
+fn set_xattr(p: &Path) -> bool {
+    rustix::fs::setxattr(p, "user.redline", b"kept", rustix::fs::XattrFlags::empty()).is_ok()
+}
+
+#[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
+fn set_xattr(_p: &Path) -> bool {
+    false
+}
+
+#[cfg(any(target_os = "linux", target_vendor = "apple"))]
+fn get_xattr(p: &Path) -> Vec<u8> {
+    let mut buf = [0u8; 16];
+    let n = rustix::fs::getxattr(p, "user.redline", &mut buf[..]).unwrap();
+    buf[..n].to_vec()
+}
+
+#[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
+fn get_xattr(_p: &Path) -> Vec<u8> {
+    unreachable!("set_xattr is false here")
+}
+
 #[test]
 fn mode_owner_xattrs_kept_and_hard_link_warned() {
     let (_t, root) = setup();
     let a = root.join("a.txt");
     fs::set_permissions(&a, fs::Permissions::from_mode(0o2751)).unwrap();
     let _ = std::os::unix::fs::chown(&a, Some(65534), Some(65534));
-    let xattr = rustix::fs::setxattr(&a, "user.redline", b"kept", rustix::fs::XattrFlags::empty());
+    let xattr = set_xattr(&a);
     let before = fs::metadata(&a).unwrap();
     let r = Root::open(&root, Limits::default()).unwrap();
     let lock = r.lock().unwrap();
@@ -301,17 +327,16 @@ fn mode_owner_xattrs_kept_and_hard_link_warned() {
     assert_eq!(after.mode(), before.mode());
     assert_eq!((after.uid(), after.gid()), (before.uid(), before.gid()));
     assert_ne!(after.ino(), before.ino());
-    if xattr.is_ok() {
-        let mut buf = [0u8; 16];
-        let n = rustix::fs::getxattr(&a, "user.redline", &mut buf[..]).unwrap();
-        assert_eq!(&buf[..n], b"kept");
+    if xattr {
+        assert_eq!(get_xattr(&a), b"kept");
     } else {
         eprintln!("skipping the xattr check: the filesystem has no user xattrs");
     }
     // New files get default permissions (0666 less the umask), never the 0600 of a temp.
     r.commit(&lock, &[write("fresh.txt", "f\n", Expect::Absent)])
         .unwrap();
-    let m = fs::metadata(root.join("fresh.txt")).unwrap().mode() & 0o777;
+    // In the platform's mode_t (u32 on Linux, u16 on macOS).
+    let m = rustix::fs::stat(root.join("fresh.txt")).unwrap().st_mode & 0o777;
     let umask = rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o022));
     rustix::process::umask(umask);
     assert_eq!(m, 0o666 & !umask.bits());

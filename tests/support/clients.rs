@@ -10,13 +10,19 @@ use std::process::{Command, ExitCode};
 pub struct Case {
     pub name: &'static str,
     /// Programs on the PATH; an entry with a `/` is a path beneath the package root instead
-    /// (packages that `.ci/run` installs there, such as `tests/node/node_modules/…`).
+    /// (packages that `.ci/run` installs there, such as `tests/node/node_modules/…`), and one
+    /// of the form `target:TRIPLE` is the Rust standard library for that target (`rustup target
+    /// add TRIPLE`).
     pub needs: &'static [&'static str],
     pub run: fn(),
 }
 
-/// Whether `program` is on the PATH (or, with a `/`, exists beneath the package root).
+/// Whether `program` is on the PATH (or, with a `/`, exists beneath the package root; or, as
+/// `target:TRIPLE`, the toolchain has that target's standard library).
 pub fn have(program: &str) -> bool {
+    if let Some(triple) = program.strip_prefix("target:") {
+        return have_target(triple);
+    }
     if program.contains('/') {
         return std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(program)
@@ -27,6 +33,25 @@ pub fn have(program: &str) -> bool {
         .arg(format!("command -v {program}"))
         .output()
         .is_ok_and(|o| o.status.success())
+}
+
+/// Whether the toolchain that runs the tests can build for `triple`: its `target-libdir` holds
+/// the compiled standard library.
+fn have_target(triple: &str) -> bool {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let Ok(out) = Command::new(rustc)
+        .args(["--print", "target-libdir", "--target", triple])
+        .output()
+    else {
+        return false;
+    };
+    let dir = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    out.status.success()
+        && std::fs::read_dir(&dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("libstd-"))
+        })
 }
 
 fn in_ci() -> bool {
