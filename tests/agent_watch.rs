@@ -8,7 +8,6 @@
 mod common;
 
 use serde_json::{Value, json};
-use std::io::Write as _;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
@@ -26,21 +25,14 @@ macro_rules! require_tmux {
 
 /// Starts `redline hook AGENT --review` with `envelope` on stdin.
 fn hook(agent: &str, dir: &Path, envelope: &Value) -> Child {
-    let mut child = Command::new(BIN)
-        .args(["hook", agent, "--review", "--wait", "120"])
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(envelope.to_string().as_bytes())
-        .unwrap();
-    child
+    common::spawn_with_stdin(
+        Command::new(BIN)
+            .args(["hook", agent, "--review", "--wait", "120"])
+            .current_dir(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        envelope.to_string().as_bytes(),
+    )
 }
 
 fn answer(child: Child) -> Value {

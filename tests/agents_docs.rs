@@ -5,9 +5,8 @@
 mod common;
 
 use serde_json::Value;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const DOC: &str = include_str!("../docs/agents.md");
 use common::BIN;
@@ -36,20 +35,10 @@ fn project() -> tempfile::TempDir {
 fn hook(agent: &str, envelope: &str, dir: &Path) -> Value {
     let mut env: Value = serde_json::from_str(envelope).unwrap();
     env["cwd"] = Value::String(dir.to_string_lossy().into_owned());
-    let mut child = Command::new(BIN)
-        .args(["hook", agent])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(env.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::output_with_stdin(
+        Command::new(BIN).args(["hook", agent]),
+        env.to_string().as_bytes(),
+    );
     assert_eq!(
         out.status.code(),
         Some(0),

@@ -64,16 +64,7 @@ impl Root {
     }
 
     fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
-        let mut child = self
-            .cmd()
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin).unwrap();
-        child.wait_with_output().unwrap()
+        common::output_with_stdin(self.cmd().args(args), stdin)
     }
 }
 
@@ -305,17 +296,14 @@ fn diff_format_is_accepted_by_git_apply() {
         {"path": "mv.txt", "moveTo": "moved/mv.txt", "edits": [{"oldText": "move", "newText": "moved"}]},
     ]});
     let tmp = tempfile::tempdir().unwrap();
-    let (applied, patched) = (tmp.path().join("applied"), tmp.path().join("patched"));
-    for dir in [&applied, &patched] {
-        fs::create_dir(dir).unwrap();
-        for (p, b) in input {
-            let b: &[u8] = if *p == "far.txt" { far.as_bytes() } else { b };
-            fs::write(dir.join(p), b).unwrap();
-        }
+    let before = tmp.path().join("before");
+    fs::create_dir(&before).unwrap();
+    for (p, b) in input {
+        let b: &[u8] = if *p == "far.txt" { far.as_bytes() } else { b };
+        fs::write(before.join(p), b).unwrap();
     }
     let req = tmp.path().join("req.json");
     fs::write(&req, serde_json::to_vec(&request).unwrap()).unwrap();
-    // The dry-run diff, applied by git to a pristine copy …
     let o = Command::new(BIN)
         .args([
             "apply",
@@ -326,40 +314,23 @@ fn diff_format_is_accepted_by_git_apply() {
             "always",
             "--root",
         ])
-        .arg(&patched)
+        .arg(&before)
         .arg(&req)
         .output()
         .unwrap();
     assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let o = Command::new(BIN)
-        .args(["apply", "--dry-run", "--format", "diff", "--root"])
-        .arg(&patched)
-        .arg(&req)
-        .output()
-        .unwrap();
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let diff = o.stdout.clone();
-    assert!(!diff.contains(&0x1b), "escape codes in a piped diff");
-    let got = common::applied_by("git apply", &patched, &diff)
-        .unwrap_or_else(|e| panic!("git apply: {e}"));
-    // … equals what redline writes.
-    let o = Command::new(BIN)
-        .args(["apply", "--format", "json", "--root"])
-        .arg(&applied)
-        .arg(&req)
-        .output()
-        .unwrap();
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert_eq!(common::snapshot(&applied, false), got, "after git apply");
+    // The dry-run diff, applied by git to a pristine copy, equals what redline writes.
+    let rt = common::round_trip("git apply", &before, &req);
+    assert!(!rt.diff.contains(&0x1b), "escape codes in a piped diff");
+    rt.agrees().unwrap_or_else(|e| panic!("git apply: {e}"));
     // And each file's `diff` in the JSON is the same text as the diff format's.
-    let v = json(&o);
-    let joined: String = v["files"]
+    let joined: String = rt.response["files"]
         .as_array()
         .unwrap()
         .iter()
         .map(|f| f["diff"].as_str().unwrap())
         .collect();
-    assert_eq!(joined.as_bytes(), &diff[..]);
+    assert_eq!(joined.as_bytes(), &rt.diff[..]);
 }
 
 #[test]
@@ -635,42 +606,19 @@ fn diff_format_with_empty_files_and_pure_renames_is_accepted_by_git_apply() {
         {"path": "gone.txt", "delete": true},
     ]});
     let tmp = tempfile::tempdir().unwrap();
-    let (applied, patched) = (tmp.path().join("applied"), tmp.path().join("patched"));
-    for dir in [&applied, &patched] {
-        fs::create_dir(dir).unwrap();
-        for (p, b) in input {
-            fs::write(dir.join(p), b).unwrap();
-        }
+    let before = tmp.path().join("before");
+    fs::create_dir(&before).unwrap();
+    for (p, b) in input {
+        fs::write(before.join(p), b).unwrap();
     }
     let req = tmp.path().join("req.json");
     fs::write(&req, serde_json::to_vec(&request).unwrap()).unwrap();
-    let o = Command::new(BIN)
-        .args(["apply", "--dry-run", "--format", "diff", "--root"])
-        .arg(&patched)
-        .arg(&req)
-        .output()
-        .unwrap();
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let diff = o.stdout.clone();
-    let got = common::applied_by("git apply", &patched, &diff)
-        .unwrap_or_else(|e| panic!("git apply: {e}"));
-    let o = Command::new(BIN)
-        .args(["apply", "--format", "json", "--root"])
-        .arg(&applied)
-        .arg(&req)
-        .output()
-        .unwrap();
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert_eq!(
-        common::snapshot(&applied, false),
-        got,
-        "git apply of\n{}",
-        String::from_utf8_lossy(&diff)
-    );
+    let rt = common::round_trip("git apply", &before, &req);
+    rt.agrees().unwrap_or_else(|e| panic!("git apply: {e}"));
     // Each file's own diff is accepted too.
-    for f in json(&o)["files"].as_array().unwrap() {
+    for f in rt.response["files"].as_array().unwrap() {
         let one = f["diff"].as_str().unwrap().as_bytes();
-        if let Err(e) = common::applied_by("git apply --check", &patched, one) {
+        if let Err(e) = common::applied_by("git apply --check", &before, one) {
             panic!("git apply --check of {}: {e}", f["path"]);
         }
     }
@@ -710,43 +658,21 @@ fn usage_errors_are_diagnostics() {
 #[test]
 fn diff_of_move_onto_existing_and_edit_through_symlink_is_accepted_by_git_apply() {
     let tmp = tempfile::tempdir().unwrap();
-    let (applied, patched) = (tmp.path().join("applied"), tmp.path().join("patched"));
-    for dir in [&applied, &patched] {
-        fs::create_dir(dir).unwrap();
-        fs::write(dir.join("s.txt"), b"src\nline2\n").unwrap();
-        fs::write(dir.join("t.txt"), b"old target\r\n").unwrap();
-        fs::write(dir.join("real.txt"), b"real\n").unwrap();
-        std::os::unix::fs::symlink("real.txt", dir.join("link.txt")).unwrap();
-    }
+    let before = tmp.path().join("before");
+    fs::create_dir(&before).unwrap();
+    fs::write(before.join("s.txt"), b"src\nline2\n").unwrap();
+    fs::write(before.join("t.txt"), b"old target\r\n").unwrap();
+    fs::write(before.join("real.txt"), b"real\n").unwrap();
+    std::os::unix::fs::symlink("real.txt", before.join("link.txt")).unwrap();
     let request = serde_json::json!({"files": [
         {"path": "s.txt", "moveTo": "t.txt", "edits": [{"oldText": "line2", "newText": "LINE2"}]},
         {"path": "link.txt", "edits": [{"oldText": "real", "newText": "REAL"}]},
     ]});
     let req = tmp.path().join("req.json");
     fs::write(&req, serde_json::to_vec(&request).unwrap()).unwrap();
-    let o = Command::new(BIN)
-        .args(["apply", "--dry-run", "--format", "diff", "--root"])
-        .arg(&patched)
-        .arg(&req)
-        .output()
-        .unwrap();
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let diff = o.stdout.clone();
-    let got = common::applied_by("git apply", &patched, &diff)
-        .unwrap_or_else(|e| panic!("git apply: {e}"));
-    let o = Command::new(BIN)
-        .args(["apply", "--format", "json", "--root"])
-        .arg(&applied)
-        .arg(&req)
-        .output()
-        .unwrap();
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert_eq!(
-        common::snapshot(&applied, false),
-        got,
-        "git apply of\n{}",
-        String::from_utf8_lossy(&diff)
-    );
+    let rt = common::round_trip("git apply", &before, &req);
+    rt.agrees().unwrap_or_else(|e| panic!("git apply: {e}"));
+    let applied = rt.written.path();
     assert!(
         fs::symlink_metadata(applied.join("link.txt"))
             .unwrap()

@@ -15,7 +15,6 @@ mod common;
 use common::{Entry, copy_tree, snapshot};
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 
@@ -64,18 +63,7 @@ fn redline_apply(root: &Path, patch: &Path, via: Via) -> Output {
         .env("NO_COLOR", "1");
     match via {
         Via::Path => cmd.arg(patch).stdin(Stdio::null()).output().unwrap(),
-        Via::Stdin => {
-            let mut child = cmd
-                .arg("-")
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            let text = fs::read(patch).unwrap();
-            child.stdin.take().unwrap().write_all(&text).unwrap();
-            child.wait_with_output().unwrap()
-        }
+        Via::Stdin => common::output_with_stdin(cmd.arg("-"), &fs::read(patch).unwrap()),
     }
 }
 

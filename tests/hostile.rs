@@ -469,7 +469,6 @@ fn wait_until_blocked_on_lock(pid: u32) {
 /// meanwhile is resolved again, so a non-conflicting concurrent change is kept (SPEC §7).
 #[test]
 fn apply_resolves_outside_the_writer_lock() {
-    use std::io::Write as _;
     use std::os::fd::AsRawFd;
     let (_t, root) = root();
     let filler = "some line of the file\n".repeat(50_000);
@@ -478,21 +477,15 @@ fn apply_resolves_outside_the_writer_lock() {
     // Hold the writer lock (an flock on the root directory) as another writer would.
     let held = fs::File::open(&root).unwrap();
     assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
-    let mut child = Command::new(BIN)
-        .arg("--root")
-        .arg(&root)
-        .args(["apply", "--format", "json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(br#"{"path": "a.txt", "edits": [{"oldText": "one\n", "newText": "ONE\n"}]}"#)
-        .unwrap();
+    let child = common::spawn_with_stdin(
+        Command::new(BIN)
+            .arg("--root")
+            .arg(&root)
+            .args(["apply", "--format", "json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        br#"{"path": "a.txt", "edits": [{"oldText": "one\n", "newText": "ONE\n"}]}"#,
+    );
     wait_until_blocked_on_lock(child.id());
     // It read the whole file before queueing for the lock.
     let io = fs::read_to_string(format!("/proc/{}/io", child.id())).unwrap();

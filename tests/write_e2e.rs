@@ -5,7 +5,6 @@
 mod common;
 
 use std::fs;
-use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -14,20 +13,14 @@ use common::BIN;
 const N_FILES: usize = 6;
 
 fn apply(root: &Path, request: &str) -> std::process::Child {
-    let mut c = Command::new(BIN)
-        .args(["apply", "--format", "json", "--root"])
-        .arg(root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    c.stdin
-        .take()
-        .unwrap()
-        .write_all(request.as_bytes())
-        .unwrap();
-    c
+    common::spawn_with_stdin(
+        Command::new(BIN)
+            .args(["apply", "--format", "json", "--root"])
+            .arg(root)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+        request.as_bytes(),
+    )
 }
 
 fn body(tag: &str, i: usize) -> String {
@@ -220,19 +213,12 @@ fn hostile_paths_are_refused_by_the_binary() {
             serde_json::json!({"files": [{"path": path, "edits": [{"oldText": "secret", "newText": "pwned"}]}]}),
             serde_json::json!({"files": [{"path": path, "delete": true}]}),
         ] {
-            let mut c = Command::new(BIN)
-                .args(["apply", "--format", "json", "--root"])
-                .arg(&root)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .spawn()
-                .unwrap();
-            c.stdin
-                .take()
-                .unwrap()
-                .write_all(req.to_string().as_bytes())
-                .unwrap();
-            let out = c.wait_with_output().unwrap();
+            let out = common::output_with_stdin(
+                Command::new(BIN)
+                    .args(["apply", "--format", "json", "--root"])
+                    .arg(&root),
+                req.to_string().as_bytes(),
+            );
             assert_eq!(
                 out.status.code(),
                 Some(1),

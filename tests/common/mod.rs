@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 /// The redline binary these tests drive.
 pub const BIN: &str = env!("CARGO_BIN_EXE_redline");
@@ -18,23 +18,24 @@ pub fn redline() -> Command {
     Command::new(BIN)
 }
 
-/// Runs `cmd` with `stdin` as its standard input and captures its output. The input is fed
-/// from a thread, so a child that exits before reading all of it cannot block the test.
-pub fn output_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+/// Spawns `cmd` with `stdin` as its standard input, fed from a thread and then closed, so a
+/// child that exits before reading all of it cannot block the test. stdout and stderr are as
+/// `cmd` sets them.
+pub fn spawn_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Child {
+    let mut child = cmd.stdin(Stdio::piped()).spawn().unwrap();
     let mut input = child.stdin.take().unwrap();
     let data = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
+    std::thread::spawn(move || {
         let _ = input.write_all(&data);
     });
-    let out = child.wait_with_output().unwrap();
-    let _ = feeder.join();
-    out
+    child
+}
+
+/// Runs `cmd` with `stdin` as its standard input ([`spawn_with_stdin`]) and captures its
+/// output.
+pub fn output_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
+    let child = spawn_with_stdin(cmd.stdout(Stdio::piped()).stderr(Stdio::piped()), stdin);
+    child.wait_with_output().unwrap()
 }
 
 /// Applies `patch` with `tool` (a shell command reading the patch on stdin: `git apply`,
@@ -113,5 +114,73 @@ pub fn copy_tree(from: &Path, to: &Path) {
         } else {
             fs::write(&dest, fs::read(&path).unwrap()).unwrap();
         }
+    }
+}
+
+/// What the `git apply` round trip found (see [`round_trip`]).
+pub struct RoundTrip {
+    /// The dry run's `--format diff`.
+    pub diff: Vec<u8>,
+    /// The JSON response of `redline apply`.
+    pub response: serde_json::Value,
+    /// The tree `redline apply` wrote, kept for the caller to look at.
+    pub written: tempfile::TempDir,
+    /// What the tool made of a copy of the tree from the diff, or what it said when it refused.
+    pub patched: Result<BTreeMap<PathBuf, Entry>, String>,
+}
+
+impl RoundTrip {
+    /// `Ok` when the tool applied the diff and got exactly the tree redline wrote; else why not,
+    /// with the diff.
+    pub fn agrees(&self) -> Result<(), String> {
+        let written = snapshot(self.written.path(), false);
+        match &self.patched {
+            Ok(patched) if *patched == written => Ok(()),
+            Ok(patched) => Err(format!(
+                "the patched tree {patched:?}\nis not the written tree {written:?}\ndiff:\n{}",
+                String::from_utf8_lossy(&self.diff)
+            )),
+            Err(e) => Err(format!(
+                "refused: {e}\ndiff:\n{}",
+                String::from_utf8_lossy(&self.diff)
+            )),
+        }
+    }
+}
+
+/// The round trip every diff must survive: the `--format diff` of a dry run of `request` on
+/// the tree `before`, applied by `tool` ([`applied_by`]) to a copy of it, gives the tree that
+/// `redline apply` of the same request writes to another copy. Both redline runs must succeed;
+/// `before` is left as it is.
+pub fn round_trip(tool: &str, before: &Path, request: &Path) -> RoundTrip {
+    let dry = redline()
+        .args(["apply", "--dry-run", "--format", "diff", "--root"])
+        .arg(before)
+        .arg(request)
+        .output()
+        .unwrap();
+    assert!(
+        dry.status.success(),
+        "the dry run failed: {}",
+        String::from_utf8_lossy(&dry.stderr)
+    );
+    let written = tempfile::tempdir().unwrap();
+    copy_tree(before, written.path());
+    let applied = redline()
+        .args(["apply", "--format", "json", "--root"])
+        .arg(written.path())
+        .arg(request)
+        .output()
+        .unwrap();
+    assert!(
+        applied.status.success(),
+        "redline apply failed: {}",
+        String::from_utf8_lossy(&applied.stderr)
+    );
+    RoundTrip {
+        patched: applied_by(tool, before, &dry.stdout),
+        diff: dry.stdout,
+        response: serde_json::from_slice(&applied.stdout).unwrap(),
+        written,
     }
 }
