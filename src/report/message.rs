@@ -1,7 +1,8 @@
 //! The words for a failure: the message and the hint every face shows (the response's
 //! `message`/`hint`, the hook's reason, the reviewer's drawer), written from the engine's typed
-//! errors. Prose uses 1-based line numbers (SPEC §4); edits are named by their 0-based index,
-//! as the response's `edit` field counts them.
+//! errors. Prose uses 1-based line numbers (SPEC §4). Edits are named by their 0-based index, as
+//! the response's `edit` field counts them ([`Numbering::Index`], every wire output), or 1-based
+//! where a person reads them beside the reviewer's `#1`, `#2` ([`Numbering::Ordinal`]).
 
 use crate::engine::document::{DecodeError, Document};
 use crate::engine::failure::{ChunkError, ChunkScope, Clue, EditError, FileError};
@@ -16,9 +17,34 @@ pub struct Said {
     pub hint: Option<String>,
 }
 
+/// How a message names an edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Numbering {
+    /// By its 0-based index, as the response's `edit` field (the wire's messages).
+    Index,
+    /// 1-based, as the reviewer's screen counts them.
+    Ordinal,
+}
+
 /// The message and hint of edit `index` of `path`, whose offsets are into `doc` (the document
-/// the edit was matched against; every failed edit has one, so its absence only shows as line 0).
+/// the edit was matched against; every failed edit has one, so its absence only shows as line 0),
+/// as the wire says them (edits by their 0-based index).
 pub fn edit(e: &EditError, path: &str, index: usize, doc: Option<&Document>) -> Said {
+    edit_numbered(e, path, index, doc, Numbering::Index)
+}
+
+/// [`edit`], naming edits as `numbering` says.
+pub fn edit_numbered(
+    e: &EditError,
+    path: &str,
+    index: usize,
+    doc: Option<&Document>,
+    numbering: Numbering,
+) -> Said {
+    let shown = |i: usize| match numbering {
+        Numbering::Index => i,
+        Numbering::Ordinal => i + 1,
+    };
     let line = |offset: usize| doc.map_or(0, |d| d.line_of(offset) + 1);
     let lines = |matches: &[std::ops::Range<usize>]| {
         matches
@@ -28,7 +54,7 @@ pub fn edit(e: &EditError, path: &str, index: usize, doc: Option<&Document>) -> 
             .join(", ")
     };
     let more = |occurrences: usize, shown: usize| if occurrences > shown { ", …" } else { "" };
-    let i = index;
+    let i = shown(index);
     let (message, hint) = match e {
         EditError::NoOp => (
             format!("edit {i} for {path}: oldText and newText are identical"),
@@ -67,7 +93,8 @@ pub fn edit(e: &EditError, path: &str, index: usize, doc: Option<&Document>) -> 
         ),
         EditError::Overlap { other_edit, at } => (
             format!(
-                "edit {i} for {path} overlaps edit {other_edit} (line {})",
+                "edit {i} for {path} overlaps edit {} (line {})",
+                shown(*other_edit),
                 line(*at)
             ),
             "merge the two edits into one, or make their oldText not share text".to_string(),
@@ -233,5 +260,42 @@ fn chunk(
                 ),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_counts_edits_from_zero_and_the_reviewer_from_one() {
+        let doc = Document::decode(b"a\nb\nc\n".to_vec()).unwrap();
+        let e = EditError::Overlap {
+            other_edit: 0,
+            at: 2,
+        };
+        let wire = edit(&e, "f.txt", 1, Some(&doc));
+        assert_eq!(wire.message, "edit 1 for f.txt overlaps edit 0 (line 2)");
+        let shown = edit_numbered(&e, "f.txt", 1, Some(&doc), Numbering::Ordinal);
+        assert_eq!(shown.message, "edit 2 for f.txt overlaps edit 1 (line 2)");
+        assert_eq!(shown.hint, wire.hint);
+    }
+
+    #[test]
+    fn chunk_messages_name_the_path_and_the_patch_line() {
+        let doc = Document::decode(b"a\nb\na\nb\n".to_vec()).unwrap();
+        let e = EditError::Chunk {
+            line: 7,
+            why: ChunkError::Ambiguous {
+                matches: vec![0..3, 4..7],
+                occurrences: 3,
+            },
+        };
+        assert_eq!(e.code(), crate::error::Code::Ambiguous);
+        let said = edit(&e, "f.txt", 0, Some(&doc));
+        assert_eq!(
+            said.message,
+            "f.txt: the lines of the chunk at patch line 7 match 3 places (starting at lines 1, 3, …)"
+        );
     }
 }

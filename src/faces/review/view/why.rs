@@ -191,7 +191,14 @@ pub(super) fn explain(
                     }
                 }
                 Outcome::Failed(fl) => {
-                    let said = crate::report::message::edit(fl, &plan.path, e.index, doc);
+                    // Edits are 1-based on this screen (`#1`), so the message counts them so too.
+                    let said = crate::report::message::edit_numbered(
+                        fl,
+                        &plan.path,
+                        e.index,
+                        doc,
+                        crate::report::message::Numbering::Ordinal,
+                    );
                     out.push(Line::from(vec![
                         label(t, "failed"),
                         Span::styled(fl.code().to_string(), t.error()),
