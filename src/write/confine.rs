@@ -253,44 +253,37 @@ pub(super) fn in_journal_dir(root: &Root, dir: BorrowedFd<'_>) -> Result<bool, E
         return Ok(false);
     };
     let journal = dev_ino(&j);
-    let mut st = rustix::fs::fstat(dir)?;
-    if dev_ino(&st) == journal {
-        return Ok(true);
-    }
-    let mut cur: Option<OwnedFd> = None;
-    for _ in 0..MAX_DEPTH {
-        if dev_ino(&st) == (root.dev, root.ino) {
-            return Ok(false);
+    walk_up(dir, |st| {
+        if dev_ino(st) == journal {
+            Some(true)
+        } else if dev_ino(st) == (root.dev, root.ino) {
+            Some(false)
+        } else {
+            None
         }
-        let from = cur.as_ref().map_or(dir, |f| f.as_fd());
-        let up = rustix::fs::openat(
-            from,
-            "..",
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )?;
-        let up_st = rustix::fs::fstat(&up)?;
-        if dev_ino(&up_st) == dev_ino(&st) {
-            // The filesystem's top: the directory is no longer beneath the root at all.
-            return Ok(false);
-        }
-        if dev_ino(&up_st) == journal {
-            return Ok(true);
-        }
-        st = up_st;
-        cur = Some(up);
-    }
-    Ok(false)
+    })
 }
 
 /// Whether the open directory `dir` is the root or beneath it (walking `..` up to the root by
 /// device and inode).
 pub(super) fn beneath_root(root: &Root, dir: BorrowedFd<'_>) -> Result<bool, Errno> {
+    walk_up(dir, |st| {
+        (dev_ino(st) == (root.dev, root.ino)).then_some(true)
+    })
+}
+
+/// Walks up from the open directory `dir` through `..`, handing each directory reached (`dir`
+/// first) to `answer` until it answers. `false` when the walk reaches the filesystem's top (a
+/// directory that is its own parent: no longer beneath the root at all) or [`MAX_DEPTH`].
+fn walk_up(
+    dir: BorrowedFd<'_>,
+    mut answer: impl FnMut(&Stat) -> Option<bool>,
+) -> Result<bool, Errno> {
     let mut st = rustix::fs::fstat(dir)?;
     let mut cur: Option<OwnedFd> = None;
     for _ in 0..MAX_DEPTH {
-        if dev_ino(&st) == (root.dev, root.ino) {
-            return Ok(true);
+        if let Some(a) = answer(&st) {
+            return Ok(a);
         }
         let from = cur.as_ref().map_or(dir, |f| f.as_fd());
         let up = rustix::fs::openat(
@@ -306,7 +299,7 @@ pub(super) fn beneath_root(root: &Root, dir: BorrowedFd<'_>) -> Result<bool, Err
         st = up_st;
         cur = Some(up);
     }
-    Ok(false)
+    Ok(answer(&st).unwrap_or(false))
 }
 
 /// The refusal for a parent directory that could not be opened.
