@@ -65,6 +65,36 @@ use merge::Batch;
 pub use merge::merge_key;
 pub use schema::{request_schema, tool_input_schema};
 
+/// Declares a top-level request object: its own fields, then `documents`, `dryRun` and
+/// `version` with the same names, aliases and constraints (for the same reason as
+/// [`file_object`]).
+macro_rules! request_object {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $($own:tt)*
+        }
+    ) => {
+        $(#[$meta])*
+        pub struct $name {
+            $($own)*
+            /// Unsaved editor buffers that replace the disk content for matching (resolve and
+            /// filter only; apply rejects them).
+            #[serde(default)]
+            #[schemars(with = "Vec<WireDocument>")]
+            pub documents: Option<Vec<WireDocument>>,
+            /// Resolve and report the result without writing anything.
+            #[serde(default)]
+            #[schemars(with = "bool", extend("x-aliases" = ["dry_run"]))]
+            pub dry_run: Option<bool>,
+            /// Request format version; 1 is the only one.
+            #[serde(default)]
+            #[schemars(schema_with = "version_schema")]
+            pub version: Option<Value>,
+        }
+    };
+}
+
 /// Declares a file object: the fields every file object has, with the same names, aliases and
 /// constraints, in the schema's order (`path`, `edits`, then the object's own fields, then
 /// `content`, `delete`, `moveTo`, `expectHash`, `dryRun`). Each object words the docs of the
@@ -161,27 +191,16 @@ macro_rules! edit_object {
     };
 }
 
-/// A batch of edits for redline to resolve and apply all or nothing.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename = "object", rename_all = "camelCase", deny_unknown_fields)]
-pub struct WireRequest {
-    /// What to do to each file. Several objects for one path are merged: all their edits match
-    /// against the same original content.
-    #[schemars(length(min = 1))]
-    pub files: Vec<WireFile>,
-    /// Unsaved editor buffers that replace the disk content for matching (resolve and filter
-    /// only; apply rejects them).
-    #[serde(default)]
-    #[schemars(with = "Vec<WireDocument>")]
-    pub documents: Option<Vec<WireDocument>>,
-    /// Resolve and report the result without writing anything.
-    #[serde(default)]
-    #[schemars(with = "bool", extend("x-aliases" = ["dry_run"]))]
-    pub dry_run: Option<bool>,
-    /// Request format version; 1 is the only one.
-    #[serde(default)]
-    #[schemars(schema_with = "version_schema")]
-    pub version: Option<Value>,
+request_object! {
+    /// A batch of edits for redline to resolve and apply all or nothing.
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+    #[serde(rename = "object", rename_all = "camelCase", deny_unknown_fields)]
+    pub struct WireRequest {
+        /// What to do to each file. Several objects for one path are merged: all their edits
+        /// match against the same original content.
+        #[schemars(length(min = 1))]
+        pub files: Vec<WireFile>,
+    }
 }
 
 file_object! {
@@ -274,27 +293,16 @@ file_object! {
     }
 }
 
-/// Edits that each name their file: `{"edits": [{path, oldText, newText}, …]}`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename = "object", rename_all = "camelCase", deny_unknown_fields)]
-pub struct FlatRequest {
-    /// Replacements, grouped by path in order of first appearance; all edits of one path match
-    /// against its original content.
-    #[schemars(length(min = 1))]
-    pub edits: Vec<FlatEdit>,
-    /// Unsaved editor buffers that replace the disk content for matching (resolve and filter
-    /// only; apply rejects them).
-    #[serde(default)]
-    #[schemars(with = "Vec<WireDocument>")]
-    pub documents: Option<Vec<WireDocument>>,
-    /// Resolve and report the result without writing anything.
-    #[serde(default)]
-    #[schemars(with = "bool", extend("x-aliases" = ["dry_run"]))]
-    pub dry_run: Option<bool>,
-    /// Request format version; 1 is the only one.
-    #[serde(default)]
-    #[schemars(schema_with = "version_schema")]
-    pub version: Option<Value>,
+request_object! {
+    /// Edits that each name their file: `{"edits": [{path, oldText, newText}, …]}`.
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+    #[serde(rename = "object", rename_all = "camelCase", deny_unknown_fields)]
+    pub struct FlatRequest {
+        /// Replacements, grouped by path in order of first appearance; all edits of one path
+        /// match against its original content.
+        #[schemars(length(min = 1))]
+        pub edits: Vec<FlatEdit>,
+    }
 }
 
 edit_object! {
