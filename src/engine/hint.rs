@@ -9,7 +9,6 @@
 //! per edit are then scored with a real similarity ratio.
 
 use crate::engine::normalize::Normalized;
-use aho_corasick::{AhoCorasick, MatchKind};
 use similar::{Algorithm, TextDiff};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -53,18 +52,96 @@ fn tokens(line: &str) -> impl Iterator<Item = &str> {
         .filter(|t| t.len() <= MAX_TOKEN && t.chars().count() >= 3)
 }
 
-/// Where a key occurs in the file: how often, and the first lines (at most `MAX_DF + 1`).
-#[derive(Default)]
+/// N(oldText) and where its lines start.
+struct Pat {
+    text: String,
+    starts: Vec<u32>,
+}
+
+impl Pat {
+    fn new(old: &str) -> Pat {
+        let text = Normalized::new(old).text;
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
+        starts.push(text.len() as u32 + 1);
+        Pat { text, starts }
+    }
+
+    fn line_count(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    fn line(&self, i: usize) -> &str {
+        &self.text[self.starts[i] as usize..self.starts[i + 1] as usize - 1]
+    }
+
+    fn lines(&self) -> impl Iterator<Item = &str> + '_ {
+        (0..self.line_count()).map(|i| self.line(i))
+    }
+}
+
+fn key_hash(s: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(s)
+}
+
+/// Keys pointing at (edit, line in oldText): `(key hash, edit, line)`, sorted. A key repeated
+/// more than [`MAX_DF`] times in one oldText keeps only its first `MAX_DF + 1` lines there: like
+/// a key common in the file, it says little about where the edit belongs, and its votes must
+/// stay bounded.
+struct Keys(Vec<(u64, u32, u32)>);
+
+impl Keys {
+    fn new(mut keys: Vec<(u64, u32, u32)>) -> Keys {
+        keys.sort_unstable();
+        let mut run = (u64::MAX, u32::MAX, 0usize);
+        keys.retain(|&(h, e, _)| {
+            if (run.0, run.1) == (h, e) {
+                run.2 += 1;
+            } else {
+                run = (h, e, 1);
+            }
+            run.2 <= MAX_DF + 1
+        });
+        keys.shrink_to_fit();
+        Keys(keys)
+    }
+
+    /// The index of the first entry of key `h`, if there is one.
+    fn group(&self, h: u64) -> Option<usize> {
+        let at = self.0.partition_point(|k| k.0 < h);
+        self.0.get(at).is_some_and(|k| k.0 == h).then_some(at)
+    }
+
+    /// The (edit, line) pairs of the key whose first entry is `at`.
+    fn hits(&self, at: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let h = self.0[at].0;
+        self.0[at..]
+            .iter()
+            .take_while(move |k| k.0 == h)
+            .map(|k| (k.1 as usize, k.2 as usize))
+    }
+}
+
+/// Where keys occur in the file: per key (by the index of its first entry in [`Keys`]) how
+/// often, and `(key, file line)` for the first occurrences of each.
 struct Places {
-    count: usize,
-    lines: Vec<usize>,
+    count: Vec<u32>,
+    at: Vec<(u32, u32)>,
 }
 
 impl Places {
-    fn add(&mut self, line: usize) {
-        self.count += 1;
-        if self.lines.len() <= MAX_DF && self.lines.last() != Some(&line) {
-            self.lines.push(line);
+    fn new(keys: &Keys) -> Places {
+        Places {
+            count: vec![0; keys.0.len()],
+            at: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, key: usize, line: usize) {
+        self.count[key] += 1;
+        if self.count[key] as usize <= MAX_DF + 1 {
+            self.at.push((key as u32, line as u32));
         }
     }
 }
@@ -80,81 +157,84 @@ fn candidates_bounded(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
     if olds.is_empty() {
         return Vec::new();
     }
-    let pats: Vec<Normalized> = olds.iter().map(|o| Normalized::new(o)).collect();
-    let pat_lines: Vec<Vec<&str>> = pats.iter().map(|p| p.text.split('\n').collect()).collect();
-    // Keys: whole trimmed lines and identifiers, each pointing at (edit, line in oldText).
-    let mut by_line: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
-    let mut by_token: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
-    for (e, lines) in pat_lines.iter().enumerate() {
-        for (i, l) in lines.iter().enumerate() {
+    let pats: Vec<Pat> = olds.iter().map(|o| Pat::new(o)).collect();
+    // Keys: whole trimmed lines and identifiers, by hash.
+    let mut line_keys = Vec::new();
+    let mut token_keys = Vec::new();
+    for (e, p) in pats.iter().enumerate() {
+        for (i, l) in p.lines().enumerate() {
             let t = l.trim();
             if t.chars().count() < 2 {
                 continue;
             }
-            by_line.entry(t).or_default().push((e, i));
+            line_keys.push((key_hash(t), e as u32, i as u32));
             for tok in tokens(t) {
-                by_token.entry(tok).or_default().push((e, i));
+                token_keys.push((key_hash(tok), e as u32, i as u32));
             }
         }
     }
+    let (line_keys, token_keys) = (Keys::new(line_keys), Keys::new(token_keys));
     let text = file.text.as_str();
-    let mut line_starts: Vec<usize> = vec![0];
-    line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-    // Pass 1: file lines by hash.
-    let mut line_places: HashMap<&str, Places> = HashMap::new();
-    for (ln, &start) in line_starts.iter().enumerate() {
-        let end = line_starts.get(ln + 1).map_or(text.len(), |&n| n - 1);
-        let t = text[start..end].trim();
-        if let Some((k, _)) = by_line.get_key_value(t) {
-            line_places.entry(k).or_default().add(ln);
-        }
-    }
-    // Pass 2: identifiers, whole words only, by one automaton scan.
-    let keys: Vec<&str> = by_token.keys().copied().collect();
-    let mut token_places: Vec<Places> = (0..keys.len()).map(|_| Places::default()).collect();
-    if !keys.is_empty()
-        && let Ok(ac) = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostLongest)
-            .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-            .build(&keys)
-    {
-        let (mut ln, mut at) = (0usize, 0usize);
-        for m in ac.find_iter(text) {
-            let before = text[..m.start()].chars().next_back();
-            let after = text[m.end()..].chars().next();
-            if before.is_some_and(is_word) || after.is_some_and(is_word) {
-                continue;
+    let mut line_starts: Vec<u32> = vec![0];
+    line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
+    let line_at = |ln: usize| -> &str {
+        let start = line_starts[ln] as usize;
+        let end = line_starts
+            .get(ln + 1)
+            .map_or(text.len(), |&n| n as usize - 1);
+        &text[start..end]
+    };
+    // One pass over the file's lines: whole lines by hash (checked against the oldText line,
+    // collisions aside), identifiers as whole words (a word is a maximal run of word
+    // characters, so a token occurs as a whole word exactly where a run equals it).
+    let mut line_places = Places::new(&line_keys);
+    let mut token_places = Places::new(&token_keys);
+    for ln in 0..line_starts.len() {
+        let line = line_at(ln);
+        let t = line.trim();
+        if !line_keys.0.is_empty()
+            && let Some(at) = line_keys.group(key_hash(t))
+        {
+            let (_, e, i) = line_keys.0[at];
+            if pats[e as usize].line(i as usize).trim() == t {
+                line_places.add(at, ln);
             }
-            ln += memchr::memchr_iter(b'\n', &text.as_bytes()[at..m.start()]).count();
-            at = m.start();
-            token_places[m.pattern().as_usize()].add(ln);
+        }
+        if !token_keys.0.is_empty() {
+            for w in line.split(|c: char| !is_word(c)) {
+                if w.len() >= 3
+                    && let Some(at) = token_keys.group(key_hash(w))
+                {
+                    token_places.add(at, ln);
+                }
+            }
         }
     }
     // Votes for window starts, from rare keys only.
     let mut votes: Vec<HashMap<usize, u32>> = vec![HashMap::new(); olds.len()];
-    let mut vote = |places: &Places, hits: &[(usize, usize)], w: u32| {
-        if places.count > MAX_DF {
-            return;
-        }
-        for &fl in &places.lines {
-            for &(e, i) in hits {
+    for (keys, places, w) in [
+        (&line_keys, &mut line_places, LINE_WEIGHT),
+        (&token_keys, &mut token_places, TOKEN_WEIGHT),
+    ] {
+        places.at.sort_unstable();
+        places.at.dedup();
+        for &(key, fl) in &places.at {
+            let (key, fl) = (key as usize, fl as usize);
+            if places.count[key] as usize > MAX_DF {
+                continue;
+            }
+            for (e, i) in keys.hits(key) {
                 if fl >= i {
                     *votes[e].entry(fl - i).or_default() += w;
                 }
             }
         }
-    };
-    for (k, places) in &line_places {
-        vote(places, &by_line[k], LINE_WEIGHT);
     }
-    for (k, places) in keys.iter().zip(&token_places) {
-        vote(places, &by_token[k], TOKEN_WEIGHT);
-    }
-    fallback(text, &line_starts, &pat_lines, &mut votes);
+    fallback(line_starts.len(), &line_at, &pats, &mut votes);
     let line_count = line_starts.len();
     let line_end = |l: usize| -> usize {
         if l + 1 < line_count {
-            line_starts[l + 1] - 1
+            line_starts[l + 1] as usize - 1
         } else {
             text.len()
         }
@@ -166,7 +246,7 @@ fn candidates_bounded(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
             let mut best: Vec<(usize, u32)> = v.iter().map(|(&k, &c)| (k, c)).collect();
             best.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
             best.truncate(SCORED);
-            let n_lines = pat_lines[e].len();
+            let n_lines = pats[e].line_count();
             let mut scored: Vec<Candidate> = best
                 .iter()
                 .filter_map(|&(first, _)| {
@@ -174,7 +254,7 @@ fn candidates_bounded(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
                         return None;
                     }
                     let last = (first + n_lines - 1).min(line_count - 1);
-                    let nr = line_starts[first]..line_end(last);
+                    let nr = line_starts[first] as usize..line_end(last);
                     if nr.is_empty() {
                         return None;
                     }
@@ -214,10 +294,10 @@ fn bigrams(s: &str) -> u128 {
 /// say), one pass over the file's lines compares each with the edit's longest line by length and
 /// character bigrams, and the closest lines vote. Bounded: at most [`MAX_FALLBACK`] edits, one
 /// pass for all of them.
-fn fallback(
-    text: &str,
-    line_starts: &[usize],
-    pat_lines: &[Vec<&str>],
+fn fallback<'t>(
+    line_count: usize,
+    line_at: &dyn Fn(usize) -> &'t str,
+    pats: &[Pat],
     votes: &mut [HashMap<usize, u32>],
 ) {
     struct Probe {
@@ -232,8 +312,8 @@ fn fallback(
         .enumerate()
         .filter(|(_, v)| v.is_empty())
         .filter_map(|(e, _)| {
-            let (index, line) = pat_lines[e]
-                .iter()
+            let (index, line) = pats[e]
+                .lines()
                 .enumerate()
                 .max_by_key(|(_, l)| l.trim().len())?;
             let t = line.trim();
@@ -250,9 +330,8 @@ fn fallback(
     if probes.is_empty() {
         return;
     }
-    for (ln, &start) in line_starts.iter().enumerate() {
-        let end = line_starts.get(ln + 1).map_or(text.len(), |&n| n - 1);
-        let t = text[start..end].trim();
+    for ln in 0..line_count {
+        let t = line_at(ln).trim();
         if t.is_empty() {
             continue;
         }
@@ -385,5 +464,16 @@ mod tests {
         let old = format!("{} hello_world(now)", "z".repeat(40_000));
         let c = candidates(&file, &[old.as_str()]);
         assert_eq!(&text[c[0][0].span.clone()], "say hello_world(now)");
+    }
+
+    #[test]
+    fn a_line_repeated_in_old_text_votes_a_bounded_number_of_times() {
+        // 10,000 copies of a line the file has three times: only the first few vote (votes
+        // stay linear in the request), and the region still comes back.
+        let text = "let x = 1;\nlet x = 1;\nfn marker_line() {}\nlet x = 1;\n";
+        let file = Normalized::new(text);
+        let old = format!("fn marker_line() {{}}\n{}", "let x = 1;\n".repeat(10_000));
+        let c = candidates(&file, &[old.as_str()]);
+        assert!(text[c[0][0].span.clone()].contains("fn marker_line() {}\nlet x = 1;"));
     }
 }

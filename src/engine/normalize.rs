@@ -398,6 +398,14 @@ impl Builder {
     }
 }
 
+/// Whether N(`text`) is empty, without building it: a line break always stays (as `\n`), and a
+/// line's body without its trailing whitespace is empty exactly when the line is all
+/// whitespace (NFKC never turns a non-empty text into an empty one).
+pub fn is_blank_under_n(text: &str) -> bool {
+    text.chars()
+        .all(|c| c.is_whitespace() && c != '\n' && c != '\r')
+}
+
 /// Normalizes line breaks only: CRLF and lone CR become LF.
 pub fn lf(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains('\r') {
@@ -420,6 +428,22 @@ mod tests {
         assert_eq!(n("\u{201C}hi\u{201D} \u{2018}x\u{2019}"), "\"hi\" 'x'");
         assert_eq!(n("a\u{2014}b\u{2212}c\u{2011}d"), "a-b-c-d");
         assert_eq!(n("a\u{00A0}b\u{3000}c\u{202F}d"), "a b c d");
+    }
+
+    #[test]
+    fn blank_under_n_agrees_with_n() {
+        for t in [
+            "",
+            " ",
+            "\t \u{3000}\u{00A0}",
+            "\n",
+            " \r",
+            "x",
+            " \u{00A8}",
+            "\u{2028}",
+        ] {
+            assert_eq!(is_blank_under_n(t), n(t).is_empty(), "{t:?}");
+        }
     }
 
     #[test]

@@ -817,20 +817,47 @@ fn reindent(text: &str, shift: &Shift) -> Result<String, String> {
     Ok(out)
 }
 
+/// `body` (LF, without its final line break) as a list of lines, without up to `lead` leading
+/// and then up to `trail` trailing blank lines: the byte range of the lines kept, how many are
+/// kept, and how many were dropped at each end. Walks only the dropped lines.
+fn drop_blank(body: &str, lead: usize, trail: usize) -> (Range<usize>, usize, usize, usize) {
+    let total = memchr::memchr_iter(b'\n', body.as_bytes()).count() + 1;
+    let (mut start, mut l) = (0, 0);
+    while l < lead && l < total {
+        let end = body[start..].find('\n').map_or(body.len(), |i| start + i);
+        if !key_is_blank(&body[start..end]) {
+            break;
+        }
+        l += 1;
+        start = if end == body.len() { end } else { end + 1 };
+    }
+    let (mut end, mut t) = (body.len(), 0);
+    while t < trail && t < total - l {
+        let from = body[start..end]
+            .rfind('\n')
+            .map_or(start, |i| start + i + 1);
+        if !key_is_blank(&body[from..end]) {
+            break;
+        }
+        t += 1;
+        end = if from == start { start } else { from - 1 };
+    }
+    (start..end, total - l - t, l, t)
+}
+
 /// oldText and newText without oldText's leading/trailing blank lines and the blank lines of
 /// newText that mirror them; `None` when oldText has none (or nothing else).
 fn trim_blank(old: &str, new: &str) -> Option<(String, String)> {
     let old = lf(old);
-    let (lines, eol_end) = split_lines(&old);
-    let lead = lines.iter().take_while(|l| key_is_blank(l)).count();
-    if lead == lines.len() {
+    let (body, eol_end) = match old.strip_suffix('\n') {
+        Some(b) => (b, true),
+        None => (&*old, false),
+    };
+    let (kept, count, lead, trail) = drop_blank(body, usize::MAX, usize::MAX);
+    if count == 0 || (lead == 0 && trail == 0) {
         return None;
     }
-    let trail = lines.iter().rev().take_while(|l| key_is_blank(l)).count();
-    if lead == 0 && trail == 0 {
-        return None;
-    }
-    let mut kept = lines[lead..lines.len() - trail].join("\n");
+    let mut kept = body[kept].to_string();
     if eol_end && trail == 0 {
         kept.push('\n');
     }
@@ -840,22 +867,16 @@ fn trim_blank(old: &str, new: &str) -> Option<(String, String)> {
 /// `new` without up to `lead` leading and `trail` trailing blank lines.
 fn mirror(new: &str, lead: usize, trail: usize) -> String {
     let new = lf(new);
-    let (lines, eol_end) = split_lines(&new);
-    let l = lines
-        .iter()
-        .take(lead)
-        .take_while(|l| key_is_blank(l))
-        .count();
-    let rest = &lines[l..];
-    let t = rest
-        .iter()
-        .rev()
-        .take(trail)
-        .take_while(|l| key_is_blank(l))
-        .count();
-    let kept = &rest[..rest.len() - t];
-    let mut s = kept.join("\n");
-    if eol_end && t == 0 && !kept.is_empty() {
+    let (body, eol_end) = match new.strip_suffix('\n') {
+        Some(b) => (b, true),
+        None => (&*new, false),
+    };
+    let (kept, count, _, t) = drop_blank(body, lead, trail);
+    if count == 0 {
+        return String::new();
+    }
+    let mut s = body[kept].to_string();
+    if eol_end && t == 0 {
         s.push('\n');
     }
     s

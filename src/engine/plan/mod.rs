@@ -10,11 +10,12 @@ use crate::error::{Code, WarningCode};
 
 mod edits;
 use crate::engine::matcher::MatchKind;
-use crate::engine::normalize::{Normalization, Normalized};
+use crate::engine::normalize::Normalization;
 use crate::request::{EditSpec, FileRequest, Request, RequestError};
 use crate::write::{Fingerprint, Root};
 use edits::locate_chunks;
 pub use edits::{MatchOptions, match_edits, match_edits_with};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -276,7 +277,7 @@ pub fn check_request(req: &Request, opts: ResolveOptions) -> Result<(), RequestE
     }
     for f in &req.files {
         for e in f.edits.iter().filter(|e| e.insert_after_line.is_none()) {
-            if Normalized::new(&e.old_text).text.is_empty() {
+            if crate::engine::normalize::is_blank_under_n(&e.old_text) {
                 let ptr = e.old_text_pointer.clone();
                 let mut err = RequestError::new(format!(
                     "oldText of an edit for {} is only whitespace, which matches nothing after normalization",
@@ -333,12 +334,18 @@ fn same_inode(files: &[FilePlan]) -> Result<(), RequestError> {
 /// Merges objects that name one file under different spellings (`a` and `/root/a`; the wire
 /// layer already merged lexically equal paths), and refuses two operations that would write
 /// one path (a move onto a path that is also edited, created or deleted).
-fn merge_same_file(files: &[FileRequest], root: &Root) -> Result<Vec<FileRequest>, RequestError> {
-    let mut out: Vec<FileRequest> = Vec::with_capacity(files.len());
+///
+/// An object that merges with no other is borrowed, not copied: a request's texts are not held
+/// twice.
+fn merge_same_file<'a>(
+    files: &'a [FileRequest],
+    root: &Root,
+) -> Result<Vec<Cow<'a, FileRequest>>, RequestError> {
+    let mut out: Vec<Cow<'a, FileRequest>> = Vec::with_capacity(files.len());
     let mut seen: HashMap<PathBuf, usize> = HashMap::new();
     for f in files {
         let Ok(rel) = root.relative(&f.path) else {
-            out.push(f.clone());
+            out.push(Cow::Borrowed(f));
             continue;
         };
         match seen.get(&rel) {
@@ -357,12 +364,13 @@ fn merge_same_file(files: &[FileRequest], root: &Root) -> Result<Vec<FileRequest
                     ))
                     .hint("put everything for one file in one object"));
                 }
+                let first = first.to_mut();
                 first.edits.extend(f.edits.iter().cloned());
                 first.chunks.extend(f.chunks.iter().cloned());
             }
             None => {
                 seen.insert(rel, out.len());
-                out.push(f.clone());
+                out.push(Cow::Borrowed(f));
             }
         }
     }
@@ -370,6 +378,7 @@ fn merge_same_file(files: &[FileRequest], root: &Root) -> Result<Vec<FileRequest
     // target are request-level errors, so that `--check` and `resolve` predict `apply`.
     let mut targets: HashMap<PathBuf, &FileRequest> = HashMap::new();
     for (k, f) in out.iter().enumerate() {
+        let f: &FileRequest = f;
         let Some(to) = &f.move_to else { continue };
         let Ok(dest) = root.relative(to) else {
             continue;
