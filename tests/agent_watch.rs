@@ -61,21 +61,8 @@ fn accept_one_edit_reject_another_with_a_note() {
     let env = json!({"cwd": dir.path(), "toolName": "edit", "toolCallId": "c1", "input": {"path": "a.txt",
         "edits": [{"oldText": "one", "newText": "ONE"}, {"oldText": "three", "newText": "THREE"}]}});
     let h = hook("pi", dir.path(), &env);
-    t.wait_for("watch · pi waits (edit)");
     // First edit: accept (and move on); second: reject, then a note on it.
-    t.keys(&["y"]);
-    t.wait_for("✓1");
-    t.keys(&["d"]);
-    t.wait_for("✗1");
-    // `d` on the last edit stays on it: the note is on the rejected edit.
-    t.keys(&["n"]);
-    t.wait_for("note on edit");
-    t.type_text("keep three lowercase");
-    t.wait_for("keep three lowercase");
-    t.keys(&["Enter"]);
-    t.keys(&["A"]);
-    t.wait_for("Apply summary");
-    t.keys(&["Enter"]);
+    tmux::accept_first_reject_second(&t, "watch · pi waits (edit)", "keep three lowercase");
     let a = answer(h);
     assert_eq!(
         a["input"]["edits"],

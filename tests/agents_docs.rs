@@ -13,16 +13,7 @@ use common::BIN;
 
 /// The fenced block after `<!-- test: NAME -->`.
 fn block(name: &str) -> String {
-    let marker = format!("<!-- test: {name} -->");
-    let at = DOC
-        .find(&marker)
-        .unwrap_or_else(|| panic!("no block {name} in docs/agents.md"));
-    let mut lines = DOC[at + marker.len()..]
-        .lines()
-        .skip_while(|l| !l.starts_with("```"));
-    lines.next();
-    let body: Vec<&str> = lines.take_while(|l| !l.starts_with("```")).collect();
-    body.join("\n") + "\n"
+    common::doc_block(DOC, "docs/agents.md", name)
 }
 
 fn project() -> tempfile::TempDir {

@@ -261,45 +261,6 @@ const G: &[u8] = b"alpha\nbeta\n";
 /// `G` after the review: the first edit accepted, the second rejected.
 const G_REVIEWED: &[u8] = b"ALPHA\nbeta\n";
 
-/// The human's part of a review of one batch of two edits: accept the first, reject the second
-/// with a note.
-fn accept_first_reject_second(t: &Tmux, header: &str) {
-    t.wait_for(header);
-    t.keys(&["y"]);
-    t.wait_for("✓1");
-    t.keys(&["d"]);
-    t.wait_for("✗1");
-    t.keys(&["n"]);
-    t.wait_for("note on edit");
-    t.type_text("leave beta alone");
-    t.wait_for("leave beta alone");
-    t.keys(&["Enter"]);
-    t.keys(&["A"]);
-    t.wait_for("Apply summary");
-    t.keys(&["Enter"]);
-}
-
-/// The same for two batches of one edit each (harnesses whose tool replaces one string a call):
-/// accept and apply the first; the second comes after the first one's result, rejected with a
-/// note.
-fn accept_first_batch_reject_second(t: &Tmux, header: &str) {
-    t.wait_for(header);
-    t.keys(&["y"]);
-    t.keys(&["A"]);
-    t.wait_for("Apply summary");
-    t.keys(&["Enter"]);
-    t.wait_for("BETA");
-    t.keys(&["d"]);
-    t.keys(&["n"]);
-    t.wait_for("note on edit");
-    t.type_text("leave beta alone");
-    t.wait_for("leave beta alone");
-    t.keys(&["Enter"]);
-    t.keys(&["A"]);
-    t.wait_for("Apply summary");
-    t.keys(&["Enter"]);
-}
-
 /// A harness's row of the table.
 struct Row {
     normalized: Case,
@@ -357,7 +318,7 @@ const PI: Row = Row {
         after: ("proj/g.txt", Some(G_REVIEWED)),
         request: 1,
         says: &[NOTE],
-        human: Some(|t| accept_first_reject_second(t, "watch · pi waits (edit)")),
+        human: Some(|t| tmux::accept_first_reject_second(t, "watch · pi waits (edit)", NOTE[0])),
     },
 };
 
@@ -417,7 +378,9 @@ const GEMINI: Row = Row {
         after: ("proj/g.txt", Some(G_REVIEWED)),
         request: 2,
         says: &[NOTE],
-        human: Some(|t| accept_first_batch_reject_second(t, "waits (replace)")),
+        human: Some(|t| {
+            tmux::accept_first_batch_reject_second(t, "waits (replace)", "BETA", NOTE[0])
+        }),
     },
 };
 
@@ -486,7 +449,7 @@ const CLAUDE: Row = Row {
         after: ("proj/g.txt", Some(G_REVIEWED)),
         request: 3,
         says: &[NOTE],
-        human: Some(|t| accept_first_batch_reject_second(t, "waits (Edit)")),
+        human: Some(|t| tmux::accept_first_batch_reject_second(t, "waits (Edit)", "BETA", NOTE[0])),
     },
 };
 
@@ -589,7 +552,7 @@ const CODEX: Row = Row {
         ),
         request: 1,
         says: &[NOTE],
-        human: Some(|t| accept_first_reject_second(t, "waits (Bash)")),
+        human: Some(|t| tmux::accept_first_reject_second(t, "waits (Bash)", NOTE[0])),
     },
 };
 

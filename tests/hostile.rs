@@ -9,7 +9,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::BIN;
+use common::{BIN, tree};
 
 fn root() -> (tempfile::TempDir, PathBuf) {
     let t = tempfile::tempdir().unwrap();
@@ -32,24 +32,6 @@ fn json(o: &Output) -> Value {
             String::from_utf8_lossy(&o.stderr)
         )
     })
-}
-
-/// Every entry below `dir` (relative, sorted), symlinks not followed.
-fn tree(dir: &Path) -> Vec<String> {
-    fn walk(base: &Path, d: &Path, out: &mut Vec<String>) {
-        for e in fs::read_dir(d).unwrap() {
-            let e = e.unwrap();
-            let p = e.path();
-            out.push(p.strip_prefix(base).unwrap().display().to_string());
-            if e.file_type().unwrap().is_dir() {
-                walk(base, &p, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
 }
 
 /// Issue 14.1: a symlink inside the root that points at `.redline-journal` (or into it) is not a

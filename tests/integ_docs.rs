@@ -17,16 +17,7 @@ const DOC: &str = include_str!("../docs/integrations.md");
 
 /// The fenced block after `<!-- test: NAME -->`.
 fn block(name: &str) -> String {
-    let marker = format!("<!-- test: {name} -->");
-    let at = DOC
-        .find(&marker)
-        .unwrap_or_else(|| panic!("no block {name} in docs/integrations.md"));
-    let mut lines = DOC[at + marker.len()..]
-        .lines()
-        .skip_while(|l| !l.starts_with("```"));
-    lines.next();
-    let body: Vec<&str> = lines.take_while(|l| !l.starts_with("```")).collect();
-    body.join("\n") + "\n"
+    common::doc_block(DOC, "docs/integrations.md", name)
 }
 
 /// A project with the document's `src/greet.rs`, and its `/tmp/edits.json` saved in the project.

@@ -7,6 +7,9 @@
 //! (default: CI-sized); `REDLINE_FAULT_DIR` picks the filesystem for the kill loop (default
 //! `/dev/shm` when it is a tmpfs, else the system temp dir). Every test prints its figures.
 
+mod common;
+
+use common::tree;
 use redline::error::{Code, ExitStatus};
 use redline::write::{Change, Expect, Limits, RecoveryAction, Root};
 use std::collections::BTreeMap;
@@ -364,24 +367,6 @@ fn kill9_during_single_file_commits_never_tears() {
     );
     assert!(violations.is_empty(), "{violations:#?}");
     assert!(last > 0, "no commit ever landed");
-}
-
-/// Lists every entry beneath `dir`, relative, sorted.
-fn tree(dir: &Path) -> Vec<String> {
-    fn walk(base: &Path, d: &Path, out: &mut Vec<String>) {
-        for e in fs::read_dir(d).unwrap() {
-            let e = e.unwrap();
-            let p = e.path();
-            out.push(p.strip_prefix(base).unwrap().to_string_lossy().into_owned());
-            if e.file_type().unwrap().is_dir() {
-                walk(base, &p, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
 }
 
 /// Whether the tree is exactly one whole generation; `Err` describes the violation.
@@ -1072,20 +1057,15 @@ fn enospc_child(root: &Path) {
     println!("ENOSPC: clean errors, old content intact, no temp or journal left");
 }
 
-#[test]
-fn enospc_on_tiny_tmpfs_keeps_old_content() {
-    if std::env::var(CHILD).is_ok() {
-        return;
-    }
-    let Some(out) = in_tiny_tmpfs("enospc") else {
-        return;
-    };
+/// Prints the lines of a child's report that `shown` picks (its figures), then checks that the
+/// child succeeded and reported `verdict`.
+fn child_verdict(out: &std::process::Output, shown: impl Fn(&str) -> bool, verdict: &str) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     eprintln!(
         "{}",
         stdout
             .lines()
-            .filter(|l| l.contains("ENOSPC") || l.starts_with("single"))
+            .filter(|l| shown(l))
             .collect::<Vec<_>>()
             .join("\n")
     );
@@ -1094,7 +1074,22 @@ fn enospc_on_tiny_tmpfs_keeps_old_content() {
         "child failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("ENOSPC: clean errors"), "{stdout}");
+    assert!(stdout.contains(verdict), "{stdout}");
+}
+
+#[test]
+fn enospc_on_tiny_tmpfs_keeps_old_content() {
+    if std::env::var(CHILD).is_ok() {
+        return;
+    }
+    let Some(out) = in_tiny_tmpfs("enospc") else {
+        return;
+    };
+    child_verdict(
+        &out,
+        |l| l.contains("ENOSPC") || l.starts_with("single"),
+        "ENOSPC: clean errors",
+    );
 }
 
 fn eacces_child(root: &Path) {
@@ -1207,21 +1202,11 @@ fn permission_errors_as_unprivileged_uid() {
         c.uid(65534).gid(65534);
     }
     let out = c.output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    eprintln!(
-        "{}",
-        stdout
-            .lines()
-            .filter(|l| l.contains(" / hint: ") || l.starts_with("EACCES"))
-            .collect::<Vec<_>>()
-            .join("\n")
+    child_verdict(
+        &out,
+        |l| l.contains(" / hint: ") || l.starts_with("EACCES"),
+        "EACCES: all refused",
     );
-    assert!(
-        out.status.success(),
-        "child failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(stdout.contains("EACCES: all refused"));
     assert_eq!(fs::read(root.join("ok")).unwrap(), b"ok\n");
     assert_eq!(fs::read(root.join("rodir/f")).unwrap(), b"f\n");
     assert_eq!(fs::read(root.join("rofile")).unwrap(), b"ro\n");

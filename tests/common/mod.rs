@@ -184,3 +184,36 @@ pub fn round_trip(tool: &str, before: &Path, request: &Path) -> RoundTrip {
         written,
     }
 }
+
+/// The fenced block after `<!-- test: NAME -->` in the document `doc` (named `file` in
+/// messages): what a test runs or compares, so the docs cannot drift from the tool.
+pub fn doc_block(doc: &str, file: &str, name: &str) -> String {
+    let marker = format!("<!-- test: {name} -->");
+    let at = doc
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no block {name} in {file}"));
+    let mut lines = doc[at + marker.len()..]
+        .lines()
+        .skip_while(|l| !l.starts_with("```"));
+    lines.next();
+    let body: Vec<&str> = lines.take_while(|l| !l.starts_with("```")).collect();
+    body.join("\n") + "\n"
+}
+
+/// Every entry below `dir` (relative, sorted), symlinks not followed.
+pub fn tree(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, d: &Path, out: &mut Vec<String>) {
+        for e in fs::read_dir(d).unwrap() {
+            let e = e.unwrap();
+            let p = e.path();
+            out.push(p.strip_prefix(base).unwrap().to_string_lossy().into_owned());
+            if e.file_type().unwrap().is_dir() {
+                walk(base, &p, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}

@@ -141,6 +141,44 @@ impl Tmux {
     }
 }
 
+/// The reviewer's part in a batch of two edits: accept the first (and move on), reject the
+/// second, write `note` on it (`d` on the last edit stays on it, so the note is on the rejected
+/// edit), and apply. `header` is what the screen shows once the batch is there.
+pub fn accept_first_reject_second(t: &Tmux, header: &str, note: &str) {
+    t.wait_for(header);
+    t.keys(&["y"]);
+    t.wait_for("✓1");
+    t.keys(&["d"]);
+    t.wait_for("✗1");
+    note_and_apply(t, note);
+}
+
+/// The same over two batches of one edit each (tools that replace one string a call): accept
+/// and apply the first; the second, which comes after the first one's result and shows `second`,
+/// rejected with `note`.
+pub fn accept_first_batch_reject_second(t: &Tmux, header: &str, second: &str, note: &str) {
+    t.wait_for(header);
+    t.keys(&["y"]);
+    t.keys(&["A"]);
+    t.wait_for("Apply summary");
+    t.keys(&["Enter"]);
+    t.wait_for(second);
+    t.keys(&["d"]);
+    note_and_apply(t, note);
+}
+
+/// `n`, `note` typed and confirmed, then `A` and `Enter` on the apply summary.
+fn note_and_apply(t: &Tmux, note: &str) {
+    t.keys(&["n"]);
+    t.wait_for("note on edit");
+    t.type_text(note);
+    t.wait_for(note);
+    t.keys(&["Enter"]);
+    t.keys(&["A"]);
+    t.wait_for("Apply summary");
+    t.keys(&["Enter"]);
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
