@@ -28,13 +28,20 @@ fn lib_and_bin_check_for_macos_and_freebsd() {
     let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("portable-check");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["check", "--locked", "--lib", "--bins", "--message-format", "short"])
-        .arg("--manifest-path")
-        .arg(&manifest)
-        .arg("--target-dir")
-        .arg(&target_dir)
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env("RUSTFLAGS", "-D warnings");
+    cmd.args([
+        "check",
+        "--locked",
+        "--lib",
+        "--bins",
+        "--message-format",
+        "short",
+    ])
+    .arg("--manifest-path")
+    .arg(&manifest)
+    .arg("--target-dir")
+    .arg(&target_dir)
+    .env_remove("CARGO_ENCODED_RUSTFLAGS")
+    .env("RUSTFLAGS", "-D warnings");
     for t in TARGETS {
         cmd.args(["--target", t]);
     }

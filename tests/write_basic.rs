@@ -240,7 +240,11 @@ fn special_files_are_not_a_file_without_blocking() {
     // A character device like the real /dev/null (its numbers differ between OSes).
     let null = fs::metadata("/dev/null").unwrap().rdev();
     #[allow(clippy::unnecessary_cast)] // dev_t is u64 on Linux, i32 on macOS
-    let dev = mknod(&root.join("null"), libc::S_IFCHR | 0o666, null as libc::dev_t);
+    let dev = mknod(
+        &root.join("null"),
+        libc::S_IFCHR | 0o666,
+        null as libc::dev_t,
+    );
     let r = Root::open(&root, Limits::default()).unwrap();
     let lock = r.lock().unwrap();
     let mut targets = vec!["fifo", "sub"];

@@ -538,6 +538,8 @@ fn fill(
                 _ => None,
             },
         };
+        // The skipped placeholders go first: a batch's edits are not held three times.
+        plan.edits = Vec::new();
         plan.edits = match_edits_with(&orig.doc, &fr.edits, mopts);
         if !fr.chunks.is_empty() {
             plan.edits

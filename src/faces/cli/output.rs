@@ -47,8 +47,27 @@ pub(super) fn out(text: &str) {
     let _ = o.write_all(text.as_bytes()).and_then(|_| o.flush());
 }
 
+/// `text` and a newline on stdout (written as they are: a big report is not copied again).
 pub(super) fn line(text: &str) {
-    out(&format!("{text}\n"));
+    let mut o = std::io::stdout().lock();
+    let _ = o
+        .write_all(text.as_bytes())
+        .and_then(|_| o.write_all(b"\n"))
+        .and_then(|_| o.flush());
+}
+
+/// A run's pretty JSON and a newline, serialized straight into stdout (a response as big as
+/// its request is not built as a string first).
+fn run_json(run: &Run) {
+    let mut o = std::io::BufWriter::new(std::io::stdout().lock());
+    let r = match &run.response {
+        Ok(r) => serde_json::to_writer_pretty(&mut o, r),
+        Err(f) => serde_json::to_writer_pretty(&mut o, f),
+    };
+    let _ = r
+        .map_err(std::io::Error::from)
+        .and_then(|_| o.write_all(b"\n"))
+        .and_then(|_| o.flush());
 }
 
 /// Pretty JSON and a newline on stdout.
@@ -109,13 +128,13 @@ pub(super) fn run(run: &Run, format: Format, color: bool) {
             let message = located(&e.message, e.pointer.as_deref(), e.line);
             diagnostic(&message, e.hint.as_deref());
             if format == Format::Json {
-                line(&run.to_pretty());
+                run_json(run);
             }
             return;
         }
     };
     match format {
-        Format::Json => line(&run.to_pretty()),
+        Format::Json => run_json(run),
         Format::Diff => {
             if resp.ok {
                 let all = crate::engine::diff::join(resp.files.iter().map(|f| f.diff.as_str()));
