@@ -204,7 +204,8 @@ request_object! {
 }
 
 file_object! {
-    /// What to do to one file: `edits` (optionally with `moveTo`), `content`, `delete`, or `moveTo`.
+    /// What to do to one file: `edits` (optionally with `moveTo`), `content`, `delete`, or
+    /// `moveTo`.
     #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
     #[serde(rename = "file object", rename_all = "camelCase", deny_unknown_fields)]
     pub struct WireFile {}
