@@ -498,7 +498,7 @@ fn kill9_harness_catches_a_naive_writer() {
     }
     // The same harness against per-file atomic replace without a journal must see mixed
     // batches, or the harness proves nothing.
-    let f = kill_loop("naive", iters(100).min(60).max(20), 3_000);
+    let f = kill_loop("naive", iters(100).clamp(20, 60), 3_000);
     eprintln!(
         "naive control (per-file atomic replace, no journal): {} kills, {} violations",
         f.kills,

@@ -365,16 +365,12 @@ fn main_action(m: &mut Model, a: Action) -> Option<Effect> {
         }
         Action::Wheel(n) => wheel(m, n),
         Action::Click(x, y) => match view::hit(m, x, y) {
-            Some(view::Hit::File(f)) => {
-                if f != m.cursor.file {
-                    go_file(m, f);
-                }
-            }
+            Some(view::Hit::File(f)) if f != m.cursor.file => go_file(m, f),
             Some(view::Hit::Row(d)) => {
                 set_display(m, d);
                 reveal(m, false);
             }
-            None => {}
+            Some(view::Hit::File(_)) | None => {}
         },
         Action::NextUndecidedFile | Action::PrevUndecidedFile => {
             let n = m.files.len();

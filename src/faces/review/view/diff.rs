@@ -328,10 +328,10 @@ fn body(c: &Ctx, row: &Row, width: usize) -> Vec<Vec<Span<'static>>> {
             ov.extend(overlays(m, *tag, s, emph, on_cursor, t));
             // What counts as changed for the edge marks: the emphasized words, or the whole
             // line when it has none (it was rewritten).
-            let whole = [0..s.len()];
+            let whole = 0..s.len();
             let changed: &[std::ops::Range<usize>] = match tag {
                 Tag::Context => &[],
-                _ if emph.is_empty() => &whole,
+                _ if emph.is_empty() => std::slice::from_ref(&whole),
                 _ => emph,
             };
             let cells = text::cells(s, base, &ov, changed, t.dim());

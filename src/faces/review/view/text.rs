@@ -173,9 +173,7 @@ pub fn window(
         let start = col;
         col += c.width;
         let hide = |h: &mut Hidden| {
-            *h = if c.changed {
-                Hidden::Change
-            } else if *h == Hidden::Change {
+            *h = if c.changed || *h == Hidden::Change {
                 Hidden::Change
             } else {
                 Hidden::Text
@@ -347,7 +345,7 @@ mod tests {
         let ch = Style::default().add_modifier(ratatui::style::Modifier::REVERSED);
         let line = "let a = 1; // a long comment that goes on, and then: CHANGED";
         let at = line.find("CHANGED").unwrap();
-        let c = cells(line, m, &[], &[at..line.len()], m);
+        let c = cells(line, m, &[], std::slice::from_ref(&(at..line.len())), m);
         let show = |r: Rendered| {
             r.spans
                 .iter()
@@ -394,7 +392,7 @@ mod tests {
         );
         assert_eq!(width(text), 6);
         // A change on the accent alone marks the whole cluster.
-        let c = cells("ae\u{301}", m, &[], &[2..4], m);
+        let c = cells("ae\u{301}", m, &[], std::slice::from_ref(&(2..4)), m);
         assert_eq!(
             c.iter().map(|c| c.changed).collect::<Vec<_>>(),
             vec![false, true]
