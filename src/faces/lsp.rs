@@ -181,7 +181,7 @@ pub(crate) fn document_changes(
                 let overwrite = f
                     .warnings
                     .iter()
-                    .any(|w| w.code == crate::error::WarningCode::OverwroteExisting);
+                    .any(|w| matches!(w, crate::engine::plan::Warning::MoveOverwrites { .. }));
                 out.push(DocumentChange::Resource(ResourceOperation::Rename {
                     old_uri: uri,
                     new_uri,

@@ -6,6 +6,7 @@
 
 use crate::engine::document::{DecodeError, Document};
 use crate::engine::failure::{ChunkError, ChunkScope, Clue, EditError, FileError};
+use crate::engine::plan::Warning;
 use crate::write::FsError;
 
 /// What is said about a failure.
@@ -181,6 +182,17 @@ pub fn file(e: &FileError, path: &str) -> Said {
                 "re-read the file (`redline read {path}`) and redo the edits against it"
             )),
         },
+    }
+}
+
+/// The message of a warning about `path` (as the request wrote it).
+pub fn warning(w: &Warning, path: &str) -> String {
+    match w {
+        Warning::MoveOverwrites { to } => format!("{to} exists; the move overwrites it"),
+        Warning::ContentReplaces => format!("{path} exists; its content is replaced"),
+        Warning::HardLinks { count } => {
+            format!("{path} has {count} hard links; the others keep the old content")
+        }
     }
 }
 

@@ -346,8 +346,8 @@ pub fn response(
             .iter()
             .filter(|_| status != wire::FileStatus::Failed)
             .map(|w| wire::Warning {
-                code: w.code,
-                message: w.message.clone(),
+                code: w.code(),
+                message: message::warning(w, &f.path),
             })
             .collect();
         for (p, w) in &wrote.warnings {

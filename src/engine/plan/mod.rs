@@ -124,13 +124,34 @@ impl Original {
     }
 }
 
-/// A warning about a file.
+/// A warning about a file: what the change does beyond its text, as data (worded at the edge,
+/// by `report::message::warning`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
-    /// Stable warning code.
-    pub code: WarningCode,
-    /// Human-readable explanation.
-    pub message: String,
+pub enum Warning {
+    /// The move's destination exists; the move replaces it.
+    MoveOverwrites {
+        /// The destination as the request wrote it.
+        to: String,
+    },
+    /// A create names an existing file; its content is replaced.
+    ContentReplaces,
+    /// The file has other hard links, which keep the old content.
+    HardLinks {
+        /// How many links the file has.
+        count: u64,
+    },
+}
+
+impl Warning {
+    /// The stable wire code.
+    pub fn code(&self) -> WarningCode {
+        match self {
+            Warning::MoveOverwrites { .. } | Warning::ContentReplaces => {
+                WarningCode::OverwroteExisting
+            }
+            Warning::HardLinks { .. } => WarningCode::HardLinkBroken,
+        }
+    }
 }
 
 /// Everything the batch does to one path.
@@ -478,10 +499,8 @@ fn fill(
         if root.exists(to)? {
             // Undecodable content still counts as "there" (for the commit check), without a diff.
             plan.replaced = Some(read_any(root, to, &dest, &HashMap::new())?);
-            plan.warnings.push(Warning {
-                code: WarningCode::OverwroteExisting,
-                message: format!("{to} exists; the move overwrites it"),
-            });
+            plan.warnings
+                .push(Warning::MoveOverwrites { to: to.clone() });
         }
         plan.move_rel = Some(dest);
     }
@@ -491,10 +510,7 @@ fn fill(
                 plan.op = Op::Overwrite;
                 plan.original = Some(orig);
                 check_hash(fr, plan.original.as_ref())?;
-                plan.warnings.push(Warning {
-                    code: WarningCode::OverwroteExisting,
-                    message: format!("{} exists; its content is replaced", fr.path),
-                });
+                plan.warnings.push(Warning::ContentReplaces);
             }
             Err(FileError::Fs(e)) if e.code == Code::FileNotFound && fr.expect_hash.is_none() => {
                 plan.op = Op::Create;
@@ -520,13 +536,7 @@ fn fill(
         return Ok(());
     }
     if orig.nlink > 1 {
-        plan.warnings.push(Warning {
-            code: WarningCode::HardLinkBroken,
-            message: format!(
-                "{} has {} hard links; the others keep the old content",
-                fr.path, orig.nlink
-            ),
-        });
+        plan.warnings.push(Warning::HardLinks { count: orig.nlink });
     }
     if decode {
         let mopts = MatchOptions {

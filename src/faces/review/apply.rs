@@ -43,7 +43,7 @@ pub fn accepted_plan(m: &Model) -> (Plan, Vec<usize>) {
                 fp.move_to = None;
                 fp.move_rel = None;
                 fp.warnings
-                    .retain(|w| w.code != crate::error::WarningCode::OverwroteExisting);
+                    .retain(|w| !matches!(w, crate::engine::plan::Warning::MoveOverwrites { .. }));
             }
             _ => {}
         }

@@ -254,7 +254,7 @@ pub(super) fn explain(
             for w in &plan.warnings {
                 out.push(Line::from(vec![
                     label(t, "warning"),
-                    Span::styled(w.message.clone(), t.warn()),
+                    Span::styled(crate::report::message::warning(w, &plan.path), t.warn()),
                 ]));
             }
             out.extend(decision.iter().cloned());
