@@ -9,7 +9,7 @@ mod common;
 
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 
 use common::BIN;
 use common::tmux::{self, Tmux};
@@ -26,7 +26,7 @@ macro_rules! require_tmux {
 /// Starts `redline hook AGENT --review` with `envelope` on stdin.
 fn hook(agent: &str, dir: &Path, envelope: &Value) -> Child {
     common::spawn_with_stdin(
-        Command::new(BIN)
+        common::redline()
             .args(["hook", agent, "--review", "--wait", "120"])
             .current_dir(dir)
             .stdout(Stdio::piped())

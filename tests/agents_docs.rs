@@ -6,10 +6,8 @@ mod common;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::Command;
 
 const DOC: &str = include_str!("../docs/agents.md");
-use common::BIN;
 
 /// The fenced block after `<!-- test: NAME -->`.
 fn block(name: &str) -> String {
@@ -27,7 +25,7 @@ fn hook(agent: &str, envelope: &str, dir: &Path) -> Value {
     let mut env: Value = serde_json::from_str(envelope).unwrap();
     env["cwd"] = Value::String(dir.to_string_lossy().into_owned());
     let out = common::output_with_stdin(
-        Command::new(BIN).args(["hook", agent]),
+        common::redline().args(["hook", agent]),
         env.to_string().as_bytes(),
     );
     assert_eq!(
@@ -53,7 +51,7 @@ fn claude_setup_writes_the_documented_settings() {
     std::fs::create_dir(dir.path().join(".claude")).unwrap();
     let settings = dir.path().join(".claude/settings.json");
     std::fs::write(&settings, r#"{"model": "opus"}"#).unwrap();
-    let out = Command::new(BIN)
+    let out = common::redline()
         .args(["setup", "claude", "--root"])
         .arg(dir.path())
         .env("HOME", dir.path().join("home"))
@@ -69,13 +67,13 @@ fn claude_setup_writes_the_documented_settings() {
         block("claude-settings")
     );
     // Idempotent, and --remove gives the user's file back (as JSON).
-    let again = Command::new(BIN)
+    let again = common::redline()
         .args(["setup", "claude", "--root"])
         .arg(dir.path())
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&again.stdout).contains("already set up"));
-    let rm = Command::new(BIN)
+    let rm = common::redline()
         .args(["setup", "claude", "--remove", "--root"])
         .arg(dir.path())
         .output()

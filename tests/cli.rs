@@ -10,8 +10,6 @@ use std::process::{Command, Output, Stdio};
 
 mod common;
 
-use common::BIN;
-
 /// A temporary root with some files, plus a place for request files next to it.
 struct Root {
     tmp: tempfile::TempDir,
@@ -50,7 +48,7 @@ impl Root {
     }
 
     fn cmd(&self) -> Command {
-        let mut c = Command::new(BIN);
+        let mut c = common::redline();
         c.arg("--root").arg(self.dir()).env_remove("NO_COLOR");
         c
     }
@@ -128,7 +126,7 @@ fn exit_codes() {
         2
     );
     // A root that does not exist is a usage error too.
-    let o = Command::new(BIN)
+    let o = common::redline()
         .args(["apply", "--root", "/nonexistent/redline/root"])
         .arg(&ok)
         .output()
@@ -304,7 +302,7 @@ fn diff_format_is_accepted_by_git_apply() {
     }
     let req = tmp.path().join("req.json");
     fs::write(&req, serde_json::to_vec(&request).unwrap()).unwrap();
-    let o = Command::new(BIN)
+    let o = common::redline()
         .args([
             "apply",
             "--dry-run",

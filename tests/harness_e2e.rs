@@ -87,7 +87,7 @@ impl Run {
 
     /// `redline setup AGENT` for this project and home.
     fn setup(&self, agent: &str, extra: &[&str]) {
-        let out = Command::new(BIN)
+        let out = common::redline()
             .args(["setup", agent])
             .args(extra)
             .arg("--root")

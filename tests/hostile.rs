@@ -188,7 +188,7 @@ fn measure_helper() {
     };
     let args: Vec<String> = serde_json::from_str(&args).unwrap();
     let out = fs::File::create(std::env::var_os(MEASURE_STDOUT).unwrap()).unwrap();
-    let child = Command::new(BIN)
+    let child = common::redline()
         .args(&args)
         .stdin(Stdio::inherit())
         .stdout(out)
@@ -460,7 +460,7 @@ fn apply_resolves_outside_the_writer_lock() {
     let held = fs::File::open(&root).unwrap();
     assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
     let child = common::spawn_with_stdin(
-        Command::new(BIN)
+        common::redline()
             .arg("--root")
             .arg(&root)
             .args(["apply", "--format", "json"])

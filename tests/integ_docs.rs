@@ -70,18 +70,14 @@ impl Project {
             self.path().join("edits.json").to_str().unwrap(),
         );
         let path = path_with_redline();
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&cmd)
-            .current_dir(self.path())
-            .env("PATH", path)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin).unwrap();
-        child.wait_with_output().unwrap()
+        common::output_with_stdin(
+            Command::new("sh")
+                .arg("-c")
+                .arg(&cmd)
+                .current_dir(self.path())
+                .env("PATH", path),
+            stdin,
+        )
     }
 }
 

@@ -6,15 +6,14 @@ mod common;
 
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
-use common::BIN;
 const N_FILES: usize = 6;
 
 fn apply(root: &Path, request: &str) -> std::process::Child {
     common::spawn_with_stdin(
-        Command::new(BIN)
+        common::redline()
             .args(["apply", "--format", "json", "--root"])
             .arg(root)
             .stdout(Stdio::null())
@@ -136,7 +135,7 @@ fn kill9_apply_then_recover_is_all_or_nothing() {
         }
         let _ = c.kill();
         c.wait().unwrap();
-        let out = Command::new(BIN)
+        let out = common::redline()
             .args(["recover", "--root"])
             .arg(&root)
             .output()
@@ -214,7 +213,7 @@ fn hostile_paths_are_refused_by_the_binary() {
             serde_json::json!({"files": [{"path": path, "delete": true}]}),
         ] {
             let out = common::output_with_stdin(
-                Command::new(BIN)
+                common::redline()
                     .args(["apply", "--format", "json", "--root"])
                     .arg(&root),
                 req.to_string().as_bytes(),
