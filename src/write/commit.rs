@@ -28,9 +28,11 @@
 
 use super::atomic::{self, Original};
 use super::confine::{self, open_dir};
-use super::journal::{self, Entry, Journal, Kind, State, StoreError};
+use super::journal::{self, Entry, Journal, Kind, Records, State, StoreError};
 use super::sys::{self, unsupported};
-use super::{Change, CommitError, CommitReport, CommitWarning, Expect, FsError, Root, lstat_at};
+use super::{
+    Change, CommitError, CommitReport, CommitWarning, Expect, FsError, JOURNAL_DIR, Root, lstat_at,
+};
 use crate::error::{Code, WarningCode};
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, Stat};
@@ -99,8 +101,15 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
             })
             .collect(),
     };
-    let jdir = journal::create_dir(root, !single).map_err(nothing)?;
-    if let Err(e) = journal::store_intent(root, &jdir, &j) {
+    // A single change that creates no directory keeps its intent in one file, written right
+    // before its temp gets a name (a delete: now); anything else gets the journal directory.
+    let jdir = if single && mkdirs.is_empty() {
+        Records::Intent
+    } else {
+        Records::Dir(journal::create_dir(root, !single).map_err(nothing)?)
+    };
+    let intent_now = matches!(jdir, Records::Dir(_)) || ops.iter().all(|o| o.bytes.is_none());
+    if intent_now && let Err(e) = journal::store_intent(root, &jdir, &j) {
         return Err(undo(root, &ops, &j, jdir, e, "nothing was written"));
     }
 
@@ -115,10 +124,12 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
             "nothing was changed; temporary files were removed",
         ));
     }
-    if !single {
+    if let Records::Dir(dir) = &jdir
+        && !single
+    {
         j.state = State::Apply;
         if let Err(StoreError::NotWritten(e) | StoreError::NotSynced(e)) =
-            journal::store(root, &jdir, &j)
+            journal::store(root, dir, &j)
         {
             return Err(undo(
                 root,
@@ -167,7 +178,16 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
     }
 
     // The commit point.
-    match journal::commit_point(root, &jdir) {
+    let Some(dir) = jdir.dir() else {
+        // Unreachable: only a single-file commit keeps its records outside the directory.
+        let err = FsError::new(
+            Code::Internal,
+            JOURNAL_DIR,
+            "a multi-file commit without its journal directory",
+        );
+        return Err(undo(root, &ops, &j, jdir, err, &restored));
+    };
+    match journal::commit_point(root, dir) {
         Ok(()) => {}
         Err(StoreError::NotWritten(err)) => return Err(undo(root, &ops, &j, jdir, err, &restored)),
         Err(StoreError::NotSynced(_)) => report.durability_unknown = true,
@@ -188,7 +208,7 @@ fn undo(
     root: &Root,
     ops: &[Op<'_>],
     j: &Journal,
-    jdir: OwnedFd,
+    jdir: Records,
     error: FsError,
     done: &str,
 ) -> CommitError {
@@ -413,7 +433,7 @@ fn prepare(
     root: &Root,
     ops: &mut [Op<'_>],
     j: &mut Journal,
-    jdir: &OwnedFd,
+    jdir: &Records,
     mkdirs: &[PathBuf],
 ) -> Result<(), FsError> {
     for d in mkdirs {

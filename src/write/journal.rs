@@ -18,6 +18,12 @@
 //!   the rename plus one fsync of the journal directory is the commit point. Recovery removes the
 //!   old files.
 //!
+//! A single-file commit that creates no directory keeps its `prepare` record in a plain file at
+//! `<root>/.redline-journal` instead ([`Records::Intent`]): no directory is created and removed,
+//! which costs as much disk time on ext4 as the rest of a small commit. That record is written
+//! once, directly, right before its temp gets a name (or, for a delete, before the rename), so a
+//! kill while it is written tears it only while nothing it names exists yet.
+//!
 //! Every recovery step checks the state first and is a no-op when already done, so recovery can
 //! be killed and run again any number of times.
 
@@ -153,6 +159,24 @@ fn open_journal_dir(root: &Root) -> Result<OwnedFd, Errno> {
     )
 }
 
+/// Where a commit keeps its records.
+pub(super) enum Records {
+    /// The journal directory (a multi-file commit, or one that creates directories).
+    Dir(OwnedFd),
+    /// A single-file commit: only an intent record, the file `<root>/.redline-journal`.
+    Intent,
+}
+
+impl Records {
+    /// The journal directory, when the records live in one.
+    pub(super) fn dir(&self) -> Option<&OwnedFd> {
+        match self {
+            Records::Dir(fd) => Some(fd),
+            Records::Intent => None,
+        }
+    }
+}
+
 /// Where a failed [`store`] stopped.
 pub(super) enum StoreError {
     /// The new record is not in place: the previous state stands.
@@ -189,7 +213,7 @@ pub(super) fn store(root: &Root, jdir: &OwnedFd, j: &Journal) -> Result<(), Stor
 }
 
 /// Writes the intent record `prepare`, without fsync (see the module docs).
-pub(super) fn store_intent(root: &Root, jdir: &OwnedFd, j: &Journal) -> Result<(), FsError> {
+pub(super) fn store_intent(root: &Root, records: &Records, j: &Journal) -> Result<(), FsError> {
     let bytes = serde_json::to_vec(j).map_err(|e| {
         FsError::new(
             Code::Internal,
@@ -197,6 +221,26 @@ pub(super) fn store_intent(root: &Root, jdir: &OwnedFd, j: &Journal) -> Result<(
             format!("cannot encode the journal: {e}"),
         )
     })?;
+    let jdir = match records {
+        Records::Dir(fd) => fd,
+        Records::Intent => {
+            // Written in place: it is (re)written only while nothing it names exists, so a
+            // torn record means there is nothing to recover.
+            let fd = rustix::fs::openat(
+                &root.fd,
+                JOURNAL_DIR,
+                OFlags::WRONLY
+                    | OFlags::CREATE
+                    | OFlags::TRUNC
+                    | OFlags::NOFOLLOW
+                    | OFlags::CLOEXEC,
+                Mode::from_raw_mode(0o600),
+            )
+            .map_err(|e| jerr(root, "cannot create the journal", e))?;
+            return super::atomic::write_all(&fd, &bytes)
+                .map_err(|e| jerr(root, "cannot write the journal", e));
+        }
+    };
     // Replaced by rename, so a kill while it is rewritten leaves the previous version whole.
     let fd = rustix::fs::openat(
         jdir,
@@ -220,11 +264,11 @@ pub(super) fn commit_point(root: &Root, jdir: &OwnedFd) -> Result<(), StoreError
 }
 
 /// Reads record `name`; `None` when absent. `Err` when unreadable.
-fn load_named(root: &Root, jdir: &OwnedFd, name: &str) -> Result<Option<Journal>, FsError> {
+fn load_named(root: &Root, jdir: BorrowedFd<'_>, name: &str) -> Result<Option<Journal>, FsError> {
     let fd = match rustix::fs::openat(
         jdir,
         name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
         Mode::empty(),
     ) {
         Ok(fd) => fd,
@@ -242,7 +286,21 @@ fn load_named(root: &Root, jdir: &OwnedFd, name: &str) -> Result<Option<Journal>
 /// Forgets the journal: its directory is removed. Called only when the tree needs nothing more.
 /// `durable`: the removal is synced too (after a recovery). A commit does not: a record that
 /// reappears after a power loss finds its work done, and recovering it again changes nothing.
-pub(super) fn remove(root: &Root, jdir: OwnedFd, durable: bool) -> Result<(), FsError> {
+pub(super) fn remove(root: &Root, records: Records, durable: bool) -> Result<(), FsError> {
+    let jdir = match records {
+        Records::Dir(fd) => fd,
+        Records::Intent => {
+            match rustix::fs::unlinkat(&root.fd, JOURNAL_DIR, AtFlags::empty()) {
+                Ok(()) | Err(Errno::NOENT) => {}
+                Err(e) => return Err(jerr(root, "cannot remove the journal", e)),
+            }
+            if durable {
+                rustix::fs::fsync(&root.fd)
+                    .map_err(|e| jerr(root, "cannot sync the root directory", e))?;
+            }
+            return Ok(());
+        }
+    };
     for name in [JOURNAL_TMP, JOURNAL, COMMITTED, PREPARE_TMP, PREPARE] {
         match rustix::fs::unlinkat(&jdir, name, AtFlags::empty()) {
             Ok(()) | Err(Errno::NOENT) => {}
@@ -263,27 +321,45 @@ pub(super) fn remove(root: &Root, jdir: OwnedFd, durable: bool) -> Result<(), Fs
 
 /// Finishes or undoes an interrupted commit under the writer lock. Idempotent.
 pub(super) fn recover(root: &Root) -> Result<RecoveryReport, FsError> {
-    let jdir = match open_journal_dir(root) {
-        Ok(fd) => fd,
+    let records = match open_journal_dir(root) {
+        Ok(fd) => Records::Dir(fd),
         Err(Errno::NOENT) => return Ok(RecoveryReport::default()),
+        // A single-file commit's intent record (a regular file; anything else is not ours).
+        Err(Errno::NOTDIR)
+            if lstat_at(&root.fd, OsStr::new(JOURNAL_DIR)).is_ok_and(|st| {
+                st.is_some_and(|st| {
+                    rustix::fs::FileType::from_raw_mode(st.st_mode)
+                        == rustix::fs::FileType::RegularFile
+                })
+            }) =>
+        {
+            Records::Intent
+        }
         Err(e) => return Err(jerr(root, "cannot open the journal directory", e)),
     };
-    let committed = load_named(root, &jdir, COMMITTED)?;
-    let journal = match committed {
-        Some(j) => Some((j, true)),
-        None => load_named(root, &jdir, JOURNAL)?.map(|j| (j, false)),
+    let journal = match &records {
+        Records::Intent => None,
+        Records::Dir(jdir) => match load_named(root, jdir.as_fd(), COMMITTED)? {
+            Some(j) => Some((j, true)),
+            None => load_named(root, jdir.as_fd(), JOURNAL)?.map(|j| (j, false)),
+        },
+    };
+    let prepare = || match &records {
+        Records::Dir(jdir) => load_named(root, jdir.as_fd(), PREPARE),
+        Records::Intent => load_named(root, root.fd.as_fd(), JOURNAL_DIR),
     };
     let report = match journal {
-        None => match load_named(root, &jdir, PREPARE) {
+        None => match prepare() {
             Ok(Some(j)) => {
                 let paths = j.ops.iter().map(|e| e.path.clone()).collect();
                 let action = settle(root, &j)?;
                 RecoveryReport { action, paths }
             }
-            // Nothing, or an intent that cannot be read. It is replaced whole by rename, so a
-            // kill never tears it; only a power loss can (it is not synced), and then no
-            // rename it covered can matter: the user's files are whole either way, at worst a
-            // temp stays behind.
+            // Nothing, or an intent that cannot be read. In the directory it is replaced whole
+            // by rename, so a kill never tears it; the single-file record is written only
+            // while nothing it names exists. Only a power loss can tear either (they are not
+            // synced), and then no rename it covered can matter: the user's files are whole
+            // either way, at worst a temp stays behind.
             Ok(None) | Err(_) => RecoveryReport {
                 action: RecoveryAction::Cleaned,
                 paths: Vec::new(),
@@ -309,7 +385,7 @@ pub(super) fn recover(root: &Root) -> Result<RecoveryReport, FsError> {
             RecoveryReport { action, paths }
         }
     };
-    remove(root, jdir, true)?;
+    remove(root, records, true)?;
     Ok(report)
 }
 
