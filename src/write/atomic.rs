@@ -163,17 +163,20 @@ pub(super) fn same_version(a: &Stat, b: &Stat) -> bool {
 
 /// Reads to the end; `FBIG` past `limit` bytes.
 pub(super) fn read_all(fd: &OwnedFd, limit: u64) -> Result<Vec<u8>, Errno> {
-    // Sized from the inode up front: growing by doubling would hold up to 3x the file at once.
+    // Read straight into a buffer sized from the inode (one byte over, to see the end without
+    // growing): no bounce buffer to copy from, and no doubling, which would hold up to 3x the
+    // file at once. Only a file that grew since the `fstat` makes it grow.
     let size = rustix::fs::fstat(fd)
         .map_or(0, |st| st.st_size.max(0) as u64)
         .min(limit);
     let mut out = Vec::with_capacity(size as usize + 1);
-    let mut buf = vec![0u8; 64 * 1024];
     loop {
-        match rustix::io::read(fd, &mut buf[..]) {
+        if out.len() == out.capacity() {
+            out.reserve(64 * 1024);
+        }
+        match rustix::io::read(fd, rustix::buffer::spare_capacity(&mut out)) {
             Ok(0) => return Ok(out),
-            Ok(n) => {
-                out.extend_from_slice(&buf[..n]);
+            Ok(_) => {
                 if out.len() as u64 > limit {
                     return Err(Errno::FBIG);
                 }
