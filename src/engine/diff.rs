@@ -76,37 +76,88 @@ impl Hunk {
     }
 }
 
-/// Line starts of git lines (after each `\n`).
+/// Bytes per block of [`Lines`]' sparse index.
+const BLOCK: usize = 4096;
+
+/// Git lines of a text (each up to and including its `\n`), located on demand: the text is
+/// counted once in blocks (one number per [`BLOCK`] bytes, not one per line, which on a big
+/// file cost as much memory as the file), and a line is found from its block. Walking lines in
+/// order, as hunks do, steps from the last one found.
 struct Lines<'a> {
     text: &'a str,
-    starts: Vec<usize>,
+    /// `\n`s before each block: `before[k]` counts those in `text[..k * BLOCK]`; the last
+    /// entry counts them all.
+    before: Vec<usize>,
+    count: usize,
+    /// The last line found and where it starts.
+    last: std::cell::Cell<(usize, usize)>,
 }
 
 impl<'a> Lines<'a> {
     fn new(text: &'a str) -> Lines<'a> {
-        let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        if *starts.last().unwrap_or(&0) == text.len() && !text.is_empty() {
-            starts.pop();
+        let b = text.as_bytes();
+        let mut before = Vec::with_capacity(b.len() / BLOCK + 2);
+        let mut n = 0;
+        for chunk in b.chunks(BLOCK) {
+            before.push(n);
+            n += chunk.iter().filter(|&&c| c == b'\n').count();
         }
-        if text.is_empty() {
-            starts.clear();
+        before.push(n);
+        // A final `\n` ends the last line rather than starting an empty one.
+        let count = if text.is_empty() {
+            0
+        } else {
+            n + 1 - usize::from(text.ends_with('\n'))
+        };
+        Lines {
+            text,
+            before,
+            count,
+            last: std::cell::Cell::new((0, 0)),
         }
-        Lines { text, starts }
     }
 
     fn count(&self) -> usize {
-        self.starts.len()
+        self.count
+    }
+
+    /// `\n`s in `text[..p]`.
+    fn newlines_before(&self, p: usize) -> usize {
+        let k = p / BLOCK;
+        self.before[k]
+            + self.text.as_bytes()[k * BLOCK..p]
+                .iter()
+                .filter(|&&c| c == b'\n')
+                .count()
     }
 
     fn of(&self, offset: usize) -> usize {
-        self.starts
-            .partition_point(|&s| s <= offset)
-            .saturating_sub(1)
+        self.newlines_before(offset.min(self.text.len()))
+            .min(self.count.saturating_sub(1))
     }
 
     fn start(&self, line: usize) -> usize {
-        self.starts.get(line).copied().unwrap_or(self.text.len())
+        if line >= self.count {
+            return self.text.len();
+        }
+        let b = self.text.as_bytes();
+        let (at_line, at) = self.last.get();
+        let found = if line == at_line {
+            at
+        } else if line == at_line + 1 {
+            memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |i| at + i + 1)
+        } else if line == 0 {
+            0
+        } else {
+            // The block holding the `line`-th `\n` (1-based), then that `\n` within it.
+            let k = self.before.partition_point(|&n| n < line) - 1;
+            let skip = line - self.before[k] - 1;
+            memchr::memchr_iter(b'\n', &b[k * BLOCK..])
+                .nth(skip)
+                .map_or(b.len(), |i| k * BLOCK + i + 1)
+        };
+        self.last.set((line, found));
+        found
     }
 
     /// Whether `p` starts a line (or is the end of a text that ends with a line break).
@@ -568,6 +619,58 @@ mod tests {
 
     fn diff(old: &str, new: &str, changes: &[Change]) -> String {
         unified(Some("f"), Some("f"), &hunks(old, new, changes))
+    }
+
+    /// The sparse line index answers as a full list of git line starts would, across block
+    /// boundaries, in order and out of order.
+    #[test]
+    fn lines_match_a_full_index() {
+        let mut texts: Vec<String> = vec![
+            String::new(),
+            "\n".into(),
+            "a".into(),
+            "a\n".into(),
+            "a\nb".into(),
+            "\n\n\n".into(),
+        ];
+        for len in [BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK] {
+            for step in [1usize, 7, 4095, 4096, 5000] {
+                let t: String = (0..len)
+                    .map(|i| if (i + 1) % step == 0 { '\n' } else { 'x' })
+                    .collect();
+                texts.push(t);
+            }
+        }
+        for t in &texts {
+            let mut full = vec![0];
+            full.extend(memchr::memchr_iter(b'\n', t.as_bytes()).map(|i| i + 1));
+            if *full.last().unwrap() == t.len() && !t.is_empty() {
+                full.pop();
+            }
+            if t.is_empty() {
+                full.clear();
+            }
+            let l = Lines::new(t);
+            assert_eq!(l.count(), full.len(), "{t:?}");
+            let of = |p: usize| full.partition_point(|&s| s <= p).saturating_sub(1);
+            // Every 37th offset and those around block edges (debug builds scan slowly).
+            let edges = (1..4).flat_map(|k| k * BLOCK - 1..k * BLOCK + 2);
+            let ps: Vec<usize> = (0..=t.len())
+                .step_by(37)
+                .chain(edges)
+                .chain([t.len()])
+                .filter(|&p| p <= t.len())
+                .collect();
+            for &p in ps.iter().rev().chain(&ps) {
+                assert_eq!(l.of(p), of(p), "of({p}) len {}", t.len());
+            }
+            let start = |i: usize| full.get(i).copied().unwrap_or(t.len());
+            let n = full.len() + 2;
+            let jumps = (0..n.min(300)).map(|i| (i * 7919) % n);
+            for i in (0..n).chain((0..n).rev().step_by(97)).chain(jumps) {
+                assert_eq!(l.start(i), start(i), "start({i}) len {}", t.len());
+            }
+        }
     }
 
     #[test]
