@@ -115,7 +115,10 @@ pub fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change
             }
             Op::Overwrite | Op::Edit => {
                 if let Some(bytes) = f.render(|e| accept(fi, e)) {
-                    let same = f.original.as_ref().is_some_and(|o| *o.bytes() == *bytes);
+                    let same = f.original.as_ref().is_some_and(|o| match &o.raw {
+                        Some(raw) => *raw == bytes,
+                        None => o.doc.is_bytes(&bytes),
+                    });
                     if !same {
                         out.push(Change::Write {
                             path: f.path.clone(),
@@ -373,7 +376,7 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
         Ok(p) => p,
         Err(e) => return Run::failed(&e),
     };
-    let (mut wrote, exit) = loop {
+    let (mut wrote, exit, written, versions) = loop {
         if !plan.ok() {
             let resp = report::response(&plan, mode, settings.encoding, &WriteOutcome::default());
             return Run {
@@ -383,9 +386,15 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
             };
         }
         let Some(locked) = &locked else {
-            break (WriteOutcome::default(), ExitStatus::Success);
+            break (
+                WriteOutcome::default(),
+                ExitStatus::Success,
+                Vec::new(),
+                Vec::new(),
+            );
         };
-        let done = commit(&root, locked, &changes(&plan, &|_, _| true), true);
+        let written = changes(&plan, &|_, _| true);
+        let (done, versions) = commit_hashing(&root, locked, &written);
         // A file changed between the outside resolution and the lock in a way its metadata did
         // not show (an in-place write within one timestamp tick): resolve again, under the lock.
         if current && !done.stale.is_empty() {
@@ -396,17 +405,66 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
             };
             continue;
         }
-        break (done.outcome, done.exit);
+        break (done.outcome, done.exit, written, versions);
     };
     if let Some(locked) = locked {
         wrote.recovered = wrote.recovered.take().or(locked.recovered);
     }
-    let resp = report::response(&plan, mode, settings.encoding, &wrote);
+    // The response takes the new texts and their versions from what was written: each file is
+    // rendered and hashed once.
+    let rendered: Vec<report::Rendered<'_>> = written
+        .iter()
+        .zip(versions)
+        .filter_map(|(c, v)| match (c, v) {
+            (Change::Write { path, bytes, .. }, Some(version)) => Some(report::Rendered {
+                path,
+                bytes,
+                version,
+            }),
+            _ => None,
+        })
+        .collect();
+    let resp = report::response_rendered(&plan, mode, settings.encoding, &wrote, &rendered);
     Run {
         response: Ok(resp),
         exit,
         plan: Some(plan),
     }
+}
+
+/// [`commit`] of a plan resolved under the lock, and the versions of the new bytes of its
+/// writes (the response's `hashAfter`). Past a megabyte they are hashed on a second thread while
+/// the commit writes and waits for the disk: on a big file hashing costs as much as writing.
+fn commit_hashing(
+    root: &Root,
+    locked: &Locked,
+    changes: &[Change],
+) -> (Committed, Vec<Option<String>>) {
+    let hash_all = || {
+        changes
+            .iter()
+            .map(|c| match c {
+                Change::Write { bytes, .. } => Some(crate::hash::version(bytes)),
+                Change::Delete { .. } => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let size: usize = changes
+        .iter()
+        .map(|c| match c {
+            Change::Write { bytes, .. } => bytes.len(),
+            Change::Delete { .. } => 0,
+        })
+        .sum();
+    if size < 1 << 20 {
+        return (commit(root, locked, changes, true), hash_all());
+    }
+    std::thread::scope(|s| {
+        let hashing = s.spawn(hash_all);
+        let done = commit(root, locked, changes, true);
+        // A panicked hasher leaves the response to hash the texts itself.
+        (done, hashing.join().unwrap_or_default())
+    })
 }
 
 /// What is at each path of the request now (metadata only, symlinks followed), to tell whether

@@ -446,3 +446,59 @@ fn stale_when_rewritten_same_size_with_mtime_restored() {
     assert_eq!(fs::read_to_string(root.join("f")).unwrap(), "three\n");
     assert_eq!(tree(&root), ["a.txt", "f", "sub", "sub/b.txt"]);
 }
+
+/// `apply` builds its response from the bytes it wrote (rendered and hashed once); it must say
+/// exactly what `--dry-run` says of the same batch: diffs, `hashAfter`, ranges. A BOM, CRLF,
+/// several edits, `replaceAll`, a big file (hashed on a second thread) and an editing move.
+#[test]
+fn apply_response_is_the_dry_run_response() {
+    let big: String = (0..60_000)
+        .map(|i| format!("line {i}\r\n"))
+        .collect::<String>();
+    let files = [
+        ("bom.txt", "\u{FEFF}one\ntwo\nthree\ntwo\n".to_string()),
+        ("crlf.txt", "a\r\nb\r\nc\r\n".to_string()),
+        ("big.txt", big),
+        ("m.txt", "move me\nkeep\n".to_string()),
+    ];
+    let req = serde_json::json!({"files": [
+        {"path": "bom.txt", "edits": [
+            {"oldText": "two\n", "newText": "2\n2b\n", "replaceAll": true},
+            {"oldText": "one", "newText": "1"}]},
+        {"path": "crlf.txt", "edits": [{"oldText": "b\n", "newText": "B\nB2\n"}]},
+        {"path": "big.txt", "edits": [
+            {"oldText": "line 7\r\n", "newText": ""},
+            {"oldText": "line 59999\r\n", "newText": "last\n"}]},
+        {"path": "m.txt", "moveTo": "d/moved.txt", "edits": [{"oldText": "move me", "newText": "moved"}]},
+    ]});
+    let req = redline::parse_json(&req.to_string()).unwrap();
+    let mut out = Vec::new();
+    for mode in [redline::Mode::DryRun, redline::Mode::Apply] {
+        let t = tempfile::tempdir().unwrap();
+        for (name, text) in &files {
+            fs::write(t.path().join(name), text).unwrap();
+        }
+        let settings = redline::Settings {
+            root: t.path().to_path_buf(),
+            ..Default::default()
+        };
+        let mut v = redline::run(&req, mode, &settings).to_json();
+        assert_eq!(v["ok"], true, "{v}");
+        if mode == redline::Mode::Apply {
+            assert_eq!(v["written"], true, "{v}");
+            for f in v["files"].as_array().unwrap() {
+                let path = f["moveTo"].as_str().or(f["path"].as_str()).unwrap();
+                let bytes = fs::read(t.path().join(path)).unwrap();
+                assert_eq!(f["hashAfter"], redline::hash::version(&bytes), "{path}");
+            }
+        }
+        for k in ["dryRun", "written"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
+        for f in v["files"].as_array_mut().unwrap() {
+            f.as_object_mut().unwrap().remove("status");
+        }
+        out.push(v);
+    }
+    assert_eq!(out[0], out[1]);
+}

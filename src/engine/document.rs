@@ -209,6 +209,19 @@ impl Document {
         out
     }
 
+    /// Whether `bytes` are this document as a file ([`Document::to_bytes`]), without building it.
+    pub fn is_bytes(&self, bytes: &[u8]) -> bool {
+        let body = if self.bom {
+            match bytes.strip_prefix(UTF8_BOM) {
+                Some(b) => b,
+                None => return false,
+            }
+        } else {
+            bytes
+        };
+        body == self.text.as_bytes()
+    }
+
     /// Whether the text ends with a line break.
     pub fn final_newline(&self) -> bool {
         self.text.ends_with('\n') || self.text.ends_with('\r')
@@ -349,6 +362,9 @@ mod tests {
             }
         );
         assert_eq!(d.to_bytes(), b"\xEF\xBB\xBFab\ncd");
+        assert!(d.is_bytes(b"\xEF\xBB\xBFab\ncd"));
+        assert!(!d.is_bytes(b"ab\ncd"));
+        assert!(Document::from_text("ab".into(), false).is_bytes(b"ab"));
     }
 
     #[test]

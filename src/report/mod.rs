@@ -134,6 +134,17 @@ pub fn texts<'a>(
     file: &'a FilePlan,
     accept: &dyn Fn(usize) -> bool,
 ) -> (Cow<'a, str>, String, Vec<diff::Change>) {
+    let (old, new, changes) = texts_with(file, accept, None);
+    (old, new.into_owned(), changes)
+}
+
+/// [`texts`], taking the new text from `rendered` (the bytes the writer got, all edits
+/// accepted) instead of rendering it again.
+fn texts_with<'a>(
+    file: &'a FilePlan,
+    accept: &dyn Fn(usize) -> bool,
+    rendered: Option<&'a [u8]>,
+) -> (Cow<'a, str>, Cow<'a, str>, Vec<diff::Change>) {
     let full = |d: &'a Document| -> Cow<'a, str> {
         if d.bom {
             Cow::Owned(format!("\u{FEFF}{}", d.text))
@@ -149,7 +160,7 @@ pub fn texts<'a>(
         let n = old.len();
         return (
             old,
-            String::new(),
+            Cow::Borrowed(""),
             vec![diff::Change {
                 old: 0..n,
                 new: 0..0,
@@ -161,7 +172,7 @@ pub fn texts<'a>(
         let (o, n) = (old.len(), content.len());
         return (
             old,
-            content.clone(),
+            Cow::Borrowed(content.as_str()),
             vec![diff::Change {
                 old: 0..o,
                 new: 0..n,
@@ -170,10 +181,27 @@ pub fn texts<'a>(
         );
     }
     let Some(orig) = &file.original else {
-        return (old, String::new(), Vec::new());
+        return (old, Cow::Borrowed(""), Vec::new());
     };
+    if let Some(new) = rendered
+        .filter(|_| orig.decoded)
+        .and_then(|b| std::str::from_utf8(b).ok())
+    {
+        return (old, Cow::Borrowed(new), file.spliced(orig, accept));
+    }
     let (new, changes) = file.edited(orig, accept);
-    (old, new, changes)
+    (old, Cow::Owned(new), changes)
+}
+
+/// A file's new content as the writer got it (all edits accepted) and its version, so that the
+/// response neither renders nor hashes it again.
+pub struct Rendered<'a> {
+    /// The path written (the destination of a move).
+    pub path: &'a str,
+    /// The new bytes.
+    pub bytes: &'a [u8],
+    /// `sha256:` of `bytes`.
+    pub version: String,
 }
 
 /// The unified diff of a file with the accepted edits.
@@ -251,6 +279,18 @@ pub fn response(
     enc: PositionEncoding,
     wrote: &WriteOutcome,
 ) -> wire::Response {
+    response_rendered(plan, mode, enc, wrote, &[])
+}
+
+/// [`response`] for a plan whose every edit was accepted and whose new texts `rendered` holds
+/// (what [`crate::service::changes`] built for the writer).
+pub fn response_rendered(
+    plan: &Plan,
+    mode: Mode,
+    enc: PositionEncoding,
+    wrote: &WriteOutcome,
+    rendered: &[Rendered<'_>],
+) -> wire::Response {
     let batch_ok = plan.ok() && wrote.failure.is_none();
     let mut errors = Vec::new();
     let mut files = Vec::new();
@@ -319,12 +359,15 @@ pub fn response(
             });
         }
         // Old and new texts once: the diff, the new hash and "unchanged" all come from them.
-        let rendered = (f.ok() && f.failure.is_none()).then(|| texts(f, &|_| true));
-        let changed = match &rendered {
+        let to = f.move_to.as_ref().unwrap_or(&f.path);
+        let known = rendered.iter().find(|r| r.path == to.as_str());
+        let texts = (f.ok() && f.failure.is_none())
+            .then(|| texts_with(f, &|_| true, known.map(|r| r.bytes)));
+        let changed = match &texts {
             // An overwrite with the content the file already has writes nothing either.
             Some((old, new, _)) => {
                 matches!(f.op, Op::Create | Op::Delete | Op::Move)
-                    || old.as_ref() != new.as_str()
+                    || old != new
                     || f.original.as_ref().is_some_and(|o| !o.decoded)
             }
             None => true,
@@ -365,10 +408,12 @@ pub fn response(
                 .as_ref()
                 .filter(|_| f.op != Op::Create)
                 .map(|o| o.version.clone()),
-            hash_after: rendered
-                .as_ref()
-                .filter(|_| f.op != Op::Delete)
-                .map(|(_, new, _)| crate::hash::version(new.as_bytes())),
+            hash_after: texts.as_ref().filter(|_| f.op != Op::Delete).map(
+                |(_, new, _)| match known.filter(|r| std::ptr::eq(r.bytes, new.as_bytes())) {
+                    Some(r) => r.version.clone(),
+                    None => crate::hash::version(new.as_bytes()),
+                },
+            ),
             eol: decoded.map(|d| d.eol).or_else(|| {
                 f.content
                     .as_ref()
@@ -377,7 +422,7 @@ pub fn response(
             bom: decoded
                 .map(|d| d.bom)
                 .or(f.content.as_ref().map(|c| c.starts_with('\u{FEFF}'))),
-            diff: rendered
+            diff: texts
                 .as_ref()
                 .map(|(old, new, ch)| diff_of(f, old, new, ch))
                 .unwrap_or_default(),

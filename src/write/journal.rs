@@ -814,15 +814,70 @@ mod tests {
                 new_ino: Some(new_ino),
             }],
         };
-        let jdir = create_dir(&root, false).unwrap();
-        store_intent(&root, &jdir, &j).unwrap();
+        // Either form of the record: the journal directory, or the single-file intent file.
+        for records in [
+            Records::Dir(create_dir(&root, false).unwrap()),
+            Records::Intent,
+        ] {
+            store_intent(&root, &records, &j).unwrap();
+            let rep = recover(&root).unwrap();
+            assert_eq!(rep.action, RecoveryAction::RolledForward);
+            assert_eq!(fs::read_to_string(dir.join("f")).unwrap(), "new\n");
+            let left: Vec<_> = fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(left, ["f"]);
+        }
+    }
+
+    /// The single-file intent file: a commit killed after its temp got its name but before the
+    /// exchange leaves the old file in place; recovery removes the temp and the record. A torn
+    /// record (killed while writing it, before any temp had a name) is removed as leftovers.
+    #[test]
+    fn intent_file_before_the_exchange_cleans_up() {
+        use std::os::unix::fs::MetadataExt;
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("root");
+        fs::create_dir(&dir).unwrap();
+        fs::write(dir.join("f"), "old\n").unwrap();
+        fs::write(dir.join(".redline-t-0.tmp"), "new\n").unwrap();
+        let old_ino = fs::metadata(dir.join("f")).unwrap().ino();
+        let new_ino = fs::metadata(dir.join(".redline-t-0.tmp")).unwrap().ino();
+        let root = Root::open(&dir, Limits::default()).unwrap();
+        let j = Journal {
+            txid: "t".into(),
+            state: State::Prepare,
+            mkdirs: Vec::new(),
+            ops: vec![Entry {
+                kind: Kind::Modify,
+                path: "f".into(),
+                dir: Vec::new(),
+                dir_ino: 0,
+                name: b"f".to_vec(),
+                tmp: b".redline-t-0.tmp".to_vec(),
+                old_name: b".redline-t-0.old".to_vec(),
+                old_ino: Some(old_ino),
+                new_ino: Some(new_ino),
+            }],
+        };
+        store_intent(&root, &Records::Intent, &j).unwrap();
+        assert!(dir.join(JOURNAL_DIR).is_file());
         let rep = recover(&root).unwrap();
-        assert_eq!(rep.action, RecoveryAction::RolledForward);
-        assert_eq!(fs::read_to_string(dir.join("f")).unwrap(), "new\n");
-        let left: Vec<_> = fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(left, ["f"]);
+        assert_eq!(rep.action, RecoveryAction::Cleaned);
+        assert_eq!(rep.paths, ["f"]);
+        assert_eq!(fs::read_to_string(dir.join("f")).unwrap(), "old\n");
+        let left = |d: &Path| -> Vec<_> {
+            fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect()
+        };
+        assert_eq!(left(&dir), ["f"]);
+        fs::write(dir.join(JOURNAL_DIR), "{\"txid\":").unwrap();
+        assert_eq!(recover(&root).unwrap().action, RecoveryAction::Cleaned);
+        assert_eq!(left(&dir), ["f"]);
+        // Nothing to do: nothing reported.
+        assert_eq!(recover(&root).unwrap().action, RecoveryAction::Nothing);
     }
 }

@@ -246,6 +246,34 @@ impl FilePlan {
         (new, changes)
     }
 
+    /// The changes [`FilePlan::edited`] reports, from the spans alone (for a text already
+    /// rendered).
+    pub fn spliced(
+        &self,
+        orig: &Original,
+        accept: &dyn Fn(usize) -> bool,
+    ) -> Vec<crate::engine::diff::Change> {
+        let shift = if orig.doc.bom {
+            '\u{FEFF}'.len_utf8()
+        } else {
+            0
+        };
+        // Where the next unchanged byte of the old text lands in the new one.
+        let mut delta = shift as isize;
+        let pieces = self.pieces(accept);
+        let mut changes = Vec::with_capacity(pieces.len());
+        for (span, rep, edit) in pieces {
+            let ns = (span.start as isize + delta) as usize;
+            changes.push(crate::engine::diff::Change {
+                old: span.start + shift..span.end + shift,
+                new: ns..ns + rep.len(),
+                edit,
+            });
+            delta += rep.len() as isize - span.len() as isize;
+        }
+        changes
+    }
+
     /// (original span, replacement, edit index) of the accepted resolved edits, sorted by span.
     pub fn pieces(&self, accept: &dyn Fn(usize) -> bool) -> Vec<(Range<usize>, &str, usize)> {
         let mut out: Vec<(Range<usize>, &str, usize)> = self
