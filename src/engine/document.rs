@@ -127,7 +127,7 @@ pub struct Document {
     /// The text after the BOM, with its own line endings.
     pub text: String,
     /// Byte offset where each line starts (LSP lines: broken at CRLF, LF and lone CR).
-    line_starts: Vec<usize>,
+    line_starts: LineStarts,
     /// The most frequent ending; LF on ties and when there is none.
     pub eol: Eol,
 }
@@ -234,23 +234,18 @@ impl Document {
 
     /// The 0-based line containing byte offset `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
-        self.line_starts
-            .partition_point(|&s| s <= offset)
-            .saturating_sub(1)
+        self.line_starts.count_upto(offset).saturating_sub(1)
     }
 
     /// Byte offset where 0-based `line` starts.
     pub fn line_start(&self, line: usize) -> usize {
-        self.line_starts
-            .get(line)
-            .copied()
-            .unwrap_or(self.text.len())
+        self.line_starts.get(line).unwrap_or(self.text.len())
     }
 
     /// The LSP position of byte offset `offset` (which must be a char boundary).
     pub fn position(&self, offset: usize, enc: PositionEncoding) -> Position {
         let line = self.line_of(offset);
-        let start = self.line_starts[line];
+        let start = self.line_starts.get(line).unwrap_or(0);
         Position {
             line,
             character: enc.units(&self.text[start..offset]),
@@ -259,7 +254,7 @@ impl Document {
 
     /// The byte offset of an LSP position, clamped to its line (LSP semantics).
     pub fn offset(&self, pos: Position, enc: PositionEncoding) -> usize {
-        let Some(&start) = self.line_starts.get(pos.line) else {
+        let Some(start) = self.line_starts.get(pos.line) else {
             return self.text.len();
         };
         let end = self.line_content_end(pos.line);
@@ -279,17 +274,14 @@ impl Document {
 
     /// Byte offset where the content of `line` ends (before its line break).
     pub fn line_content_end(&self, line: usize) -> usize {
-        let next = self
-            .line_starts
-            .get(line + 1)
-            .copied()
-            .unwrap_or(self.text.len());
+        let next = self.line_starts.get(line + 1).unwrap_or(self.text.len());
+        let start = self.line_starts.get(line).unwrap_or(self.text.len());
         let b = self.text.as_bytes();
         let mut end = next;
-        if end > self.line_starts[line] && b[end - 1] == b'\n' {
+        if end > start && b[end - 1] == b'\n' {
             end -= 1;
         }
-        if end > self.line_starts[line] && b[end - 1] == b'\r' {
+        if end > start && b[end - 1] == b'\r' {
             end -= 1;
         }
         end
@@ -305,10 +297,53 @@ impl Document {
     }
 }
 
+/// Byte offsets where lines start: 4 bytes each for a text under 4 GiB (half the memory of a
+/// `usize` list, which on a big file is a third of its size), 8 above.
+#[derive(Debug, Clone)]
+enum LineStarts {
+    Small(Vec<u32>),
+    Large(Vec<usize>),
+}
+
+impl LineStarts {
+    fn len(&self) -> usize {
+        match self {
+            LineStarts::Small(v) => v.len(),
+            LineStarts::Large(v) => v.len(),
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<usize> {
+        match self {
+            LineStarts::Small(v) => v.get(i).map(|&s| s as usize),
+            LineStarts::Large(v) => v.get(i).copied(),
+        }
+    }
+
+    /// How many lines start at or before `offset`.
+    fn count_upto(&self, offset: usize) -> usize {
+        match self {
+            LineStarts::Small(v) => v.partition_point(|&s| s as usize <= offset),
+            LineStarts::Large(v) => v.partition_point(|&s| s <= offset),
+        }
+    }
+}
+
 /// Line starts and the dominant line ending, in one pass.
-fn scan_lines(text: &str) -> (Vec<usize>, Eol) {
+fn scan_lines(text: &str) -> (LineStarts, Eol) {
+    if u32::try_from(text.len()).is_ok() {
+        // Every offset fits: the text is shorter than u32::MAX.
+        let (starts, eol) = scan_lines_as(text, |i| i as u32);
+        (LineStarts::Small(starts), eol)
+    } else {
+        let (starts, eol) = scan_lines_as(text, |i| i);
+        (LineStarts::Large(starts), eol)
+    }
+}
+
+fn scan_lines_as<T>(text: &str, to: impl Fn(usize) -> T) -> (Vec<T>, Eol) {
     let b = text.as_bytes();
-    let mut starts = vec![0];
+    let mut starts = vec![to(0)];
     let (mut lf, mut crlf, mut cr) = (0usize, 0usize, 0usize);
     let mut i = 0;
     while let Some(j) = memchr::memchr2(b'\n', b'\r', &b[i..]) {
@@ -323,7 +358,7 @@ fn scan_lines(text: &str) -> (Vec<usize>, Eol) {
             cr += 1;
             i = at + 1;
         }
-        starts.push(i);
+        starts.push(to(i));
     }
     let eol = if crlf > lf && crlf > cr {
         Eol::Crlf
