@@ -11,7 +11,8 @@
 //! - `big`: 12 MB and 100 MB files, 1 and 1,000 exact edits. Floor: read, SHA-256 (the version
 //!   redline reports), find and splice each edit, temp file, write, fsync, rename, fsync dir.
 //!   Peak RSS of each process (wait4) against the file size.
-//! - `serve`: `redline serve` apply requests per second, one small-file edit each.
+//! - `serve`: `redline serve` apply requests per second, one small-file edit each, against the
+//!   floor's edit done in a loop in the bench process (a server's ceiling on this disk).
 //!
 //! Options: `small|big|serve` (default all), `--redline PATH` (default the release binary next
 //! to this bench), `--dir DIR` (default `target/write-bench`: keep it on a real disk; the bench
@@ -31,6 +32,16 @@ use std::time::{Duration, Instant};
 fn floor(args: &[String]) {
     let path = Path::new(&args[0]);
     let hash = args[1] == "hash";
+    let edits: Vec<(&str, &str)> = args[2..]
+        .iter()
+        .map(|pair| pair.split_once('\u{1}').expect("floor: edit"))
+        .collect();
+    floor_edit(path, hash, &edits);
+}
+
+/// The floor's work on `path`: read, hash (`hash`), splice `edits` in file order, write a temp,
+/// fsync, rename, fsync the directory.
+fn floor_edit(path: &Path, hash: bool, edits: &[(&str, &str)]) {
     let data = std::fs::read(path).expect("floor: read");
     if hash {
         let d = Sha256::digest(&data);
@@ -39,8 +50,7 @@ fn floor(args: &[String]) {
     let text = std::str::from_utf8(&data).expect("floor: UTF-8");
     let mut out = Vec::with_capacity(data.len() + 4096);
     let mut at = 0;
-    for pair in &args[2..] {
-        let (old, new) = pair.split_once('\u{1}').expect("floor: edit");
+    for &(old, new) in edits {
         let i = text[at..].find(old).expect("floor: old text not found") + at;
         out.extend_from_slice(&data[at..i]);
         out.extend_from_slice(new.as_bytes());
@@ -284,12 +294,17 @@ fn big(ctx: &Ctx) {
     }
 }
 
+/// `redline serve` against the floor's work done in a loop in this process (the most a server
+/// could reach on this disk), one serve request and one floor edit in turn.
 fn serve(ctx: &Ctx) {
     let root = ctx.dir.join("serve");
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(&root).expect("mkdir");
+    let fdir = ctx.dir.join("serve-floor");
     let (content, items) = text(8 * 1024);
-    std::fs::write(root.join("f.rs"), &content).expect("write");
+    for d in [&root, &fdir] {
+        let _ = std::fs::remove_dir_all(d);
+        std::fs::create_dir_all(d).expect("mkdir");
+        std::fs::write(d.join("f.rs"), &content).expect("write");
+    }
     let n = 400;
     let mut child = Command::new(&ctx.redline)
         .arg("--root")
@@ -302,11 +317,14 @@ fn serve(ctx: &Ctx) {
         .expect("spawn serve");
     let mut input = child.stdin.take().expect("stdin");
     let mut output = BufReader::new(child.stdout.take().expect("stdout"));
-    let fwd = request("f.rs", &edits(items, 1, false));
-    let back = request("f.rs", &edits(items, 1, true));
+    let (e_fwd, e_back) = (edits(items, 1, false), edits(items, 1, true));
+    let fwd = request("f.rs", &e_fwd);
+    let back = request("f.rs", &e_back);
     let mut line = String::new();
-    let t = Instant::now();
+    let mut el = Duration::ZERO;
+    let mut floor_el = Duration::ZERO;
     for i in 0..n {
+        let t = Instant::now();
         let req = if i % 2 == 0 { &fwd } else { &back };
         writeln!(
             input,
@@ -320,16 +338,28 @@ fn serve(ctx: &Ctx) {
             line.contains("\"written\":true"),
             "serve apply failed: {line}"
         );
+        el += t.elapsed();
+        let e = if i % 2 == 0 { &e_fwd } else { &e_back };
+        let e: Vec<(&str, &str)> = e.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let t = Instant::now();
+        floor_edit(&fdir.join("f.rs"), false, &e);
+        floor_el += t.elapsed();
     }
-    let el = t.elapsed();
     drop(input);
     let _ = child.wait();
     println!(
-        "\nserve: {n} sequential apply requests (one-line edit, one file): {:.0} req/s ({:.2} ms each)",
+        "\nserve: {n} sequential apply requests (one-line edit, one file), each followed by the floor's edit in a loop"
+    );
+    println!(
+        "  floor {:.0} req/s ({:.2} ms each)   redline serve {:.0} req/s ({:.2} ms each)   ratio {:.2}x",
+        n as f64 / floor_el.as_secs_f64(),
+        ms(floor_el) / n as f64,
         n as f64 / el.as_secs_f64(),
-        ms(el) / n as f64
+        ms(el) / n as f64,
+        el.as_secs_f64() / floor_el.as_secs_f64()
     );
     let _ = std::fs::remove_dir_all(&root);
+    let _ = std::fs::remove_dir_all(&fdir);
 }
 
 /// SHA-256 throughput of the hashing crate on a 100 MB buffer in this process.
