@@ -47,6 +47,8 @@ pub struct Run {
     pub exit: ExitStatus,
     /// The resolved plan, when the request got that far.
     pub plan: Option<Plan>,
+    /// Why the commit failed, when it did (the writer's error, naming the path it was about).
+    pub commit_failure: Option<FsError>,
 }
 
 impl Run {
@@ -55,6 +57,7 @@ impl Run {
             response: Err(RequestFailure::new(e)),
             exit: ExitStatus::Usage,
             plan: None,
+            commit_failure: None,
         }
     }
 
@@ -355,6 +358,7 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
                     response: Ok(resp),
                     exit: e.code.exit_status().worst(ExitStatus::WriteFailed),
                     plan: None,
+                    commit_failure: wrote.failure,
                 };
             }
         }
@@ -383,6 +387,7 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
                 response: Ok(resp),
                 exit: worst_code(&plan),
                 plan: Some(plan),
+                commit_failure: None,
             };
         }
         let Some(locked) = &locked else {
@@ -429,6 +434,7 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
         response: Ok(resp),
         exit,
         plan: Some(plan),
+        commit_failure: wrote.failure,
     }
 }
 

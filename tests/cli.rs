@@ -701,6 +701,48 @@ fn diagnostics_name_the_file_and_skip_an_empty_pointer() {
     assert!(!stderr(&o).contains("(at )"), "{}", stderr(&o));
 }
 
+/// Whether a file error's diagnostic gets its path in front is decided by the error's kind, not by
+/// its text: a one-letter path that occurs in the message ("no such file" has an `s`) is still
+/// named, and a message that starts with its path (stale, binary) does not get it twice.
+#[test]
+fn diagnostics_name_the_file_once_whatever_the_message_says() {
+    let r = Root::new(&[("t.txt", b"one\n"), ("b.bin", b"a\0b\n")]);
+    let o = r.run_stdin(
+        &["apply", "--format", "text"],
+        br#"{"files": [{"path": "s", "delete": true}]}"#,
+    );
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).starts_with("error: s: no such file\n"),
+        "{}",
+        stderr(&o)
+    );
+    let o = r.run_stdin(
+        &["apply", "--format", "text"],
+        format!(
+            r#"{{"files": [{{"path": "t.txt", "expectHash": "sha256:{}", "edits": [{{"oldText": "one", "newText": "two"}}]}}]}}"#,
+            "0".repeat(64)
+        )
+        .as_bytes(),
+    );
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).starts_with("error: t.txt has version sha256:"),
+        "{}",
+        stderr(&o)
+    );
+    let o = r.run_stdin(
+        &["apply", "--format", "text"],
+        br#"{"files": [{"path": "b.bin", "edits": [{"oldText": "a", "newText": "c"}]}]}"#,
+    );
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).starts_with("error: b.bin: the file looks binary"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// The README's canonical request is a valid request: it resolves against a tree that has its
 /// files (its `sha256:…` stands for the version of the buffer it names).
 #[test]

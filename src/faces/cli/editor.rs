@@ -29,6 +29,7 @@ pub(super) fn lsp_request_failure(e: &RequestError, settings: &Settings) -> Exit
         response: Err(RequestFailure::new(e)),
         exit: ExitStatus::Usage,
         plan: None,
+        commit_failure: None,
     };
     print_lsp(&run, settings)
 }

@@ -3,6 +3,7 @@
 //! A closed stdout (a pipe into `head`) ends output quietly.
 
 use super::{ColorArg, Format};
+use crate::engine::plan::FileError;
 use crate::error::ExitStatus;
 use crate::report::response::{FileStatus, RequestFailure, Response};
 use crate::request::RequestError;
@@ -119,6 +120,23 @@ pub(super) fn request_failure(
     ExitStatus::Usage
 }
 
+/// Whether the message of file `k`'s error (at `path`) starts with that path already: a decode or
+/// stale failure names its file, and a commit failure its own path; the writer's words for a path
+/// that could not be read say what happened, not to which file. Decided by the error's type,
+/// never by its text.
+fn names_its_path(run: &Run, k: usize, path: &str) -> bool {
+    let failure = run
+        .plan
+        .as_ref()
+        .and_then(|p| p.files.get(k))
+        .and_then(|f| f.failure.as_ref());
+    match failure {
+        Some(FileError::Fs(_)) => false,
+        Some(FileError::Decode(_) | FileError::Stale { .. }) => true,
+        None => run.commit_failure.as_ref().is_some_and(|e| e.path == path),
+    }
+}
+
 /// Prints a run in `json`, `diff` or `text` (`lsp` is the editor face's, [`super::editor`]).
 pub(super) fn run(run: &Run, format: Format, color: bool) {
     let resp = match &run.response {
@@ -144,10 +162,9 @@ pub(super) fn run(run: &Run, format: Format, color: bool) {
         Format::Text | Format::Lsp => out(&text(resp, color)),
     }
     if format != Format::Json {
-        for f in &resp.files {
+        for (k, f) in resp.files.iter().enumerate() {
             if let Some(e) = &f.error {
-                // File errors from the writer say what happened, not to which file.
-                let message = if e.message.contains(&f.path) {
+                let message = if names_its_path(run, k, &f.path) {
                     e.message.clone()
                 } else {
                     format!("{}: {}", f.path, e.message)
