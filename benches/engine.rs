@@ -375,6 +375,42 @@ fn long_old_texts(dir: &std::path::Path, quick: bool, want: &dyn Fn(&str) -> boo
     if want("hostile") {
         hostile(dir, &row);
     }
+    if want("codex") {
+        codex(dir, &row);
+    }
+}
+
+/// Issue 12: a Codex patch of 200 hunks (3 context lines each side of one changed line) on a
+/// 200,000-line file, located by the dialect's line matcher.
+fn codex(dir: &std::path::Path, row: &Row<'_>) {
+    let lines = 200_000;
+    let text: String = (0..lines)
+        .map(|i| format!("    let v{i} = compute({i}, {});\n", i % 7))
+        .collect();
+    std::fs::write(dir.join("codex.rs"), &text).expect("write");
+    let mut patch = String::from("*** Begin Patch\n*** Update File: codex.rs\n");
+    for h in 0..200 {
+        let at = h * (lines / 200) + 500;
+        patch.push_str("@@\n");
+        for i in at - 3..at {
+            patch.push_str(&format!("     let v{i} = compute({i}, {});\n", i % 7));
+        }
+        patch.push_str(&format!("-    let v{at} = compute({at}, {});\n", at % 7));
+        patch.push_str(&format!("+    let v{at} = compute({at}, 99);\n"));
+        for i in at + 1..at + 4 {
+            patch.push_str(&format!("     let v{i} = compute({i}, {});\n", i % 7));
+        }
+    }
+    patch.push_str("*** End Patch\n");
+    let mut req = redline::request::dialect::codex::parse(&patch).expect("patch parses");
+    req.dry_run = true;
+    row(
+        "Codex: 200 hunks, 200,000 lines",
+        text.len(),
+        &req,
+        true,
+        None,
+    );
 }
 
 /// One row of the long-`oldText` table: label, file length, request, whether it resolves, and

@@ -161,18 +161,36 @@ fn candidates_bounded(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
     // Keys: whole trimmed lines and identifiers, by hash.
     let mut line_keys = Vec::new();
     let mut token_keys = Vec::new();
+    // Per edit, how often each key came: the cap of [`Keys`] applied while collecting, so a
+    // repetitive oldText costs its distinct keys, not its lines.
+    let (mut seen_lines, mut seen_tokens): (HashMap<u64, usize>, HashMap<u64, usize>) =
+        (HashMap::new(), HashMap::new());
+    let keep = |seen: &mut HashMap<u64, usize>, h: u64| {
+        let n = seen.entry(h).or_default();
+        *n += 1;
+        *n <= MAX_DF + 1
+    };
     for (e, p) in pats.iter().enumerate() {
         for (i, l) in p.lines().enumerate() {
             let t = l.trim();
             if t.chars().count() < 2 {
                 continue;
             }
-            line_keys.push((key_hash(t), e as u32, i as u32));
+            let h = key_hash(t);
+            if keep(&mut seen_lines, h) {
+                line_keys.push((h, e as u32, i as u32));
+            }
             for tok in tokens(t) {
-                token_keys.push((key_hash(tok), e as u32, i as u32));
+                let h = key_hash(tok);
+                if keep(&mut seen_tokens, h) {
+                    token_keys.push((h, e as u32, i as u32));
+                }
             }
         }
+        seen_lines.clear();
+        seen_tokens.clear();
     }
+    drop((seen_lines, seen_tokens));
     let (line_keys, token_keys) = (Keys::new(line_keys), Keys::new(token_keys));
     let text = file.text.as_str();
     let mut line_starts: Vec<u32> = vec![0];

@@ -238,6 +238,7 @@ struct Variant<'s> {
 }
 
 impl<'s> Variant<'s> {
+    #[allow(clippy::too_many_arguments)]
     fn new(
         edit: usize,
         tier: u8,
@@ -246,8 +247,13 @@ impl<'s> Variant<'s> {
         first_number: Option<usize>,
         new_text: &str,
         blank_trimmed: bool,
+        joined: Option<&str>,
     ) -> Variant<'s> {
-        let ntext = Normalized::new(&lines.join("\n")).text;
+        // `joined`: the lines as one text, when the caller has it (no copy of a long oldText).
+        let ntext = match joined {
+            Some(j) => Normalized::new(j).text,
+            None => Normalized::new(&lines.join("\n")).text,
+        };
         let mut nstarts = Vec::with_capacity(lines.len() + 1);
         nstarts.push(0);
         nstarts.extend(memchr::memchr_iter(b'\n', ntext.as_bytes()).map(|i| i as u32 + 1));
@@ -287,7 +293,9 @@ fn split_lines(text: &str) -> (Vec<&str>, bool) {
         Some(b) => (b, true),
         None => (text, false),
     };
-    (body.split('\n').collect(), eol_end)
+    let mut lines = Vec::with_capacity(memchr::memchr_iter(b'\n', body.as_bytes()).count() + 1);
+    lines.extend(body.split('\n'));
+    (lines, eol_end)
 }
 
 /// How the window's indentation relates to oldText's.
@@ -508,9 +516,19 @@ impl<'a> View<'a> {
             let first = first.map(|f| f + lead);
             // The old text's final line break went with the trailing blank lines.
             let eol = eol_end && trail == 0;
-            tier1.push(Variant::new(edit, 1, kept, eol, first, &new, true));
+            tier1.push(Variant::new(edit, 1, kept, eol, first, &new, true, None));
         }
-        out.push(Variant::new(edit, 0, lines, eol_end, None, new_text, false));
+        let body = old.strip_suffix('\n').unwrap_or(old);
+        out.push(Variant::new(
+            edit,
+            0,
+            lines,
+            eol_end,
+            None,
+            new_text,
+            false,
+            Some(body),
+        ));
         if let Some((first, stripped)) = numbered {
             let new = new_numbered.as_deref().unwrap_or(new_text);
             out.push(Variant::new(
@@ -521,6 +539,7 @@ impl<'a> View<'a> {
                 Some(first),
                 new,
                 false,
+                None,
             ));
         }
         out.extend(tier1);

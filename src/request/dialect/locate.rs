@@ -55,7 +55,14 @@ pub struct Located {
 /// cursor where it was, so later chunks are still tried and reported.
 pub fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, ChunkError>> {
     let normalized = Normalized::new(&doc.text);
-    let lines = Lines::new(doc, &normalized);
+    // Only the lines the chunks mention are indexed (old lines, and new lines for the
+    // already-applied search): a file's other lines are never looked up.
+    let mentioned: Vec<String> = chunks
+        .iter()
+        .flat_map(|c| c.old_lines.iter().chain(&c.new_lines))
+        .map(|l| n_line(l))
+        .collect();
+    let lines = Lines::new(doc, &normalized, &mentioned);
     let mut cursor = 0;
     chunks
         .iter()
@@ -78,8 +85,9 @@ struct Lines<'a> {
     normalized: &'a Normalized,
     /// N(·) of each line; N maps every line break to one `\n` and never joins lines.
     n: Vec<&'a str>,
-    /// Where each N(line) occurs, ascending, so that a search only visits the places where the
-    /// pattern's rarest line is (counting every match must not scan the file per chunk).
+    /// Where each N(line) that a chunk mentions occurs, ascending, so that a search only visits
+    /// the places where the pattern's rarest line is (counting every match must not scan the
+    /// file per chunk).
     index: HashMap<&'a str, Vec<usize>>,
 }
 
@@ -90,7 +98,7 @@ enum Found {
 }
 
 impl<'a> Lines<'a> {
-    fn new(doc: &'a Document, normalized: &'a Normalized) -> Lines<'a> {
+    fn new(doc: &'a Document, normalized: &'a Normalized, mentioned: &'a [String]) -> Lines<'a> {
         let mut n: Vec<&str> = if normalized.text.is_empty() {
             Vec::new()
         } else {
@@ -100,9 +108,12 @@ impl<'a> Lines<'a> {
             // The empty piece after the last line break is not a line.
             n.pop();
         }
-        let mut index: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut index: HashMap<&str, Vec<usize>> =
+            mentioned.iter().map(|l| (l.as_str(), Vec::new())).collect();
         for (i, line) in n.iter().enumerate() {
-            index.entry(line).or_default().push(i);
+            if let Some(at) = index.get_mut(line) {
+                at.push(i);
+            }
         }
         Lines {
             doc,
