@@ -93,14 +93,27 @@ fn mcp_python_sdk_session() {
             .iter()
             .all(|t| t["outputSchema"] == true)
     );
-    // read_file: the numbered lines once in the text; the structured part is the metadata.
+    // read_file: the numbered lines in the text, and as one string in the structured part
+    // (which is all Claude Code shows the model), never as per-line objects.
     assert_eq!(seen["read"]["isError"], false, "{seen}");
     assert_eq!(
         seen["read"]["text"][0].as_str().unwrap().lines().next(),
         Some("     1\tone")
     );
     assert_eq!(seen["read"]["structured"]["shownLines"], 2, "{seen}");
+    assert_eq!(seen["read"]["structured"]["text"], seen["read"]["text"][0]);
     assert!(seen["read"]["structured"].get("lines").is_none(), "{seen}");
+    // preview/apply: the text is a summary of the structured response, not the JSON again.
+    for key in ["preview", "failed", "apply"] {
+        assert_eq!(seen[key]["text"].as_array().unwrap().len(), 1, "{key}: {seen}");
+        let text = seen[key]["text"][0].as_str().unwrap();
+        assert!(serde_json::from_str::<Value>(text).is_err(), "{key}: {text}");
+    }
+    let failed = seen["failed"]["text"][0].as_str().unwrap();
+    assert!(failed.contains("✗ edit 0: not_found"), "{failed}");
+    assert!(failed.contains("hint: "), "{failed}");
+    let preview = seen["preview"]["text"][0].as_str().unwrap();
+    assert!(preview.contains("\n-two\n+2\n"), "{preview}");
     assert_eq!(seen["preview"]["isError"], false, "{seen}");
     assert_eq!(
         seen["preview"]["structured"]["files"][0]["status"],

@@ -142,17 +142,19 @@ fn handshake_list_and_apply() {
     );
 
     // The same call again: the file changed, so expectHash makes it fail, as a tool error whose
-    // content is the response JSON.
+    // structuredContent is the response JSON and whose text says why in a few lines.
     let stale = mcp.request(
         6,
         "tools/call",
         json!({"name": "apply_edits", "arguments": edit}),
     );
     assert_eq!(stale["result"]["isError"], true);
-    let text: Value =
-        serde_json::from_str(stale["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(text["ok"], false);
-    assert_eq!(text["errors"][0]["code"], "stale");
+    let structured = &stale["result"]["structuredContent"];
+    assert_eq!(structured["ok"], false);
+    assert_eq!(structured["errors"][0]["code"], "stale");
+    let text = stale["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("stale"), "{text}");
+    assert!(text.contains("nothing was written"), "{text}");
 
     // Claude-style arguments go through the same parser.
     let claude = json!({"file_path": "a.txt", "old_string": "world", "new_string": "there"});

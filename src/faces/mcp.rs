@@ -100,8 +100,9 @@ fn read_file(arguments: Value, settings: &Settings) -> CallToolResult {
 fn read(params: &ReadParams, settings: &Settings) -> CallToolResult {
     match crate::faces::read::read(params, settings) {
         Ok(lines) => {
-            let mut r = CallToolResult::success(vec![ContentBlock::text(lines.numbered())]);
-            r.structured_content = serde_json::to_value(lines.summary()).ok();
+            let summary = lines.summary();
+            let mut r = CallToolResult::success(vec![ContentBlock::text(summary.text.clone())]);
+            r.structured_content = serde_json::to_value(summary).ok();
             r
         }
         Err(e) => {
@@ -120,11 +121,168 @@ fn edits(arguments: &Value, mode: Mode, settings: &Settings) -> CallToolResult {
     let ok = matches!(&run.response, Ok(r) if r.ok);
     let mut value = run.to_json();
     name_mcp_tools(&mut value);
-    if ok {
-        CallToolResult::structured(value)
+    with_summary(value, ok)
+}
+
+/// A tool result whose `structuredContent` is the response JSON and whose text content is
+/// [`summary`] of it, not the same JSON again: a client shows the model one or the other
+/// (Claude Code hands a successful result's `structuredContent` to the model and an error
+/// result's text), so each must stand on its own, and one that shows both gets no copy.
+fn with_summary(value: Value, ok: bool) -> CallToolResult {
+    let text = vec![ContentBlock::text(summary(&value))];
+    let mut r = if ok {
+        CallToolResult::success(text)
     } else {
-        CallToolResult::structured_error(value)
+        CallToolResult::error(text)
+    };
+    r.structured_content = Some(value);
+    r
+}
+
+/// The response (SPEC §4, as JSON) in a few lines for a model or a person: one line per file
+/// with its status, every failed edit with its code, message, hint and closest candidates (their
+/// text, so `oldText` can be fixed without another read), errors that belong to no file, then
+/// the diffs of what was (or would be) written and a closing line. A request that failed as a
+/// whole is its error, pointer and hint.
+pub(crate) fn summary(v: &Value) -> String {
+    use std::fmt::Write as _;
+    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let mut out = String::new();
+    if let Some(e) = v.get("error").filter(|e| e.is_object()) {
+        let _ = write!(
+            out,
+            "request failed: {} — {}",
+            s(e, "code"),
+            s(e, "message")
+        );
+        if let Some(p) = e.get("pointer").and_then(Value::as_str) {
+            let _ = write!(out, " (at {p})");
+        }
+        if let Some(l) = e.get("line").and_then(Value::as_u64) {
+            let _ = write!(out, " (line {l})");
+        }
+        out.push('\n');
+        if let Some(h) = e.get("hint").and_then(Value::as_str) {
+            let _ = writeln!(out, "hint: {h}");
+        }
+        out.push_str("nothing was written\n");
+        return out;
     }
+    let empty = Vec::new();
+    let arr = |v: &Value, k: &str| v.get(k).and_then(Value::as_array).unwrap_or(&empty).clone();
+    let files = arr(v, "files");
+    let detail = |out: &mut String, e: &Value, indent: &str| {
+        if let Some(h) = e.get("hint").and_then(Value::as_str) {
+            let _ = writeln!(out, "{indent}hint: {h}");
+        }
+        for c in arr(e, "candidates") {
+            let line = c
+                .pointer("/range/start/line")
+                .and_then(Value::as_u64)
+                .map_or(0, |l| l + 1);
+            let score = c
+                .get("score")
+                .and_then(Value::as_f64)
+                .map(|x| format!(" ({:.0}% similar)", x * 100.0))
+                .unwrap_or_default();
+            let _ = writeln!(out, "{indent}candidate at line {line}{score}:");
+            for l in s(&c, "text").lines() {
+                let _ = writeln!(out, "{indent}  | {l}");
+            }
+        }
+    };
+    for f in &files {
+        let target = f
+            .get("moveTo")
+            .and_then(Value::as_str)
+            .map(|m| format!(" -> {m}"))
+            .unwrap_or_default();
+        let edits = arr(f, "edits");
+        let _ = write!(
+            out,
+            "{} {}{}: {}",
+            s(f, "op"),
+            s(f, "path"),
+            target,
+            s(f, "status")
+        );
+        if !edits.is_empty() {
+            let (failed, n) = (
+                edits.iter().filter(|e| e.get("error").is_some()).count(),
+                edits.len(),
+            );
+            let plural = if n == 1 { "" } else { "s" };
+            if failed == 0 {
+                let _ = write!(out, " ({n} edit{plural})");
+            } else {
+                let _ = write!(out, " ({failed} of {n} edit{plural} failed)");
+            }
+        }
+        out.push('\n');
+        for w in arr(f, "warnings") {
+            let _ = writeln!(out, "  warning: {}", s(&w, "message"));
+        }
+        if let Some(e) = f.get("error").filter(|e| e.is_object()) {
+            let _ = writeln!(out, "  ✗ {} — {}", s(e, "code"), s(e, "message"));
+            detail(&mut out, e, "    ");
+        }
+        for ed in &edits {
+            if let Some(e) = ed.get("error").filter(|e| e.is_object()) {
+                let index = ed.get("index").and_then(Value::as_u64).unwrap_or(0);
+                let _ = writeln!(
+                    out,
+                    "  ✗ edit {index}: {} — {}",
+                    s(e, "code"),
+                    s(e, "message")
+                );
+                detail(&mut out, e, "    ");
+            }
+        }
+    }
+    // Errors no file above carries (the journal, a directory, the root).
+    for e in arr(v, "errors") {
+        let path = s(&e, "path");
+        let shown = e.get("edit").is_some()
+            || files.iter().any(|f| {
+                (s(f, "path") == path || s(f, "moveTo") == path)
+                    && (f.get("error").is_some() || e.get("edit").is_some())
+            });
+        if !shown {
+            let _ = writeln!(out, "✗ {} {path}: {}", s(&e, "code"), s(&e, "message"));
+            detail(&mut out, &e, "  ");
+        }
+    }
+    if let Some(rb) = v.get("rolledBack").and_then(Value::as_str) {
+        let _ = writeln!(out, "the write failed; rolled back: {rb}");
+    }
+    if let Some(r) = v.get("recovered").and_then(Value::as_str) {
+        let _ = writeln!(out, "recovered first: {r}");
+    }
+    let ok = v.get("ok").and_then(Value::as_bool).unwrap_or(false);
+    if ok {
+        for f in &files {
+            let diff = s(f, "diff");
+            if !diff.is_empty() {
+                out.push('\n');
+                out.push_str(&diff);
+            }
+        }
+    }
+    let written = v.get("written").and_then(Value::as_bool).unwrap_or(false);
+    let closing = match (ok, written) {
+        (true, true) => "all edits applied",
+        (true, false) => "all edits resolved; nothing written (dry run)",
+        (false, _) => "nothing was written (a batch is all or nothing)",
+    };
+    if v.get("durabilityUnknown").and_then(Value::as_bool) == Some(true) {
+        let _ = writeln!(
+            out,
+            "\n{closing} (durability unknown: a sync after the commit failed)"
+        );
+    } else {
+        let _ = writeln!(out, "\n{closing}");
+    }
+    out
 }
 
 /// `apply_edits` under `--review`: the human decides in `redline watch`, then the accepted
@@ -139,11 +297,7 @@ fn reviewed(arguments: &Value, settings: &Settings) -> CallToolResult {
             let ok = !failed && matches!(&run.response, Ok(resp) if resp.ok);
             let mut value = run.to_json();
             name_mcp_tools(&mut value);
-            if ok {
-                CallToolResult::structured(value)
-            } else {
-                CallToolResult::structured_error(value)
-            }
+            with_summary(value, ok)
         }
         None => CallToolResult::error(Vec::new()),
     };
@@ -431,6 +585,9 @@ mod tests {
         );
     }
 
+    /// The numbered lines are in the text and, once, in `structuredContent`'s `text` (Claude Code
+    /// shows the model only `structuredContent` when there is one): no per-line objects, so the
+    /// structured part is barely larger than the text.
     #[test]
     fn read_file_takes_file_path_and_keeps_structured_content_small() {
         let dir = tempfile::tempdir().unwrap();
@@ -453,13 +610,72 @@ mod tests {
         assert_eq!(structured["shownLines"], 199);
         assert_eq!(structured["totalLines"], 200);
         let text = serde_json::to_value(&r.content).unwrap()[0]["text"].clone();
-        assert!(
-            text.as_str()
+        let text = text.as_str().unwrap();
+        assert!(text.contains("     2\tline 2 of some text\n"));
+        assert_eq!(structured["text"], text);
+        assert!(structured.get("lines").is_none());
+        // JSON escapes a tab and a newline per line: about 10% over the text here, where the
+        // per-line objects were 1.46x.
+        assert!(structured.to_string().len() * 10 < text.len() * 12);
+    }
+
+    /// A failed batch's text content is a summary a model can act on (code, message, hint, the
+    /// candidate's text), not the response JSON again; a successful one shows the diff.
+    #[test]
+    fn edit_results_text_is_a_summary_not_the_json() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("a.txt"),
+            "fn main() {\n    let total = 1;\n}\n",
+        )
+        .unwrap();
+        let server = Server::new(Settings {
+            root: dir.path().to_path_buf(),
+            ..Settings::default()
+        });
+        let text_of = |r: &CallToolResult| {
+            serde_json::to_value(&r.content).unwrap()[0]["text"]
+                .as_str()
                 .unwrap()
-                .contains("     2\tline 2 of some text\n")
+                .to_string()
+        };
+        let args = serde_json::json!({"path": "a.txt", "oldText": "let totl = 1;", "newText": "let total = 2;"});
+        let r = server.call(schema::APPLY_EDITS, args).unwrap();
+        assert_eq!(r.is_error, Some(true));
+        let text = text_of(&r);
+        assert!(serde_json::from_str::<Value>(&text).is_err(), "{text}");
+        assert!(text.contains("✗ edit 0: not_found"), "{text}");
+        assert!(text.contains("hint: "), "{text}");
+        assert!(text.contains("  | "), "{text}");
+        assert!(text.contains("    let total = 1;"), "{text}");
+        assert!(
+            text.ends_with("nothing was written (a batch is all or nothing)\n"),
+            "{text}"
         );
-        // The model reads the lines once: the structured part is a small fraction of the text.
-        assert!(structured.to_string().len() * 10 < text.as_str().unwrap().len());
+        assert!(!text.contains("redline read"), "{text}");
+        let structured = r.structured_content.unwrap().to_string();
+        assert!(text.len() < structured.len(), "{text}\n{structured}");
+
+        let args = serde_json::json!({"path": "a.txt", "oldText": "let total = 1;", "newText": "let total = 2;"});
+        let r = server.call(schema::PREVIEW_EDITS, args).unwrap();
+        assert_eq!(r.is_error, Some(false));
+        let text = text_of(&r);
+        assert!(text.starts_with("edit a.txt: planned (1 edit)\n"), "{text}");
+        assert!(text.contains("\n+    let total = 2;\n"), "{text}");
+        assert!(
+            text.ends_with("all edits resolved; nothing written (dry run)\n"),
+            "{text}"
+        );
+
+        let r = server
+            .call(schema::APPLY_EDITS, serde_json::json!({"files": "x"}))
+            .unwrap();
+        assert_eq!(r.is_error, Some(true));
+        let text = text_of(&r);
+        assert!(
+            text.starts_with("request failed: invalid_request — "),
+            "{text}"
+        );
     }
 
     #[test]
