@@ -68,10 +68,11 @@ impl FileLines {
     }
 }
 
-/// What `read_file` returns as `structuredContent`: the metadata and the numbered lines as one
-/// string, the same as the text content. Claude Code hands the model a result's
-/// `structuredContent` alone when there is one, other clients the text: each reads the lines
-/// once, and one string costs little over the text (per-line objects cost 1.46x).
+// Claude Code hands the model a result's `structuredContent` alone when there is one, other
+// clients the text content: with the lines as one string in both, each reads them once, at
+// little over the text's size (an object per line cost 1.46x).
+/// What `read_file` returns as `structuredContent`: the file's metadata and the numbered lines
+/// as one string (the same as the text content).
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ReadSummary {
