@@ -115,6 +115,7 @@ pub enum ChunkScope {
 
 impl EditError {
     /// The stable wire code.
+    #[must_use]
     pub fn code(&self) -> Code {
         match self {
             EditError::NoOp
@@ -138,6 +139,7 @@ impl EditError {
     }
 
     /// The closest regions of a `not_found` (empty for the others).
+    #[must_use]
     pub fn candidates(&self) -> &[Candidate] {
         match self {
             EditError::NotFound { candidates, .. }
@@ -150,6 +152,7 @@ impl EditError {
     }
 
     /// Where an `ambiguous` matched (empty for the others).
+    #[must_use]
     pub fn matches(&self) -> &[Range<usize>] {
         match self {
             EditError::Ambiguous { matches, .. }
@@ -162,6 +165,7 @@ impl EditError {
     }
 
     /// How many places an `ambiguous` matched (0 for the others).
+    #[must_use]
     pub fn occurrences(&self) -> usize {
         match self {
             EditError::Ambiguous { occurrences, .. }
@@ -174,6 +178,7 @@ impl EditError {
     }
 
     /// The other edit of an `overlap`.
+    #[must_use]
     pub fn other_edit(&self) -> Option<usize> {
         match self {
             EditError::Overlap { other_edit, .. } => Some(*other_edit),
@@ -182,6 +187,7 @@ impl EditError {
     }
 
     /// Where the new text already is, for a `not_found` that may already be applied.
+    #[must_use]
     pub fn already_applied(&self) -> Option<usize> {
         match self {
             EditError::NotFound {
@@ -220,6 +226,7 @@ pub enum FileError {
 
 impl FileError {
     /// The stable wire code.
+    #[must_use]
     pub fn code(&self) -> Code {
         match self {
             FileError::Fs(e) => e.code,

@@ -6,6 +6,7 @@
 
 use crate::engine::document::{DecodeError, Document};
 use crate::engine::failure::{ChunkError, ChunkScope, Clue, EditError, FileError};
+use crate::engine::hint::Candidate;
 use crate::engine::plan::Warning;
 use crate::write::FsError;
 
@@ -30,11 +31,13 @@ pub enum Numbering {
 /// The message and hint of edit `index` of `path`, whose offsets are into `doc` (the document
 /// the edit was matched against; every failed edit has one, so its absence only shows as line 0),
 /// as the wire says them (edits by their 0-based index).
+#[must_use]
 pub fn edit(e: &EditError, path: &str, index: usize, doc: Option<&Document>) -> Said {
     edit_numbered(e, path, index, doc, Numbering::Index)
 }
 
 /// [`edit`], naming edits as `numbering` says.
+#[must_use]
 pub fn edit_numbered(
     e: &EditError,
     path: &str,
@@ -100,50 +103,13 @@ pub fn edit_numbered(
             ),
             "merge the two edits into one, or make their oldText not share text".to_string(),
         ),
-        EditError::NotFound {
-            clue: Some(Clue::Reindent { at, why }),
-            ..
-        } => (
-            format!(
-                "edit {i} for {path}: oldText matches line {} only with its indentation changed, and {why}",
-                line(*at)
-            ),
-            "give newText the indentation of oldText (or send oldText as the file has it)"
-                .to_string(),
-        ),
-        EditError::NotFound {
-            clue: Some(Clue::AlreadyApplied { at }),
-            ..
-        } => {
-            let line = line(*at);
-            (
-                format!(
-                    "edit {i} for {path}: oldText not found; newText occurs at line {line}, so the edit may already be applied"
-                ),
-                format!(
-                    "check line {line} of {path}; if the change is not there yet, re-read the file (`redline read {path}`) and copy oldText exactly"
-                ),
-            )
-        }
-        EditError::NotFound {
+        EditError::NotFound { candidates, clue } => not_found(
+            &format!("edit {i} for {path}"),
+            path,
             candidates,
-            clue: None,
-        } => {
-            let near = candidates
-                .first()
-                .map(|c| {
-                    format!(
-                        "; closest match at line {} ({:.0}% similar)",
-                        line(c.span.start),
-                        c.score * 100.0
-                    )
-                })
-                .unwrap_or_default();
-            (
-                format!("edit {i} for {path}: oldText not found{near}"),
-                format!("re-read the file (`redline read {path}`) and copy oldText exactly"),
-            )
-        }
+            clue.as_ref(),
+            &line,
+        ),
         EditError::Chunk { line: at, why } => {
             let (message, hint) = chunk(*at, why, &line, &lines, &more);
             (format!("{path}: {message}"), hint)
@@ -157,6 +123,7 @@ pub fn edit_numbered(
 
 /// The message and hint of a file of the request (`path` as the request wrote it) that could
 /// not be planned.
+#[must_use]
 pub fn file(e: &FileError, path: &str) -> Said {
     match e {
         // The writer's words, without the path: the response names the file beside them.
@@ -186,6 +153,7 @@ pub fn file(e: &FileError, path: &str) -> Said {
 }
 
 /// The message of a warning about `path` (as the request wrote it).
+#[must_use]
 pub fn warning(w: &Warning, path: &str) -> String {
     match w {
         Warning::MoveOverwrites { to } => format!("{to} exists; the move overwrites it"),
@@ -197,10 +165,58 @@ pub fn warning(w: &Warning, path: &str) -> String {
 }
 
 /// The message and hint of a commit that failed.
+#[must_use]
 pub fn write(e: &FsError) -> Said {
     Said {
         message: e.to_string(),
         hint: e.hint.clone(),
+    }
+}
+
+/// A `not_found` edit's message and hint; `head` names the edit ("edit 3 for src/a.rs").
+fn not_found(
+    head: &str,
+    path: &str,
+    candidates: &[Candidate],
+    clue: Option<&Clue>,
+    line: &dyn Fn(usize) -> usize,
+) -> (String, String) {
+    match clue {
+        Some(Clue::Reindent { at, why }) => (
+            format!(
+                "{head}: oldText matches line {} only with its indentation changed, and {why}",
+                line(*at)
+            ),
+            "give newText the indentation of oldText (or send oldText as the file has it)"
+                .to_string(),
+        ),
+        Some(Clue::AlreadyApplied { at }) => {
+            let line = line(*at);
+            (
+                format!(
+                    "{head}: oldText not found; newText occurs at line {line}, so the edit may already be applied"
+                ),
+                format!(
+                    "check line {line} of {path}; if the change is not there yet, re-read the file (`redline read {path}`) and copy oldText exactly"
+                ),
+            )
+        }
+        None => {
+            let near = candidates
+                .first()
+                .map(|c| {
+                    format!(
+                        "; closest match at line {} ({:.0}% similar)",
+                        line(c.span.start),
+                        c.score * 100.0
+                    )
+                })
+                .unwrap_or_default();
+            (
+                format!("{head}: oldText not found{near}"),
+                format!("re-read the file (`redline read {path}`) and copy oldText exactly"),
+            )
+        }
     }
 }
 

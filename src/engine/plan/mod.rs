@@ -144,6 +144,7 @@ pub enum Warning {
 
 impl Warning {
     /// The stable wire code.
+    #[must_use]
     pub fn code(&self) -> WarningCode {
         match self {
             Warning::MoveOverwrites { .. } | Warning::ContentReplaces => {
