@@ -65,6 +65,13 @@ use merge::Batch;
 pub use merge::merge_key;
 pub use schema::{request_schema, tool_input_schema};
 
+/// The other names of `path` (Claude Code, Anthropic's text-editor tool, OpenCode).
+const PATH_ALIASES: [&str; 2] = ["file_path", "filePath"];
+/// The other names of `oldText`, on an edit object and inline on a file object.
+const OLD_TEXT_ALIASES: [&str; 4] = ["old_string", "old_str", "old_text", "oldString"];
+/// The other names of `newText`, likewise.
+const NEW_TEXT_ALIASES: [&str; 4] = ["new_string", "new_str", "new_text", "newString"];
+
 /// Declares a top-level request object: its own fields, then `documents`, `dryRun` and
 /// `version` with the same names, aliases and constraints (for the same reason as
 /// [`file_object`]).
@@ -117,7 +124,7 @@ macro_rules! file_object {
         $(#[$meta])*
         pub struct $name {
             /// Path of the file, relative to the root (or absolute inside it).
-            #[schemars(length(min = 1), extend("x-aliases" = ["file_path", "filePath"]))]
+            #[schemars(length(min = 1), extend("x-aliases" = PATH_ALIASES))]
             pub path: String,
             /// Replacements, each matched against the original content (never against another
             /// edit's output); their matches must not overlap.
@@ -172,12 +179,12 @@ macro_rules! edit_object {
             $(#[$old_text])*
             #[schemars(
                 length(min = 1),
-                extend("x-aliases" = ["old_string", "old_str", "old_text", "oldString"])
+                extend("x-aliases" = OLD_TEXT_ALIASES)
             )]
             pub old_text: String,
             /// Replacement text, inserted as given (line endings adapted to the file). May be
             /// empty.
-            #[schemars(extend("x-aliases" = ["new_string", "new_str", "new_text", "newString"]))]
+            #[schemars(extend("x-aliases" = NEW_TEXT_ALIASES))]
             pub new_text: String,
             /// Replace every occurrence instead of requiring exactly one.
             #[serde(default)]
@@ -245,7 +252,7 @@ edit_object! {
 )]
 pub struct WireDocument {
     /// Path of the file this buffer holds, as in `files[].path`.
-    #[schemars(length(min = 1), extend("x-aliases" = ["file_path", "filePath"]))]
+    #[schemars(length(min = 1), extend("x-aliases" = PATH_ALIASES))]
     pub path: String,
     /// The buffer's full text.
     pub text: String,
@@ -263,14 +270,14 @@ file_object! {
         #[schemars(
             with = "String",
             length(min = 1),
-            extend("x-aliases" = ["old_string", "old_str", "old_text", "oldString"])
+            extend("x-aliases" = OLD_TEXT_ALIASES)
         )]
         pub old_text: Option<String>,
         /// One edit given inline: its replacement text (as `newText` in `edits`).
         #[serde(default)]
         #[schemars(
             with = "String",
-            extend("x-aliases" = ["new_string", "new_str", "new_text", "newString"])
+            extend("x-aliases" = NEW_TEXT_ALIASES)
         )]
         pub new_text: Option<String>,
         /// For the inline edit: replace every occurrence instead of requiring exactly one.
@@ -312,7 +319,7 @@ edit_object! {
     #[serde(rename = "edit object", rename_all = "camelCase", deny_unknown_fields)]
     pub struct FlatEdit {
         /// Path of the file, relative to the root (or absolute inside it).
-        #[schemars(length(min = 1), extend("x-aliases" = ["file_path", "filePath"]))]
+        #[schemars(length(min = 1), extend("x-aliases" = PATH_ALIASES))]
         pub path: String,
     }
     docs {
