@@ -4,10 +4,10 @@
 //! seen as a sequence of lines, each reduced to a *key*: its N(·) text without leading spaces and
 //! tabs, inner runs of spaces and tabs as one space. An `oldText` becomes one or more *variants*
 //! (as given; without read-tool line-number prefixes; without leading/trailing blank lines), each a
-//! sequence of keys. All variants of all edits go into one Aho-Corasick automaton over the key
-//! ids, which scans the file's key sequence once: linear in file plus edits plus matches. Every
-//! window found is then verified line by line (key text, one uniform change of indentation, line
-//! numbers), and `newText` is re-indented by the same change.
+//! sequence of keys. All variants of all edits are searched for at once in the file's key sequence
+//! (`matcher::search`: one automaton scan, a long sequence by `memmem`): linear in file plus edits
+//! plus matches. Every window found is then verified line by line (key text, one uniform change
+//! of indentation, line numbers), and `newText` is re-indented by the same change.
 //!
 //! A match covers whole lines (except a `blank_lines` remainder that §3 finds inside a line), must
 //! be the only candidate, and replaces only its span.
@@ -15,7 +15,6 @@
 use crate::engine::document::Document;
 use crate::engine::matcher::{self, MAX_AMBIGUOUS, Miss, Needle};
 use crate::engine::normalize::{Normalization, Normalized, lf};
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
@@ -130,6 +129,13 @@ fn key_hash(s: &str) -> u64 {
     h.finish()
 }
 
+/// A line's key id: 28 bits of its key's hash (what [`encode`] carries). Two different keys
+/// may share an id; the windows that makes are dropped when each line is verified, so an id
+/// table (a map entry per distinct line of the file) is not needed.
+fn key_id(s: &str) -> u32 {
+    (key_hash(s) & 0x0FFF_FFFF) as u32
+}
+
 fn key_is_blank(s: &str) -> bool {
     s.chars().all(char::is_whitespace)
 }
@@ -159,14 +165,14 @@ fn columns(indent: &str, width: usize) -> usize {
 }
 
 /// Splits at CRLF, LF and lone CR; (content start, content end) per line.
-fn line_spans(text: &str) -> Vec<(usize, usize)> {
+fn line_spans(text: &str, lines: usize) -> Vec<(u32, u32)> {
     let b = text.as_bytes();
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(lines);
     let mut start = 0;
     let mut i = 0;
     while let Some(k) = memchr::memchr2(b'\n', b'\r', &b[i..]) {
         let at = i + k;
-        out.push((start, at));
+        out.push((start as u32, at as u32));
         i = if b[at] == b'\r' && b.get(at + 1) == Some(&b'\n') {
             at + 2
         } else {
@@ -174,7 +180,7 @@ fn line_spans(text: &str) -> Vec<(usize, usize)> {
         };
         start = i;
     }
-    out.push((start, text.len()));
+    out.push((start as u32, text.len() as u32));
     out
 }
 
@@ -322,9 +328,11 @@ struct Cand {
 pub struct View<'a> {
     text: &'a str,
     file: &'a Normalized,
-    lines: Vec<(usize, usize)>,
-    nlines: Vec<&'a str>,
-    ids: HashMap<u64, u32>,
+    /// Per line: (content start, content end) in the original. 32-bit offsets, as in N(·)'s map.
+    lines: Vec<(u32, u32)>,
+    /// Where each line of N(file) starts, and one past the end.
+    nstarts: Vec<u32>,
+    /// Each line's key id, four bytes per line ([`encode`]).
     encoded: Vec<u8>,
     tab_width: Option<usize>,
 }
@@ -337,28 +345,41 @@ impl<'a> View<'a> {
         tab_width: Option<usize>,
     ) -> Option<View<'a>> {
         let text = doc.text.as_str();
-        let lines = line_spans(text);
-        let nlines: Vec<&str> = file.text.split('\n').collect();
-        if lines.len() != nlines.len() {
+        let breaks = memchr::memchr_iter(b'\n', file.text.as_bytes()).count();
+        let mut nstarts = Vec::with_capacity(breaks + 2);
+        nstarts.push(0);
+        nstarts.extend(memchr::memchr_iter(b'\n', file.text.as_bytes()).map(|i| i as u32 + 1));
+        nstarts.push(file.text.len() as u32 + 1);
+        let lines = line_spans(text, breaks + 1);
+        if lines.len() + 1 != nstarts.len() {
             return None;
         }
-        let mut ids: HashMap<u64, u32> = HashMap::new();
-        let mut encoded = Vec::with_capacity(nlines.len() * 4);
-        for l in &nlines {
-            let h = key_hash(l);
-            let next = ids.len() as u32;
-            let id = *ids.entry(h).or_insert(next);
-            encode(id, &mut encoded);
-        }
-        Some(View {
+        let mut view = View {
             text,
             file,
             lines,
-            nlines,
-            ids,
-            encoded,
+            nstarts,
+            encoded: Vec::new(),
             tab_width,
-        })
+        };
+        let mut encoded = Vec::with_capacity(view.lines.len() * 4);
+        for i in 0..view.lines.len() {
+            encode(key_id(view.nline(i)), &mut encoded);
+        }
+        view.encoded = encoded;
+        Some(view)
+    }
+
+    /// N(·) of file line `i`.
+    fn nline(&self, i: usize) -> &'a str {
+        let t: &'a str = &self.file.text;
+        &t[self.nstarts[i] as usize..self.nstarts[i + 1] as usize - 1]
+    }
+
+    /// Original (content start, content end) of file line `i`.
+    fn line(&self, i: usize) -> (usize, usize) {
+        let (s, e) = self.lines[i];
+        (s as usize, e as usize)
     }
 
     /// Finds every edit (each must have failed §3 with not found).
@@ -373,17 +394,10 @@ impl<'a> View<'a> {
         let mut pattern_variant: Vec<usize> = Vec::new();
         for (vi, v) in variants.iter().enumerate() {
             let mut bytes = Vec::with_capacity(v.nline_count() * 4);
-            let mut ok = true;
             for l in (0..v.nline_count()).map(|i| v.nline(i)) {
-                match self.ids.get(&key_hash(l)) {
-                    Some(&id) => encode(id, &mut bytes),
-                    None => {
-                        ok = false;
-                        break;
-                    }
-                }
+                encode(key_id(l), &mut bytes);
             }
-            if ok && !bytes.is_empty() {
+            if !bytes.is_empty() {
                 patterns.push(bytes);
                 pattern_variant.push(vi);
             }
@@ -562,17 +576,17 @@ impl<'a> View<'a> {
             if last + 1 >= self.lines.len() {
                 return None;
             }
-            self.lines[last + 1].0
+            self.line(last + 1).0
         } else {
-            self.lines[last].1
+            self.line(last).1
         };
-        let span = self.lines[start].0..span_end;
+        let span = self.line(start).0..span_end;
         let mut norms: Vec<Normalization> = Vec::new();
         let mut pairs: Vec<(&str, &str)> = Vec::new(); // (file indent, old indent) of non-blank lines
         for i in 0..k {
-            let (s, e) = self.lines[start + i];
+            let (s, e) = self.line(start + i);
             let fline = &self.text[s..e];
-            let nf = self.nlines[start + i];
+            let nf = self.nline(start + i);
             let no = v.nline(i);
             if !collapsed(nf).eq(collapsed(no)) {
                 return None;
