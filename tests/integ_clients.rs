@@ -105,9 +105,16 @@ fn mcp_python_sdk_session() {
     assert!(seen["read"]["structured"].get("lines").is_none(), "{seen}");
     // preview/apply: the text is a summary of the structured response, not the JSON again.
     for key in ["preview", "failed", "apply"] {
-        assert_eq!(seen[key]["text"].as_array().unwrap().len(), 1, "{key}: {seen}");
+        assert_eq!(
+            seen[key]["text"].as_array().unwrap().len(),
+            1,
+            "{key}: {seen}"
+        );
         let text = seen[key]["text"][0].as_str().unwrap();
-        assert!(serde_json::from_str::<Value>(text).is_err(), "{key}: {text}");
+        assert!(
+            serde_json::from_str::<Value>(text).is_err(),
+            "{key}: {text}"
+        );
     }
     let failed = seen["failed"]["text"][0].as_str().unwrap();
     assert!(failed.contains("✗ edit 0: not_found"), "{failed}");

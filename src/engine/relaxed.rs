@@ -406,7 +406,7 @@ impl<'a> View<'a> {
         // sequence on its own (`search` keeps both linear in the file plus the patterns).
         let mut windows: Vec<Vec<usize>> = vec![Vec::new(); variants.len()];
         let refs: Vec<&[u8]> = patterns.iter().map(Vec::as_slice).collect();
-        matcher::search::occurrences(&self.encoded, &refs, |p, m| {
+        matcher::search::key_occurrences(&self.encoded, &refs, |p, m| {
             if m.start % 4 == 0 {
                 windows[pattern_variant[p]].push(m.start / 4);
             }

@@ -24,28 +24,42 @@ const DFA_BUDGET: usize = 16 * 1024;
 /// Calls `each(pattern, range)` for every occurrence of every pattern in `hay`, overlapping
 /// occurrences included. Per pattern, occurrences come in ascending order of start only for long
 /// patterns; callers that need an order sort. Empty patterns never match.
-pub fn occurrences(hay: &[u8], patterns: &[&[u8]], mut each: impl FnMut(usize, Range<usize>)) {
+pub fn occurrences(hay: &[u8], patterns: &[&[u8]], each: impl FnMut(usize, Range<usize>)) {
+    scan(hay, patterns, false, each)
+}
+
+/// [`occurrences`] for patterns over a large alphabet (the relaxed tier's key ids, whose bytes
+/// take most of the 256 values): the automaton keeps every state sparse, since a dense state
+/// costs a word per byte class, and a few thousand of them would take megabytes.
+pub fn key_occurrences(hay: &[u8], patterns: &[&[u8]], each: impl FnMut(usize, Range<usize>)) {
+    scan(hay, patterns, true, each)
+}
+
+fn scan(hay: &[u8], patterns: &[&[u8]], sparse: bool, mut each: impl FnMut(usize, Range<usize>)) {
     let short: Vec<usize> = (0..patterns.len())
         .filter(|&i| !patterns[i].is_empty() && patterns[i].len() <= LONG)
         .collect();
     if !short.is_empty() {
         let total: usize = short.iter().map(|&i| patterns[i].len()).sum();
-        let kind = if total <= DFA_BUDGET {
+        let kind = if total <= DFA_BUDGET && !sparse {
             AhoCorasickKind::DFA
         } else {
             AhoCorasickKind::ContiguousNFA
         };
+        let dense_depth = if sparse { 0 } else { 3 };
         // Invariant: building only fails when the automaton would exceed its state id space,
         // which patterns of at most `LONG` bytes each within a request's size limit cannot
         // reach; fall back to the noncontiguous NFA, and to nothing found if even that fails.
         let ac = AhoCorasick::builder()
             .match_kind(MatchKind::Standard)
             .kind(Some(kind))
+            .dense_depth(dense_depth)
             .build(short.iter().map(|&i| patterns[i]))
             .or_else(|_| {
                 AhoCorasick::builder()
                     .match_kind(MatchKind::Standard)
                     .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                    .dense_depth(dense_depth)
                     .build(short.iter().map(|&i| patterns[i]))
             });
         if let Ok(ac) = ac {
