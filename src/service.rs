@@ -8,7 +8,7 @@
 use crate::engine::document::PositionEncoding;
 use crate::engine::plan::{self, Op, Plan, ResolveOptions};
 use crate::error::{Code, ExitStatus};
-use crate::report::response::{RequestFailure, Response, Warning};
+use crate::report::response::{RequestFailure, Response};
 use crate::report::{self, Mode, WriteOutcome};
 use crate::request::{Request, RequestError};
 use crate::write::{Change, Expect, FsError, Limits, Root, WriterLock};
@@ -246,19 +246,7 @@ pub fn commit(
     }
     let (outcome, exit) = match root.commit(&locked.lock, changes) {
         Ok(rep) => {
-            let warnings = rep
-                .warnings
-                .into_iter()
-                .map(|w| {
-                    (
-                        w.path,
-                        Warning {
-                            code: w.code,
-                            message: w.message,
-                        },
-                    )
-                })
-                .collect();
+            let warnings = rep.warnings;
             let outcome = WriteOutcome {
                 written: true,
                 warnings,

@@ -351,7 +351,7 @@ fn mode_owner_xattrs_kept_and_hard_link_warned() {
         .commit(&lock, &[write("hard", "H\n", Expect::Any)])
         .unwrap();
     assert_eq!(rep.warnings.len(), 1);
-    assert_eq!(rep.warnings[0].code, WarningCode::HardLinkBroken);
+    assert_eq!(rep.warnings[0].code(), WarningCode::HardLinkBroken);
     assert_eq!(fs::read(root.join("hard")).unwrap(), b"H\n");
     assert_eq!(fs::read(root.join("sub/b.txt")).unwrap(), b"beta\n");
 }

@@ -8,7 +8,7 @@ use crate::engine::document::{DecodeError, Document};
 use crate::engine::failure::{ChunkError, ChunkScope, Clue, EditError, FileError};
 use crate::engine::hint::Candidate;
 use crate::engine::plan::Warning;
-use crate::write::FsError;
+use crate::write::{CommitWarning, FsError};
 
 /// What is said about a failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,6 +164,16 @@ pub fn warning(w: &Warning, path: &str) -> String {
     }
 }
 
+/// The message of a warning the writer raised while committing.
+#[must_use]
+pub fn commit_warning(w: &CommitWarning) -> String {
+    match w {
+        CommitWarning::HardLinksReplaced { count, .. } => format!(
+            "the file had {count} hard links; it was replaced, and its other links keep the old content"
+        ),
+    }
+}
+
 /// The message and hint of a commit that failed.
 #[must_use]
 pub fn write(e: &FsError) -> Said {
@@ -307,6 +317,24 @@ mod tests {
         let shown = edit_numbered(&e, "f.txt", 1, Some(&doc), Numbering::Ordinal);
         assert_eq!(shown.message, "edit 2 for f.txt overlaps edit 1 (line 2)");
         assert_eq!(shown.hint, wire.hint);
+    }
+
+    #[test]
+    fn warnings_name_their_file() {
+        let w = Warning::HardLinks { count: 3 };
+        assert_eq!(
+            warning(&w, "a.txt"),
+            "a.txt has 3 hard links; the others keep the old content"
+        );
+        let c = CommitWarning::HardLinksReplaced {
+            path: "a.txt".into(),
+            count: 2,
+        };
+        assert_eq!(c.code(), w.code());
+        assert_eq!(
+            commit_warning(&c),
+            "the file had 2 hard links; it was replaced, and its other links keep the old content"
+        );
     }
 
     #[test]

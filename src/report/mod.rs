@@ -42,7 +42,7 @@ pub struct WriteOutcome {
     /// What was rolled back after a commit failure, in prose.
     pub rolled_back: Option<String>,
     /// Warnings the writer added, per request path.
-    pub warnings: Vec<(String, wire::Warning)>,
+    pub warnings: Vec<crate::write::CommitWarning>,
     /// Committed, but durability is unknown (an fsync after the commit point failed).
     pub durability_unknown: bool,
     /// What recovery found and did before this batch, in prose.
@@ -393,9 +393,12 @@ pub fn response_rendered(
                 message: message::warning(w, &f.path),
             })
             .collect();
-        for (p, w) in &wrote.warnings {
-            if *p == f.path && !warnings.iter().any(|x| x.code == w.code) {
-                warnings.push(w.clone());
+        for w in &wrote.warnings {
+            if w.path() == f.path && !warnings.iter().any(|x| x.code == w.code()) {
+                warnings.push(wire::Warning {
+                    code: w.code(),
+                    message: message::commit_warning(w),
+                });
             }
         }
         files.push(wire::FileResult {

@@ -33,7 +33,7 @@ use super::sys::{self, unsupported};
 use super::{
     Change, CommitError, CommitReport, CommitWarning, Expect, FsError, JOURNAL_DIR, Root, lstat_at,
 };
-use crate::error::{Code, WarningCode};
+use crate::error::Code;
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, Stat};
 use rustix::io::Errno;
@@ -277,13 +277,9 @@ fn check<'a>(root: &Root, changes: &'a [Change]) -> Result<Checked<'a>, FsError>
                         let (fd, fst) = verify(root, dir, &t.name, st, expect, path)?;
                         writable(dir, &t.name, path)?;
                         if fst.st_nlink > 1 {
-                            warnings.push(CommitWarning {
+                            warnings.push(CommitWarning::HardLinksReplaced {
                                 path: path.to_string(),
-                                code: WarningCode::HardLinkBroken,
-                                message: format!(
-                                    "the file had {} hard links; it was replaced, and its other links keep the old content",
-                                    fst.st_nlink
-                                ),
+                                count: super::sys::nlink_mode(&fst).0,
                             });
                         }
                         Some((fd, fst))

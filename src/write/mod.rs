@@ -216,15 +216,35 @@ impl Change {
     }
 }
 
-/// A warning about one path produced while committing.
+/// A warning about one path produced while committing (worded at the edge, by
+/// `report::message::commit_warning`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommitWarning {
+pub enum CommitWarning {
+    /// The replaced file had other hard links, which keep the old content.
+    HardLinksReplaced {
+        /// The path as the request wrote it.
+        path: String,
+        /// How many links the file had.
+        count: u64,
+    },
+}
+
+impl CommitWarning {
     /// The path as the request wrote it.
-    pub path: String,
-    /// Stable warning code.
-    pub code: WarningCode,
-    /// Human-readable explanation.
-    pub message: String,
+    #[must_use]
+    pub fn path(&self) -> &str {
+        match self {
+            CommitWarning::HardLinksReplaced { path, .. } => path,
+        }
+    }
+
+    /// The stable wire code.
+    #[must_use]
+    pub fn code(&self) -> WarningCode {
+        match self {
+            CommitWarning::HardLinksReplaced { .. } => WarningCode::HardLinkBroken,
+        }
+    }
 }
 
 /// The outcome of a successful commit.
