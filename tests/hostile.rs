@@ -405,6 +405,71 @@ fn serve_and_mcp_answer_a_message_over_the_cap() {
     assert_eq!(replies[0].get("id"), Some(&Value::Null), "{replies:?}");
 }
 
+/// Issue 14.5: a line that passes the cap is answered at once, while the client is still
+/// sending it and keeps stdin open (not when its newline or the end of input comes), with the
+/// `id` read before the cap; the rest of the line is discarded and the session goes on. `serve`
+/// and `mcp` alike.
+#[test]
+fn serve_and_mcp_answer_an_endless_line_before_it_ends() {
+    use std::io::{BufRead, BufReader, Write};
+    let (_t, root) = root();
+    for (face, next) in [("serve", "read"), ("mcp", "ping")] {
+        let mut child = Command::new(BIN)
+            .args(["--root"])
+            .arg(&root)
+            .args(["--max-request-size", "1000", face])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        let stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        // A deadline only so that a broken build fails instead of hanging; nothing is timed.
+        let reply = || {
+            let line = rx
+                .recv_timeout(std::time::Duration::from_secs(120))
+                .unwrap_or_else(|e| panic!("{face}: no answer while the line goes on: {e}"));
+            serde_json::from_str::<Value>(&line).unwrap()
+        };
+        stdin
+            .write_all(br#"{"jsonrpc":"2.0","id":77,"method":"x","params":""#)
+            .unwrap();
+        stdin.write_all(&[b'z'; 4000]).unwrap();
+        stdin.flush().unwrap();
+        let e = reply();
+        assert_eq!(e["id"], 77, "{face}: {e}");
+        assert_eq!(e["error"]["data"]["code"], "too_large", "{face}: {e}");
+        // More of the same line, then its end and a request: only the request is answered.
+        stdin.write_all(&[b'z'; 4000]).unwrap();
+        stdin.write_all(b"\"}\n").unwrap();
+        let ping = match next {
+            "read" => {
+                serde_json::json!({"jsonrpc": "2.0", "id": 78, "method": next, "params": {"path": "a.txt"}})
+            }
+            _ => serde_json::json!({"jsonrpc": "2.0", "id": 78, "method": next}),
+        };
+        stdin.write_all(format!("{ping}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let r = reply();
+        assert_eq!(r["id"], 78, "{face}: {r}");
+        assert!(r.get("result").is_some(), "{face}: {r}");
+        drop(stdin);
+        assert!(child.wait().unwrap().success(), "{face}");
+        reader.join().unwrap();
+        assert!(rx.try_recv().is_err(), "{face}: more answers than messages");
+    }
+}
+
 /// Issue 14.2: more edits than --max-edits is `too_large` before any matching.
 #[test]
 fn too_many_edits_are_too_large() {

@@ -1,8 +1,11 @@
 //! Bounded reading of JSON-RPC messages, shared by `serve` and `mcp` so that both apply the same
 //! limit (`--max-request-size`) the same way: a message over it is never buffered (memory stays
 //! at the limit, whatever arrives: `/dev/zero`, a line without end), it is skipped, and it is
-//! answered with a JSON-RPC error naming the limit, with the request's `id` when it can be found
-//! at the top level of the skipped bytes (else `null`), so the client never waits forever.
+//! answered with a JSON-RPC error naming the limit, so the client never waits forever. A line is
+//! answered as soon as it passes the limit, before its end arrives (with the request's `id` when
+//! it was found at the top level of the bytes read so far, else `null`), and the rest of it is
+//! discarded up to its newline; a `Content-Length` body, whose end is known, is skipped first and
+//! answered with the `id` found anywhere at its top level.
 
 use serde_json::{Value, json};
 use std::io::{self, BufRead};
@@ -15,9 +18,11 @@ pub(crate) const INVALID_REQUEST: i64 = -32600;
 pub(crate) enum Line {
     /// The line, without its `\n` (nor a `\r` before it).
     Full(Vec<u8>),
-    /// A line longer than the cap: skipped, `len` bytes long; `id` is the top-level `id` of the
-    /// JSON object it held, if one was seen.
-    Over { len: u64, id: Value },
+    /// A line longer than the cap, not kept: `len` bytes were read (the whole line, or, when
+    /// `cut`, the part read when the cap was passed); `id` is the top-level `id` of the JSON
+    /// object, if one was seen. `cut`: the rest of the line is still unread, for [`skip_line`]
+    /// once the line is answered.
+    Over { len: u64, id: Value, cut: bool },
 }
 
 /// Reads one `\n`-terminated line (or the last, unterminated one) holding at most `cap` bytes
@@ -38,38 +43,37 @@ pub(crate) fn read_line(r: &mut impl BufRead, cap: u64) -> io::Result<Option<Lin
             let nl = buf.iter().position(|&b| b == b'\n');
             let take = nl.map_or(buf.len(), |i| i + 1);
             let chunk = &buf[..nl.unwrap_or(take)];
-            match &mut over {
-                Some((len, scan)) => {
-                    *len += chunk.len() as u64;
-                    scan.feed(chunk);
-                }
-                None if (line.len() + chunk.len()) as u64 > cap.saturating_add(1) => {
-                    // Over the cap (one byte of slack for a `\r`): stop buffering, keep scanning.
-                    let mut scan = IdScan::default();
-                    scan.feed(&line);
-                    scan.feed(chunk);
-                    over = Some(((line.len() + chunk.len()) as u64, scan));
-                    line = Vec::new();
-                }
-                None => line.extend_from_slice(chunk),
+            if (line.len() + chunk.len()) as u64 > cap.saturating_add(1) {
+                // Over the cap (one byte of slack for a `\r`): answered now, whether or not the
+                // line ends in this buffer; what the buffer holds of it is consumed.
+                let mut scan = IdScan::default();
+                scan.feed(&line);
+                scan.feed(chunk);
+                over = Some(((line.len() + chunk.len()) as u64, scan));
+            } else {
+                line.extend_from_slice(chunk);
             }
             (take, nl.is_some())
         };
         r.consume(take);
+        if let Some((len, scan)) = over {
+            return Ok(Some(Line::Over {
+                len,
+                id: scan.id(),
+                cut: !done,
+            }));
+        }
         if done {
-            return Ok(Some(finish(line, over, cap)));
+            return Ok(Some(finish(line, cap)));
         }
     }
-    if line.is_empty() && over.is_none() {
+    if line.is_empty() {
         return Ok(None);
     }
-    Ok(Some(finish(line, over, cap)))
+    Ok(Some(finish(line, cap)))
 }
 
-fn finish(mut line: Vec<u8>, over: Option<(u64, IdScan)>, cap: u64) -> Line {
-    if let Some((len, scan)) = over {
-        return Line::Over { len, id: scan.id() };
-    }
+fn finish(mut line: Vec<u8>, cap: u64) -> Line {
     if line.last() == Some(&b'\r') {
         line.pop();
     }
@@ -79,9 +83,35 @@ fn finish(mut line: Vec<u8>, over: Option<(u64, IdScan)>, cap: u64) -> Line {
         return Line::Over {
             len: line.len() as u64,
             id: scan.id(),
+            cut: false,
         };
     }
     Line::Full(line)
+}
+
+/// Discards the rest of a line [`read_line`] cut (through its `\n`, or to the end of input), in
+/// constant memory.
+pub(crate) fn skip_line(r: &mut impl BufRead) -> io::Result<()> {
+    loop {
+        let (take, done) = {
+            let buf = match r.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                return Ok(());
+            }
+            match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            }
+        };
+        r.consume(take);
+        if done {
+            return Ok(());
+        }
+    }
 }
 
 /// Discards exactly `n` bytes of `r` (a `Content-Length` body over the cap), scanning them for
@@ -108,16 +138,23 @@ pub(crate) fn skip(r: &mut impl BufRead, mut n: u64) -> io::Result<Option<Value>
     Ok(Some(scan.id()))
 }
 
-/// The JSON-RPC error answering a message of `len` bytes over the limit `cap`.
-pub(crate) fn too_large(id: Value, len: u64, cap: u64) -> Value {
+/// The JSON-RPC error answering a message over the limit `cap`: `len` bytes long, or, when `cut`,
+/// passing the limit after `len` bytes with its end not read yet.
+pub(crate) fn too_large(id: Value, len: u64, cut: bool, cap: u64) -> Value {
+    let message = if cut {
+        format!(
+            "the message is over the limit of {cap} bytes (answered after {len} bytes, before its \
+             end); it was not read, and the rest of its line is discarded"
+        )
+    } else {
+        format!("the message is {len} bytes, over the limit of {cap} bytes; it was not read")
+    };
     json!({
         "jsonrpc": "2.0",
         "id": id,
         "error": {
             "code": INVALID_REQUEST,
-            "message": format!(
-                "the message is {len} bytes, over the limit of {cap} bytes; it was not read"
-            ),
+            "message": message,
             "data": {
                 "code": "too_large",
                 "limit": cap,
@@ -302,12 +339,15 @@ mod tests {
         );
         let mut r = io::BufReader::with_capacity(16, big.as_bytes());
         match read_line(&mut r, 100).unwrap().unwrap() {
-            Line::Over { len, id } => {
+            Line::Over { len, id, cut } => {
                 assert_eq!(id, json!(3));
-                assert!(len > 1000);
+                // Answered once past the cap, not at the end of the line.
+                assert!(len > 100 && len < 200, "{len}");
+                assert!(cut);
             }
             other => panic!("{other:?}"),
         }
+        skip_line(&mut r).unwrap();
         assert_eq!(
             read_line(&mut r, 100).unwrap(),
             Some(Line::Full(b"small".to_vec()))
@@ -325,14 +365,32 @@ mod tests {
         );
         assert!(matches!(
             read_line(&mut r, 4).unwrap(),
-            Some(Line::Over { len: 5, .. })
+            Some(Line::Over {
+                len: 5,
+                cut: false,
+                ..
+            })
         ));
-        // An endless line without a newline: bounded memory, answered at the end.
-        let mut r = io::BufReader::new(io::Read::take(io::repeat(b'x'), 1 << 20));
+        // A line that ends in the buffer that passes the cap is read whole: nothing to skip.
+        let mut r = io::Cursor::new(b"{\"id\":1,\"x\":\"yyyyyyyy\"}\nnext\n".to_vec());
+        assert!(matches!(
+            read_line(&mut r, 8).unwrap(),
+            Some(Line::Over { cut: false, .. })
+        ));
+        assert_eq!(
+            read_line(&mut r, 8).unwrap(),
+            Some(Line::Full(b"next".to_vec()))
+        );
+        // An endless line without a newline: answered once past the cap (the input is not read
+        // to its end first), then discarded in constant memory.
+        let mut r = io::BufReader::with_capacity(64, io::Read::take(io::repeat(b'x'), 1 << 20));
         assert!(matches!(
             read_line(&mut r, 10).unwrap(),
-            Some(Line::Over { .. })
+            Some(Line::Over { cut: true, .. })
         ));
+        let mut rest = Vec::new();
+        io::Read::read_to_end(&mut r, &mut rest).unwrap();
+        assert!(rest.len() > (1 << 20) - 128, "{}", rest.len());
     }
 
     #[test]

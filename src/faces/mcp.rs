@@ -442,7 +442,11 @@ pub(crate) fn run(settings: Settings, review: bool) -> std::io::Result<()> {
             let stdin = std::io::stdin();
             let mut r = stdin.lock();
             while let Ok(Some(line)) = lines::read_line(&mut r, cap) {
-                if in_tx.blocking_send(line).is_err() {
+                // A line answered before its end: the answer goes out first, then its rest is
+                // discarded.
+                let cut = matches!(line, Line::Over { cut: true, .. });
+                if in_tx.blocking_send(line).is_err() || (cut && lines::skip_line(&mut r).is_err())
+                {
                     break;
                 }
             }
@@ -457,8 +461,8 @@ pub(crate) fn run(settings: Settings, review: bool) -> std::io::Result<()> {
                             break;
                         }
                     }
-                    Line::Over { len, id } => {
-                        let reply = lines::too_large(id, len, cap).to_string().into_bytes();
+                    Line::Over { len, id, cut } => {
+                        let reply = lines::too_large(id, len, cut, cap).to_string().into_bytes();
                         if reply_tx.send(reply).is_err() {
                             break;
                         }

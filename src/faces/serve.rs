@@ -47,15 +47,28 @@ const MAX_HEADER: u64 = 4096;
 /// Reads the next message, holding at most `cap` bytes of it in memory (`--max-request-size`);
 /// `None` at end of input. Blank lines between messages are skipped. A message over `cap` is
 /// skipped unread and its frame is the `too_large` error reply (see [`crate::faces::lines`]).
-pub(crate) fn read_message(r: &mut impl BufRead, cap: u64) -> io::Result<Option<Frame>> {
+///
+/// `cut` carries a line answered before its end from one call to the next: its rest is
+/// discarded (through its newline) before the next message is read, once the caller has sent
+/// the answer.
+pub(crate) fn read_message(
+    r: &mut impl BufRead,
+    cap: u64,
+    cut: &mut bool,
+) -> io::Result<Option<Frame>> {
     use crate::faces::lines::{self, Line};
     let unreadable = |why: &str| error(Value::Null, PARSE_ERROR, why, None);
+    if std::mem::take(cut) {
+        lines::skip_line(r)?;
+    }
     loop {
         let text = match lines::read_line(r, cap)? {
             None => return Ok(None),
             Some(Line::Full(text)) => text,
-            Some(Line::Over { len, id }) => {
-                return Ok(Some((Framing::Line, Err(lines::too_large(id, len, cap)))));
+            Some(Line::Over { len, id, cut: rest }) => {
+                *cut = rest;
+                let reply = lines::too_large(id, len, rest, cap);
+                return Ok(Some((Framing::Line, Err(reply))));
             }
         };
         if text.iter().all(u8::is_ascii_whitespace) {
@@ -94,7 +107,7 @@ pub(crate) fn read_message(r: &mut impl BufRead, cap: u64) -> io::Result<Option<
         };
         if len > cap {
             return Ok(match lines::skip(r, len)? {
-                Some(id) => Some((Framing::Header, Err(lines::too_large(id, len, cap)))),
+                Some(id) => Some((Framing::Header, Err(lines::too_large(id, len, false, cap)))),
                 // A frame cut short by the end of input: nothing left to answer.
                 None => None,
             });
@@ -153,7 +166,8 @@ pub(crate) fn serve(
 ) -> io::Result<Session> {
     let mut session = Session::default();
     let cap = settings.limits.max_request_size;
-    while let Some((framing, body)) = read_message(&mut input, cap)? {
+    let mut cut = false;
+    while let Some((framing, body)) = read_message(&mut input, cap, &mut cut)? {
         let reply = match body {
             Ok(body) => handle(&body, settings, &mut session),
             Err(reply) => Some(reply),
@@ -339,18 +353,18 @@ mod tests {
                 .to_vec();
         let mut r = io::Cursor::new(input);
         assert_eq!(
-            read_message(&mut r, 1 << 20).unwrap(),
+            read_message(&mut r, 1 << 20, &mut false).unwrap(),
             Some((Framing::Line, Ok(b"{\"a\":1}".to_vec())))
         );
         assert_eq!(
-            read_message(&mut r, 1 << 20).unwrap(),
+            read_message(&mut r, 1 << 20, &mut false).unwrap(),
             Some((Framing::Header, Ok(b"{\"b\":2}".to_vec())))
         );
         assert_eq!(
-            read_message(&mut r, 1 << 20).unwrap(),
+            read_message(&mut r, 1 << 20, &mut false).unwrap(),
             Some((Framing::Line, Ok(b"{\"c\":3}".to_vec())))
         );
-        assert_eq!(read_message(&mut r, 1 << 20).unwrap(), None);
+        assert_eq!(read_message(&mut r, 1 << 20, &mut false).unwrap(), None);
     }
 
     #[test]
