@@ -3,8 +3,6 @@
 //! a hard link plus a rename instead of `RENAME_EXCHANGE`. The path that macOS and the BSDs take
 //! is thereby tested on Linux. The variable is set before `main` (so before any test thread
 //! reads the environment), and the `redline` processes the suites spawn inherit it.
-//! `tests/write_paths.rs` is not included yet: under the portable path its symlink-swap race
-//! sometimes leaves a journal that the final `recover` cannot open (not understood yet).
 
 // The suites are included whole, and two of them load the shared helpers (`tests/common`) each.
 #![allow(clippy::duplicate_mod)]
@@ -15,6 +13,8 @@ mod basic;
 mod e2e;
 #[path = "write_fault.rs"]
 mod fault;
+#[path = "write_paths.rs"]
+mod paths;
 
 /// Runs before `main`, while the process has one thread: setting the environment is sound.
 extern "C" fn force_portable() {
@@ -23,7 +23,11 @@ extern "C" fn force_portable() {
 }
 
 #[used]
-#[unsafe(link_section = ".init_array")]
+#[cfg_attr(
+    target_vendor = "apple",
+    unsafe(link_section = "__DATA,__mod_init_func")
+)]
+#[cfg_attr(not(target_vendor = "apple"), unsafe(link_section = ".init_array"))]
 static FORCE_PORTABLE: extern "C" fn() = force_portable;
 
 #[test]

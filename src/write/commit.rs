@@ -10,7 +10,8 @@
 //!    durably, before the first rename. A single-file batch writes none: its one rename is its
 //!    commit point.
 //! 4. **Apply**, per change: modify = `renameat2(RENAME_EXCHANGE)` (the old file stays reachable
-//!    at the temp name), create = `RENAME_NOREPLACE`, delete = rename to the temp name. Right
+//!    at the temp name), create = `RENAME_NOREPLACE`, delete = rename to the temp name (over an
+//!    empty placeholder made in step 2, so a directory swapped in cannot be taken). Right
 //!    after each exchange the old inode is checked again: a writer that slipped in since the
 //!    check makes the batch `stale` and it is undone. fsync the directories. Where there is no
 //!    exchange (the BSDs, some filesystems, `REDLINE_PORTABLE_WRITER=1`) a modify first links
@@ -35,7 +36,7 @@ use super::{
 };
 use crate::error::Code;
 use rustix::fd::{AsFd, OwnedFd};
-use rustix::fs::{AtFlags, FileType, Stat};
+use rustix::fs::{AtFlags, FileType, OFlags, Stat};
 use rustix::io::Errno;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -102,8 +103,10 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
             .collect(),
     };
     // A single change that creates no directory keeps its intent in one file, written right
-    // before its temp gets a name (a delete: now); anything else gets the journal directory.
-    let jdir = if single && mkdirs.is_empty() {
+    // before its temp gets a name; anything else gets the journal directory. So does a delete:
+    // its intent is rewritten once its placeholder exists, which the in-place file cannot do
+    // without a window where a torn record loses track of it.
+    let jdir = if single && mkdirs.is_empty() && ops[0].kind != Kind::Delete {
         Records::Intent
     } else {
         Records::Dir(journal::create_dir(root, !single).map_err(nothing)?)
@@ -502,6 +505,22 @@ fn prepare(
                     .unwrap_or_else(|| FsError::from_errno(op.path, action, err)),
             })?;
             j.ops[i].new_ino = Some(st.st_ino);
+        } else if op.kind == Kind::Delete {
+            // A placeholder at the temp name, so that the delete's rename cannot take a
+            // directory swapped in for the file since the check (renaming a directory over a
+            // file fails). Its inode is `new_ino`: recovery removes it, and tells it from the
+            // old file or anything else the rename could have moved.
+            let fd = rustix::fs::openat(
+                dir,
+                j.ops[i].tmp(),
+                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                rustix::fs::Mode::from_raw_mode(0o600),
+            )
+            .map_err(|err| FsError::from_errno(op.path, "cannot create a temp file", err))?;
+            let st = rustix::fs::fstat(&fd)
+                .map_err(|err| FsError::from_errno(op.path, "cannot stat a temp file", err))?;
+            j.ops[i].new_ino = Some(st.st_ino);
+            journal::store_intent(root, jdir, j)?;
         }
     }
     // The temps' names need no fsync of their own: the `Apply` journal records their inodes,
@@ -565,10 +584,15 @@ fn apply(portable: bool, op: &Op<'_>, e: &Entry) -> Result<(), FsError> {
             Err(x) => Err(err("cannot create the file")(x)),
         },
         Kind::Delete => {
-            match sys::rename_noreplace(portable, dir.as_fd(), e.name(), e.tmp()) {
+            // Over the placeholder: a directory swapped in at the name cannot be moved.
+            match rustix::fs::renameat(dir, e.name(), dir, e.tmp()) {
                 Ok(()) => {}
-                Err(x) if unsupported(x) => rustix::fs::renameat(dir, e.name(), dir, e.tmp())
-                    .map_err(err("cannot delete the file"))?,
+                Err(Errno::NOTDIR | Errno::ISDIR) => {
+                    return Err(stale(
+                        p,
+                        "the file was replaced while the batch was being written",
+                    ));
+                }
                 Err(x) => return Err(err("cannot delete the file")(x)),
             }
             check_kept(op, dir, e.tmp())

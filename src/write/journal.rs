@@ -57,7 +57,8 @@ pub(super) enum Kind {
     Modify,
     /// Create a file: `tmp` renamed onto the target without replacing anything.
     Create,
-    /// Remove the target: it is renamed to `tmp`.
+    /// Remove the target: it is renamed to `tmp`, over an empty placeholder created there first
+    /// (so a directory swapped in for the file cannot be moved: that rename fails).
     Delete,
 }
 
@@ -79,7 +80,8 @@ pub(super) struct Entry {
     pub old_name: Vec<u8>,
     /// The old file's inode (modify, delete).
     pub old_ino: Option<u64>,
-    /// The new file's inode (modify, create), known from the `Apply` record on.
+    /// The new file's inode (modify, create), known from the `Apply` record on; for a delete,
+    /// the inode of the empty placeholder created at `tmp` before the rename.
     pub new_ino: Option<u64>,
 }
 
@@ -573,7 +575,14 @@ pub(super) fn roll_back(
                 unlink_if(&dir, e.tmp(), p)?;
             }
             Kind::Delete => {
-                if target.is_none() && tmp.is_some() {
+                // At the temp name: the placeholder (`new_ino`; any file there before the
+                // intent recorded it, since the rename comes after), the old file, or whatever
+                // else the rename took from the name (a file swapped in since the check).
+                let placeholder =
+                    tmp.is_some() && tmp != e.old_ino && (e.new_ino.is_none() || tmp == e.new_ino);
+                if placeholder {
+                    unlink_if(&dir, e.tmp(), p)?;
+                } else if tmp.is_some() && target.is_none() {
                     // The name was checked to be free just above; without a no-replace rename
                     // a plain one restores the file.
                     match super::sys::rename_noreplace(
@@ -590,6 +599,18 @@ pub(super) fn roll_back(
                     .map_err(|err| {
                         FsError::from_errno(p, "cannot restore the deleted file", err)
                     })?;
+                } else if tmp.is_some() {
+                    // Something new took the name: putting the file back would replace it.
+                    return Err(FsError::new(
+                        Code::Io,
+                        p,
+                        format!(
+                            "the file moved aside by an interrupted delete is at {} and its name \
+                             is taken now; the journal is kept",
+                            OsStr::from_bytes(&e.tmp).to_string_lossy()
+                        ),
+                    )
+                    .hint("move one of the two away by hand, then run `redline recover`"));
                 }
             }
         }
@@ -784,6 +805,87 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert!(left.is_empty(), "{left:?}");
+    }
+
+    /// A delete interrupted with its placeholder at the temp name, or with something else than
+    /// the old file moved there (a directory swapped in before placeholders, a file): the
+    /// placeholder is removed, anything else is put back when its name is free, and when the name
+    /// is taken recovery fails and keeps the journal until the user moves one away.
+    #[test]
+    fn delete_recovery_removes_the_placeholder_and_puts_back_what_it_moved() {
+        use std::os::unix::fs::MetadataExt;
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("root");
+        fs::create_dir(&dir).unwrap();
+        fs::write(dir.join("f"), "old\n").unwrap();
+        let old_ino = fs::symlink_metadata(dir.join("f")).unwrap().ino();
+        let root = Root::open(&dir, Limits::default()).unwrap();
+        let tmp = ".redline-t-0.tmp";
+        let intent = |new_ino: Option<u64>| {
+            let j = Journal {
+                txid: "t".into(),
+                state: State::Prepare,
+                mkdirs: Vec::new(),
+                ops: vec![Entry {
+                    kind: Kind::Delete,
+                    path: "f".into(),
+                    dir: Vec::new(),
+                    dir_ino: 0,
+                    name: b"f".to_vec(),
+                    tmp: tmp.as_bytes().to_vec(),
+                    old_name: b".redline-t-0.old".to_vec(),
+                    old_ino: Some(old_ino),
+                    new_ino,
+                }],
+            };
+            let records = Records::Dir(create_dir(&root, false).unwrap());
+            store_intent(&root, &records, &j).unwrap();
+        };
+        let left = || {
+            let mut v: Vec<_> = fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            v.sort();
+            v
+        };
+        // The placeholder, recorded or not yet.
+        for recorded in [true, false] {
+            fs::write(dir.join(tmp), "").unwrap();
+            let ino = fs::metadata(dir.join(tmp)).unwrap().ino();
+            intent(recorded.then_some(ino));
+            assert_eq!(recover(&root).unwrap().action, RecoveryAction::Cleaned);
+            assert_eq!(left(), ["f"]);
+        }
+        // A directory the rename took instead of the file (the name free again): put back.
+        // (The placeholder the rename replaced; kept alive so its inode number is not reused.)
+        fs::write(t.path().join("p"), "").unwrap();
+        let placeholder_ino = fs::metadata(t.path().join("p")).unwrap().ino();
+        fs::rename(dir.join("f"), t.path().join("f")).unwrap();
+        fs::create_dir(dir.join(tmp)).unwrap();
+        fs::write(dir.join(tmp).join("a"), "theirs\n").unwrap();
+        intent(Some(placeholder_ino));
+        recover(&root).unwrap();
+        assert_eq!(left(), ["f"]);
+        assert_eq!(fs::read_to_string(dir.join("f/a")).unwrap(), "theirs\n");
+        // The same with the name taken since: the journal stays until one is moved away.
+        fs::rename(dir.join("f"), dir.join(tmp)).unwrap();
+        fs::write(dir.join("f"), "new\n").unwrap();
+        intent(Some(placeholder_ino));
+        let e = recover(&root).unwrap_err();
+        assert!(e.message.contains("journal is kept"), "{e:?}");
+        assert!(
+            dir.join(JOURNAL_DIR).join(PREPARE).exists(),
+            "journal deleted"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.join(tmp).join("a")).unwrap(),
+            "theirs\n"
+        );
+        fs::remove_file(dir.join("f")).unwrap();
+        recover(&root).unwrap();
+        assert_eq!(left(), ["f"]);
+        assert_eq!(fs::read_to_string(dir.join("f/a")).unwrap(), "theirs\n");
     }
 
     /// A single-file commit killed after its exchange and after the old file was removed, but
