@@ -3,8 +3,11 @@
 //! answer carries exactly that; two agents queue up; a batch whose file changed is stale.
 //! The tests wait on screen conditions and process ends, never on fixed sleeps.
 //!
-//! tmux is required under CI=true (`.ci/run` installs it); elsewhere these tests say they skip.
+//! tmux is required under CI=true (`.ci/run` installs it); elsewhere these tests are reported
+//! as ignored when it is missing (`harness = false`, tests/support/clients.rs).
 
+#[path = "support/clients.rs"]
+mod clients;
 mod common;
 
 use serde_json::{Value, json};
@@ -13,15 +16,6 @@ use std::process::{Child, Stdio};
 
 use common::BIN;
 use common::tmux::{self, Tmux};
-
-macro_rules! require_tmux {
-    () => {
-        if !tmux::available() {
-            eprintln!("skipping: tmux not found (install tmux to run watch's end-to-end tests)");
-            return;
-        }
-    };
-}
 
 /// Starts `redline hook AGENT --review` with `envelope` on stdin.
 fn hook(agent: &str, dir: &Path, envelope: &Value) -> Child {
@@ -52,9 +46,7 @@ fn watch(name: &str, dir: &Path) -> Tmux {
     t
 }
 
-#[test]
 fn accept_one_edit_reject_another_with_a_note() {
-    require_tmux!();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
     let t = watch("notes", dir.path());
@@ -82,9 +74,7 @@ fn accept_one_edit_reject_another_with_a_note() {
     assert!(!dir.path().join(".redline/watch.sock").exists());
 }
 
-#[test]
 fn two_agents_queue_and_a_changed_file_is_stale() {
-    require_tmux!();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
     std::fs::write(dir.path().join("b.txt"), "bee\n").unwrap();
@@ -125,4 +115,19 @@ fn two_agents_queue_and_a_changed_file_is_stale() {
     assert_eq!(a["hookSpecificOutput"]["tool_input"]["old_string"], "bee");
     t.keys(&["q"]);
     t.wait_for("EXIT=0");
+}
+
+fn main() -> std::process::ExitCode {
+    clients::main(vec![
+        clients::Case {
+            name: "accept_one_edit_reject_another_with_a_note",
+            needs: &["tmux"],
+            run: accept_one_edit_reject_another_with_a_note,
+        },
+        clients::Case {
+            name: "two_agents_queue_and_a_changed_file_is_stale",
+            needs: &["tmux"],
+            run: two_agents_queue_and_a_changed_file_is_stale,
+        },
+    ])
 }

@@ -7,9 +7,11 @@
 //! outside the root denied, and `--review` through a `redline watch` in tmux accepting one edit
 //! and rejecting another with a note that the model then sees.
 //!
-//! Under CI=true a missing harness install, Node or tmux is a failure; elsewhere these tests say
-//! they skip.
+//! Under CI=true a missing harness install, Node or tmux is a failure; elsewhere such a test is
+//! reported as ignored with what is missing (`harness = false`, tests/support/clients.rs).
 
+#[path = "support/clients.rs"]
+mod clients;
 mod common;
 
 use serde_json::{Value, json};
@@ -31,20 +33,6 @@ fn harness_dir() -> PathBuf {
 fn node() -> Option<PathBuf> {
     let n = harness_dir().join("node_modules/.bin/node");
     n.exists().then_some(n)
-}
-
-/// Skips (or fails under CI) when the harnesses are not installed.
-fn installed(what: &str) -> bool {
-    let bin = harness_dir().join("node_modules/.bin").join(what);
-    if bin.exists() && node().is_some() {
-        return true;
-    }
-    let msg = format!(
-        "{what} is not installed under tests/harness (run `npm ci --prefix tests/harness`, as .ci/run does)"
-    );
-    assert!(!ci(), "{msg}");
-    eprintln!("skipping: {msg}");
-    false
 }
 
 /// Whether `unshare -rn` gives us a private network namespace here.
@@ -202,9 +190,6 @@ fn no_settings() -> Value {
 /// Runs one cell: setup, the harness (with a human at `redline watch` in tmux for a review),
 /// then the file and the model's next request.
 fn run(c: &Case) {
-    if !installed(c.harness) {
-        return;
-    }
     let r = Run::new(c.files);
     r.setup(
         c.harness,
@@ -216,10 +201,6 @@ fn run(c: &Case) {
     );
     let mut human = None;
     if let Some(act) = c.human {
-        if !tmux::available() {
-            eprintln!("skipping: tmux not found");
-            return;
-        }
         let t = Tmux::start(c.harness, &r.project, &format!("'{BIN}' watch"));
         t.wait_for("Waiting for agents");
         human = Some(std::thread::spawn(move || {
@@ -556,87 +537,147 @@ const CODEX: Row = Row {
     },
 };
 
-#[test]
-fn pi_normalized_edit_is_repaired_and_only_the_span_changes() {
-    run(&PI.normalized);
-}
-
-#[test]
-fn pi_failing_edit_is_denied_with_candidates_in_the_next_request() {
-    run(&PI.failing);
-}
-
-#[test]
-fn pi_write_outside_the_root_is_denied() {
-    run(&PI.outside);
-}
-
-#[test]
-fn pi_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees() {
-    run(&PI.review);
-}
-
-#[test]
-fn gemini_normalized_replace_is_repaired_and_only_the_span_changes() {
-    run(&GEMINI.normalized);
-}
-
-#[test]
-fn gemini_failing_replace_is_denied_with_candidates_in_the_next_request() {
-    run(&GEMINI.failing);
-}
-
-#[test]
-fn gemini_write_outside_the_root_is_denied() {
-    run(&GEMINI.outside);
-}
-
-#[test]
-fn gemini_review_accepts_one_replace_and_rejects_one_with_a_note_the_model_sees() {
-    run(&GEMINI.review);
-}
-
-#[test]
-fn claude_quote_drift_is_repaired_and_only_the_span_changes() {
-    run(&CLAUDE.normalized);
-}
-
-#[test]
-fn claude_whitespace_drift_is_repaired_on_the_retry_redline_asks_for() {
-    run(&CLAUDE_WHITESPACE);
-}
-
-#[test]
-fn claude_failing_edit_gets_candidates_in_the_next_request() {
-    run(&CLAUDE.failing);
-}
-
-#[test]
-fn claude_write_outside_the_root_is_denied() {
-    run(&CLAUDE.outside);
-}
-
-#[test]
-fn claude_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees() {
-    run(&CLAUDE.review);
-}
-
-#[test]
-fn codex_normalized_patch_is_rebuilt_and_only_the_span_changes() {
-    run(&CODEX.normalized);
-}
-
-#[test]
-fn codex_failing_patch_is_denied_with_candidates_in_the_next_request() {
-    run(&CODEX.failing);
-}
-
-#[test]
-fn codex_add_file_outside_the_root_is_denied() {
-    run(&CODEX.outside);
-}
-
-#[test]
-fn codex_review_accepts_one_chunk_and_rejects_one_with_a_note_the_model_sees() {
-    run(&CODEX.review);
+fn main() -> std::process::ExitCode {
+    clients::main(vec![
+        clients::Case {
+            name: "pi_normalized_edit_is_repaired_and_only_the_span_changes",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/pi",
+            ],
+            run: || run(&PI.normalized),
+        },
+        clients::Case {
+            name: "pi_failing_edit_is_denied_with_candidates_in_the_next_request",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/pi",
+            ],
+            run: || run(&PI.failing),
+        },
+        clients::Case {
+            name: "pi_write_outside_the_root_is_denied",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/pi",
+            ],
+            run: || run(&PI.outside),
+        },
+        clients::Case {
+            name: "pi_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/pi",
+                "tmux",
+            ],
+            run: || run(&PI.review),
+        },
+        clients::Case {
+            name: "gemini_normalized_replace_is_repaired_and_only_the_span_changes",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/gemini",
+            ],
+            run: || run(&GEMINI.normalized),
+        },
+        clients::Case {
+            name: "gemini_failing_replace_is_denied_with_candidates_in_the_next_request",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/gemini",
+            ],
+            run: || run(&GEMINI.failing),
+        },
+        clients::Case {
+            name: "gemini_write_outside_the_root_is_denied",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/gemini",
+            ],
+            run: || run(&GEMINI.outside),
+        },
+        clients::Case {
+            name: "gemini_review_accepts_one_replace_and_rejects_one_with_a_note_the_model_sees",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/gemini",
+                "tmux",
+            ],
+            run: || run(&GEMINI.review),
+        },
+        clients::Case {
+            name: "claude_quote_drift_is_repaired_and_only_the_span_changes",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/claude",
+            ],
+            run: || run(&CLAUDE.normalized),
+        },
+        clients::Case {
+            name: "claude_whitespace_drift_is_repaired_on_the_retry_redline_asks_for",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/claude",
+            ],
+            run: || run(&CLAUDE_WHITESPACE),
+        },
+        clients::Case {
+            name: "claude_failing_edit_gets_candidates_in_the_next_request",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/claude",
+            ],
+            run: || run(&CLAUDE.failing),
+        },
+        clients::Case {
+            name: "claude_write_outside_the_root_is_denied",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/claude",
+            ],
+            run: || run(&CLAUDE.outside),
+        },
+        clients::Case {
+            name: "claude_review_accepts_one_edit_and_rejects_one_with_a_note_the_model_sees",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/claude",
+                "tmux",
+            ],
+            run: || run(&CLAUDE.review),
+        },
+        clients::Case {
+            name: "codex_normalized_patch_is_rebuilt_and_only_the_span_changes",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/codex",
+            ],
+            run: || run(&CODEX.normalized),
+        },
+        clients::Case {
+            name: "codex_failing_patch_is_denied_with_candidates_in_the_next_request",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/codex",
+            ],
+            run: || run(&CODEX.failing),
+        },
+        clients::Case {
+            name: "codex_add_file_outside_the_root_is_denied",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/codex",
+            ],
+            run: || run(&CODEX.outside),
+        },
+        clients::Case {
+            name: "codex_review_accepts_one_chunk_and_rejects_one_with_a_note_the_model_sees",
+            needs: &[
+                "tests/harness/node_modules/.bin/node",
+                "tests/harness/node_modules/.bin/codex",
+                "tmux",
+            ],
+            run: || run(&CODEX.review),
+        },
+    ])
 }
