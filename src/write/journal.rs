@@ -339,6 +339,9 @@ pub(super) fn recover(root: &Root) -> Result<RecoveryReport, FsError> {
         }
         Err(e) => return Err(jerr(root, "cannot open the journal directory", e)),
     };
+    if let Records::Intent = records {
+        not_foreign(root)?;
+    }
     let journal = match &records {
         Records::Intent => None,
         Records::Dir(jdir) => match load_named(root, jdir.as_fd(), COMMITTED)? {
@@ -389,6 +392,32 @@ pub(super) fn recover(root: &Root) -> Result<RecoveryReport, FsError> {
     };
     remove(root, records, true)?;
     Ok(report)
+}
+
+/// Refuses a file at the journal's name that redline did not write: its records start with
+/// their `txid`; one torn by a kill or a power loss is empty or zeros. Anything else is left
+/// alone (recovery would otherwise remove it).
+fn not_foreign(root: &Root) -> Result<(), FsError> {
+    let fd = rustix::fs::openat(
+        &root.fd,
+        JOURNAL_DIR,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| jerr(root, "cannot open the journal", e))?;
+    let mut head = [0u8; 8];
+    let n = rustix::io::read(&fd, &mut head[..])
+        .map_err(|e| jerr(root, "cannot read the journal", e))?;
+    let head = &head[..n];
+    if head.iter().all(|&b| b == 0) || b"{\"txid\":".starts_with(head) {
+        return Ok(());
+    }
+    Err(FsError::new(
+        Code::Io,
+        &root.dir.join(JOURNAL_DIR).display().to_string(),
+        "a file redline did not write has the journal's name",
+    )
+    .hint("the name is reserved for redline's journal: move the file elsewhere"))
 }
 
 /// Recovers from the intent record alone: every entry is finished if its rename happened and
@@ -976,9 +1005,17 @@ mod tests {
                 .collect()
         };
         assert_eq!(left(&dir), ["f"]);
-        fs::write(dir.join(JOURNAL_DIR), "{\"txid\":").unwrap();
-        assert_eq!(recover(&root).unwrap().action, RecoveryAction::Cleaned);
-        assert_eq!(left(&dir), ["f"]);
+        for torn in ["{\"txid\":", "", "\0\0\0\0\0\0\0\0\0\0"] {
+            fs::write(dir.join(JOURNAL_DIR), torn).unwrap();
+            assert_eq!(recover(&root).unwrap().action, RecoveryAction::Cleaned);
+            assert_eq!(left(&dir), ["f"]);
+        }
+        // A file that is not a record of ours is left alone, and said so.
+        fs::write(dir.join(JOURNAL_DIR), "notes\n").unwrap();
+        let e = recover(&root).unwrap_err();
+        assert!(e.message.contains("did not write"), "{e:?}");
+        assert_eq!(fs::read(dir.join(JOURNAL_DIR)).unwrap(), b"notes\n");
+        fs::remove_file(dir.join(JOURNAL_DIR)).unwrap();
         // Nothing to do: nothing reported.
         assert_eq!(recover(&root).unwrap().action, RecoveryAction::Nothing);
     }
