@@ -100,7 +100,7 @@ impl<'a> Lines<'a> {
         let mut n = 0;
         for chunk in b.chunks(BLOCK) {
             before.push(n);
-            n += chunk.iter().filter(|&&c| c == b'\n').count();
+            n += memchr::memchr_iter(b'\n', chunk).count();
         }
         before.push(n);
         // A final `\n` ends the last line rather than starting an empty one.
@@ -124,11 +124,7 @@ impl<'a> Lines<'a> {
     /// `\n`s in `text[..p]`.
     fn newlines_before(&self, p: usize) -> usize {
         let k = p / BLOCK;
-        self.before[k]
-            + self.text.as_bytes()[k * BLOCK..p]
-                .iter()
-                .filter(|&&c| c == b'\n')
-                .count()
+        self.before[k] + memchr::memchr_iter(b'\n', &self.text.as_bytes()[k * BLOCK..p]).count()
     }
 
     fn of(&self, offset: usize) -> usize {
