@@ -160,31 +160,24 @@ impl Document {
             return Err((DecodeError::Binary { offset }, bytes));
         }
         let bom = bytes.starts_with(UTF8_BOM);
-        let body = if bom {
-            &bytes[UTF8_BOM.len()..]
-        } else {
-            &bytes[..]
-        };
-        if let Err(e) = std::str::from_utf8(body) {
-            let at = e.valid_up_to() + if bom { UTF8_BOM.len() } else { 0 };
-            let e = DecodeError::Encoding {
-                detail: format!("invalid UTF-8 at byte {at}"),
-            };
-            return Err((e, bytes));
-        }
         let mut bytes = bytes;
         if bom {
             bytes.drain(..UTF8_BOM.len());
         }
+        // Validated once, by the conversion itself.
         match String::from_utf8(bytes) {
             Ok(text) => Ok(Document::from_text(text, bom)),
-            // Invariant: validated just above.
-            Err(e) => Err((
-                DecodeError::Encoding {
-                    detail: format!("invalid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
-                },
-                e.into_bytes(),
-            )),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to() + if bom { UTF8_BOM.len() } else { 0 };
+                let mut bytes = e.into_bytes();
+                if bom {
+                    bytes.splice(0..0, UTF8_BOM.iter().copied());
+                }
+                let e = DecodeError::Encoding {
+                    detail: format!("invalid UTF-8 at byte {at}"),
+                };
+                Err((e, bytes))
+            }
         }
     }
 
@@ -382,6 +375,14 @@ mod tests {
         assert_eq!(e, DecodeError::Binary { offset: 2 });
         let e = Document::decode(b"caf\xE9\n".to_vec()).unwrap_err();
         assert!(matches!(e, DecodeError::Encoding { .. }));
+        // The bytes come back whole, BOM included, and the offset counts it.
+        let bad = b"\xEF\xBB\xBFab\xE9".to_vec();
+        let (e, back) = Document::decode_or_keep(bad.clone()).unwrap_err();
+        assert_eq!(back, bad);
+        assert_eq!(
+            e.to_string(),
+            "the file is not UTF-8 (invalid UTF-8 at byte 5)"
+        );
     }
 
     #[test]
