@@ -16,7 +16,10 @@
 //!
 //! Options: `small|big|serve` (default all), `--redline PATH` (default the release binary next
 //! to this bench), `--dir DIR` (default `target/write-bench`: keep it on a real disk; the bench
-//! prints the filesystem), `--runs N`. Nothing here asserts: it reports.
+//! prints the filesystem), `--runs N`. Nothing here asserts: it reports. Peak RSS is each
+//! child's `ru_maxrss`, which starts from its parent's: so the bench process never holds a big
+//! text or buffer itself (fixtures are written and SHA-256 is timed by child modes of this
+//! binary).
 
 use sha2::{Digest, Sha256};
 use std::io::{BufRead, BufReader, Write};
@@ -204,7 +207,7 @@ fn edits(items: usize, n: usize, flip: bool) -> Vec<(String, String)> {
 fn side_by_side(
     ctx: &Ctx,
     name: &str,
-    content: &str,
+    fixture: &Path,
     items: usize,
     n: usize,
     hash: bool,
@@ -215,7 +218,7 @@ fn side_by_side(
     for d in [&fdir, &rdir] {
         let _ = std::fs::remove_dir_all(d);
         std::fs::create_dir_all(d).expect("mkdir");
-        std::fs::write(d.join("f.rs"), content).expect("write fixture");
+        std::fs::copy(fixture, d.join("f.rs")).expect("copy fixture");
     }
     let fwd = edits(items, n, false);
     let back = edits(items, n, true);
@@ -241,21 +244,61 @@ fn side_by_side(
         fr = fr.max(a.maxrss_kb);
         rr = rr.max(b.maxrss_kb);
     }
-    let same = std::fs::read(fdir.join("f.rs")).ok() == std::fs::read(rdir.join("f.rs")).ok();
+    let same = same_files(&fdir.join("f.rs"), &rdir.join("f.rs"));
     assert!(same, "floor and redline disagree on the result of {name}");
     let _ = std::fs::remove_dir_all(&fdir);
     let _ = std::fs::remove_dir_all(&rdir);
     ((median(ft), fr), (median(rt), rr))
 }
 
+/// Whether two files hold the same bytes, compared in chunks (the bench process stays small:
+/// see [`fixture`]).
+fn same_files(a: &Path, b: &Path) -> bool {
+    use std::io::Read;
+    let (Ok(fa), Ok(fb)) = (std::fs::File::open(a), std::fs::File::open(b)) else {
+        return false;
+    };
+    let (mut ra, mut rb) = (BufReader::new(fa), BufReader::new(fb));
+    let (mut ba, mut bb) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = ra.read(&mut ba).expect("read");
+        if n == 0 {
+            return rb.read(&mut bb[..1]).expect("read") == 0;
+        }
+        if rb.read_exact(&mut bb[..n]).is_err() || ba[..n] != bb[..n] {
+            return false;
+        }
+    }
+}
+
+/// Writes a [`text`] of `size` bytes to `path` in a child process and returns its number of
+/// items. A child's peak RSS (`ru_maxrss`) starts from its parent's, so the bench process never
+/// holds a big text or buffer itself: the peaks it reports are the children's own.
+fn fixture(ctx: &Ctx, path: &Path, size: usize) -> usize {
+    let out = Command::new(&ctx.me)
+        .arg("--make")
+        .arg(path)
+        .arg(size.to_string())
+        .output()
+        .expect("spawn fixture writer");
+    assert!(out.status.success(), "fixture writer failed");
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("fixture items")
+}
+
 fn small(ctx: &Ctx) {
     let (content, items) = text(8 * 1024);
+    let path = ctx.dir.join("small.rs");
+    std::fs::write(&path, &content).expect("write fixture");
     println!(
         "\nsmall: one-line edit of a {} byte file, whole process, {} interleaved runs",
         content.len(),
         ctx.runs
     );
-    let ((f, _), (r, _)) = side_by_side(ctx, "small", &content, items, 1, false, ctx.runs);
+    let ((f, _), (r, _)) = side_by_side(ctx, "small", &path, items, 1, false, ctx.runs);
+    let _ = std::fs::remove_file(&path);
     println!(
         "  floor {:>8.2} ms   redline apply {:>8.2} ms   ratio {:.2}x",
         ms(f),
@@ -271,7 +314,9 @@ fn big(ctx: &Ctx) {
         "file", "edits", "floor", "redline", "ratio", "floor rss", "rl rss/file"
     );
     for &mb in &[12usize, 100] {
-        let (content, items) = text(mb * 1_000_000);
+        let size = mb * 1_000_000;
+        let path = ctx.dir.join(format!("big{mb}.rs"));
+        let items = fixture(ctx, &path, size);
         for &n in &[1usize, 1000] {
             let runs = if mb >= 100 {
                 ctx.runs.min(6)
@@ -279,7 +324,7 @@ fn big(ctx: &Ctx) {
                 ctx.runs.min(10)
             };
             let ((f, frss), (r, rrss)) =
-                side_by_side(ctx, &format!("big{mb}"), &content, items, n, true, runs);
+                side_by_side(ctx, &format!("big{mb}"), &path, items, n, true, runs);
             println!(
                 "  {:>5}M {:>6} {:>8.1}ms {:>8.1}ms {:>6.2}x {:>8.1}MB {:>10.2}x",
                 mb,
@@ -288,9 +333,10 @@ fn big(ctx: &Ctx) {
                 ms(r),
                 r.as_secs_f64() / f.as_secs_f64(),
                 frss as f64 / 1024.0,
-                (rrss as f64 * 1024.0) / content.len() as f64
+                (rrss as f64 * 1024.0) / size as f64
             );
         }
+        let _ = std::fs::remove_file(&path);
     }
 }
 
@@ -390,9 +436,16 @@ fn fs_type(dir: &Path) -> String {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--floor") {
-        floor(&args[1..]);
-        return;
+    match args.first().map(String::as_str) {
+        Some("--floor") => return floor(&args[1..]),
+        Some("--make") => {
+            let size = args[2].parse().expect("--make FILE SIZE");
+            let (content, items) = text(size);
+            std::fs::write(&args[1], content).expect("write fixture");
+            return println!("{items}");
+        }
+        Some("--hash-speed") => return hash_speed(),
+        _ => {}
     }
     let me = std::env::current_exe().expect("current exe");
     let mut redline = PathBuf::from(env!("CARGO_BIN_EXE_redline"));
@@ -434,7 +487,14 @@ fn main() {
         match w.as_str() {
             "small" => small(&ctx),
             "big" => big(&ctx),
-            "hash" => hash_speed(),
+            "hash" => {
+                // In a child: the bench process never holds a big buffer (see `fixture`).
+                let out = Command::new(&ctx.me)
+                    .arg("--hash-speed")
+                    .output()
+                    .expect("spawn hash");
+                print!("{}", String::from_utf8_lossy(&out.stdout));
+            }
             _ => serve(&ctx),
         }
     }
