@@ -402,20 +402,27 @@ pub(crate) fn similarity(a: &str, b: &str) -> f64 {
                 .ratio(),
         )
     } else {
-        let mut count: HashMap<&str, isize> = HashMap::new();
-        for l in a.lines() {
-            *count.entry(l).or_default() += 1;
-        }
-        let mut common = 0usize;
-        for l in b.lines() {
-            if let Some(c) = count.get_mut(l)
-                && *c > 0
-            {
-                *c -= 1;
-                common += 1;
+        // The lines in common as a multiset: both sides' line hashes sorted, then merged (8
+        // bytes a line, not a map entry a line).
+        let hashes = |s: &str| {
+            let mut v: Vec<u64> = s.lines().map(key_hash).collect();
+            v.sort_unstable();
+            v
+        };
+        let (ha, hb) = (hashes(a), hashes(b));
+        let (mut i, mut j, mut common) = (0, 0, 0usize);
+        while i < ha.len() && j < hb.len() {
+            match ha[i].cmp(&hb[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    common += 1;
+                    i += 1;
+                    j += 1;
+                }
             }
         }
-        2.0 * common as f64 / (a.lines().count() + b.lines().count()) as f64
+        2.0 * common as f64 / (ha.len() + hb.len()) as f64
     };
     (ratio * 100.0).round() / 100.0
 }
