@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use unicode_normalization::UnicodeNormalization;
 
+pub mod chunks;
 pub mod search;
 
 /// How many occurrences an ambiguous error lists (§3.9).

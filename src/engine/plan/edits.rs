@@ -340,7 +340,7 @@ pub(crate) fn already_applied<'a>(
 
 /// Locates Codex patch chunks (SPEC §6); each chunk is reported as one edit.
 pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize) -> Vec<EditPlan> {
-    crate::request::dialect::locate(doc, &fr.chunks)
+    crate::engine::matcher::chunks::locate(doc, &fr.chunks)
         .into_iter()
         .zip(&fr.chunks)
         .enumerate()

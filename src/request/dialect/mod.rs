@@ -2,15 +2,13 @@
 //! blocks, plus the input-kind detection that picks between them and JSON.
 //!
 //! Both dialects convert into the canonical [`Request`]; nothing downstream knows which dialect a
-//! batch came from. Codex update hunks keep their chunks ([`crate::request::PatchChunk`]) because
-//! they are located by the patch rules of [`locate`], not matched as edits; SEARCH/REPLACE blocks
-//! become plain edits matched under SPEC §3.
+//! batch came from. Dialects only parse: Codex update hunks keep their chunks
+//! ([`crate::request::PatchChunk`]), which the engine locates by the patch rules of
+//! [`crate::engine::matcher::chunks`]; SEARCH/REPLACE blocks become plain edits matched under
+//! SPEC §3.
 
 pub mod codex;
-pub mod locate;
 pub mod search_replace;
-
-pub use locate::{Located, locate};
 
 use crate::request::{Request, RequestError};
 

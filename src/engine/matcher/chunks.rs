@@ -1,6 +1,10 @@
 //! Locating Codex patch chunks in a document (SPEC §6), redline's answer to Codex's
 //! `seek_sequence`.
 //!
+//! The Codex dialect only parses; the engine locates its chunks here. These line rules still
+//! count and cap candidates themselves rather than through [`super::find_all`] (one matcher for
+//! every dialect is issue 8 part 2, not done yet).
+//!
 //! Rules, per chunk, with a cursor that starts at the first line and moves forward:
 //!
 //! 1. **Anchors.** Each `@@ anchor` is the first line at or after the cursor (then after the
