@@ -195,13 +195,17 @@ pub fn find_all(text: &str, file: &Normalized, needles: &[Needle<'_>]) -> Vec<Re
                 .map(|alt| hits[alt].occ[0].1.end);
             let pat = &patterns[i];
             let chosen: Vec<&(Range<usize>, Range<usize>)> = if needle.replace_all {
-                let mut last_end = 0;
+                // Leftmost first, judged in N(·) — where an occurrence takes what its span
+                // covers: an exact occurrence ending in whitespace that N(·) keeps (§3.4) covers
+                // that whitespace too, so the next occurrence must start after it.
+                let (mut last_end, mut last_span_end) = (0, 0);
                 h.occ
                     .iter()
-                    .filter(|(n, _)| {
-                        let take = n.start >= last_end;
+                    .filter(|(n, span)| {
+                        let take = n.start >= last_end && span.start >= last_span_end;
                         if take {
                             last_end = n.end;
+                            last_span_end = span.end;
                         }
                         take
                     })
@@ -627,6 +631,24 @@ mod tests {
                 "{first:?} first"
             );
         }
+    }
+
+    #[test]
+    fn replace_all_never_takes_overlapping_spans() {
+        // The exact occurrence at 0 keeps its trailing space (§3.4); the trimmed one after it
+        // starts on that space, so replaceAll takes only the first (found by proptest).
+        let text = "\u{a0}fn fn\t\n(";
+        let file = Normalized::new(text);
+        let r = find_all(
+            text,
+            &file,
+            &[Needle {
+                old_text: "\u{a0}fn ",
+                replace_all: true,
+                line_based: false,
+            }],
+        );
+        assert_eq!(r[0].as_ref().map(|f| f.spans.clone()), Ok(vec![0..5]));
     }
 
     #[test]
