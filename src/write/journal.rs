@@ -500,6 +500,24 @@ fn entry_dir(
         None => match open_dir(root, e.dir()) {
             Ok(fd) => fd,
             Err(Errno::NOENT) => return Ok(None),
+            // The journaled path no longer leads to a directory beneath the root: one on the way
+            // was moved or swapped for a symlink (out) since. Not an escape: work recovery
+            // cannot reach, so the journal stays (issue 14.4).
+            Err(Errno::XDEV | Errno::LOOP | Errno::NOTDIR | Errno::MLINK) => {
+                return Err(FsError::new(
+                    Code::Io,
+                    &e.path,
+                    format!(
+                        "recovery cannot reach the directory {} of an interrupted commit: a \
+                         directory on the way was moved or replaced; the journal is kept",
+                        e.dir().display()
+                    ),
+                )
+                .hint(
+                    "put the directory back where it was (a symlink may stand in its place), \
+                     then run `redline recover`",
+                ));
+            }
             Err(err) => {
                 return Err(FsError::from_errno(
                     &e.path,
@@ -834,6 +852,51 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert!(left.is_empty(), "{left:?}");
+    }
+
+    /// An entry whose directory was swapped for a symlink out since: recovery cannot reach it, so
+    /// it fails with `io`, keeps the journal and asks for the directory back (not `outside_root`,
+    /// which is about a request path); once it is back, recovery finishes.
+    #[test]
+    fn recovery_keeps_the_journal_when_an_entry_directory_is_swapped_out() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = t.path().join("root");
+        fs::create_dir_all(dir.join("n")).unwrap();
+        fs::create_dir(t.path().join("outside")).unwrap();
+        fs::write(dir.join("n/.redline-t-0.tmp"), "new\n").unwrap();
+        let root = Root::open(&dir, Limits::default()).unwrap();
+        let j = Journal {
+            txid: "t".into(),
+            state: State::Prepare,
+            mkdirs: Vec::new(),
+            ops: vec![Entry {
+                kind: Kind::Create,
+                path: "n/f".into(),
+                dir: b"n".to_vec(),
+                dir_ino: 0,
+                name: b"f".to_vec(),
+                tmp: b".redline-t-0.tmp".to_vec(),
+                old_name: b".redline-t-0.old".to_vec(),
+                old_ino: None,
+                new_ino: None,
+            }],
+        };
+        let records = Records::Dir(create_dir(&root, false).unwrap());
+        store_intent(&root, &records, &j).unwrap();
+        fs::rename(dir.join("n"), dir.join("m")).unwrap();
+        std::os::unix::fs::symlink("../outside", dir.join("n")).unwrap();
+        let e = recover(&root).unwrap_err();
+        assert_eq!(e.code, Code::Io, "{e:?}");
+        assert!(e.message.contains("the journal is kept"), "{e:?}");
+        assert!(
+            dir.join(JOURNAL_DIR).join(PREPARE).exists(),
+            "journal deleted"
+        );
+        fs::remove_file(dir.join("n")).unwrap();
+        fs::rename(dir.join("m"), dir.join("n")).unwrap();
+        recover(&root).unwrap();
+        assert!(!dir.join("n/.redline-t-0.tmp").exists());
+        assert!(!dir.join(JOURNAL_DIR).exists());
     }
 
     /// A delete interrupted with its placeholder at the temp name, or with something else than
