@@ -298,7 +298,7 @@ pub fn response_rendered(
         let doc = f.original.as_ref().map(|o| &o.doc);
         // eol and bom describe a decoded text only (§3a "Failed files").
         let decoded = f.original.as_ref().filter(|o| o.decoded).map(|o| &o.doc);
-        let mut edits = Vec::new();
+        let mut edits = Vec::with_capacity(f.edits.len());
         for e in &f.edits {
             let mut r = wire::EditResult {
                 index: e.index,

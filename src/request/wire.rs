@@ -929,6 +929,7 @@ impl Parser {
             if edits.is_empty() {
                 return Err(empty(at, "edits"));
             }
+            slot.reserve_edits(edits.len());
             for (i, e) in edits.into_iter().enumerate() {
                 let edit_at = at.item("edits", i);
                 let edit = edit(e.old_text, e.new_text, e.replace_all, e.id, &edit_at)?;

@@ -682,7 +682,7 @@ fn resolve(ctx: &Context, path: Option<&str>) -> ExitStatus {
     if format == Format::Lsp {
         return editor::print_lsp(&run, &ctx.settings);
     }
-    output::line(&run.to_pretty());
+    output::run_json(&run);
     run.exit
 }
 

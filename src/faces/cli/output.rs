@@ -59,7 +59,7 @@ pub(super) fn line(text: &str) {
 
 /// A run's pretty JSON and a newline, serialized straight into stdout (a response as big as
 /// its request is not built as a string first).
-fn run_json(run: &Run) {
+pub(super) fn run_json(run: &Run) {
     let mut o = std::io::BufWriter::new(std::io::stdout().lock());
     let r = match &run.response {
         Ok(r) => serde_json::to_writer_pretty(&mut o, r),

@@ -149,6 +149,11 @@ impl Slot {
         Some((pointer.to_owned(), self.object.clone()))
     }
 
+    /// Room for `n` more edits (an `edits` array's length), so the list is not grown by doubling.
+    pub(super) fn reserve_edits(&mut self, n: usize) {
+        self.file.edits.reserve_exact(n);
+    }
+
     pub(super) fn add_edit(&mut self, edit: EditSpec, pointer: &str) -> Result<(), RequestError> {
         self.refuse(
             "edits",
