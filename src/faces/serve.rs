@@ -106,11 +106,9 @@ pub(crate) fn read_message(
             )));
         };
         if len > cap {
-            return Ok(match lines::skip(r, len)? {
-                Some(id) => Some((Framing::Header, Err(lines::too_large(id, len, false, cap)))),
-                // A frame cut short by the end of input: nothing left to answer.
-                None => None,
-            });
+            // A frame cut short by the end of input (`None`): nothing left to answer.
+            return Ok(lines::skip(r, len)?
+                .map(|id| (Framing::Header, Err(lines::too_large(id, len, false, cap)))));
         }
         let mut body = Vec::new();
         (&mut *r).take(len).read_to_end(&mut body)?;
