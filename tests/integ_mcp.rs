@@ -239,3 +239,49 @@ fn requests_without_a_handshake_are_answered() {
     );
     assert_eq!(mcp.close(), Some(0));
 }
+
+#[test]
+fn requests_piped_then_closed_are_all_answered() {
+    // `printf … | redline mcp`: stdin ends while the calls are still running; each is answered
+    // before redline exits, and a notification is not waited for.
+    let dir = tempfile::tempdir().unwrap();
+    let body: String = (0..2000).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(dir.path().join("a.txt"), &body).unwrap();
+    let edits: Vec<Value> = (0..2000)
+        .step_by(10)
+        .map(|i| json!({"oldText": format!("line {i}\n"), "newText": format!("LINE {i}\n")}))
+        .collect();
+    let mut input = String::new();
+    for (id, tool) in [(1, "preview_edits"), (2, "apply_edits")] {
+        input.push_str(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": tool, "arguments": {"files": [{"path": "a.txt", "edits": edits}]}}})
+            .to_string(),
+        );
+        input.push('\n');
+    }
+    input.push_str(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    input.push('\n');
+    let out = common::output_with_stdin(
+        common::redline()
+            .args(["mcp"])
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped()),
+        input.as_bytes(),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let answers: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut ids: Vec<i64> = answers.iter().filter_map(|a| a["id"].as_i64()).collect();
+    ids.sort();
+    assert_eq!(ids, [1, 2], "{answers:?}");
+    for a in &answers {
+        assert_eq!(a["result"]["isError"], false, "{a}");
+    }
+    let after = std::fs::read_to_string(dir.path().join("a.txt")).unwrap();
+    assert!(after.starts_with("LINE 0\nline 1\n"), "{}", &after[..40]);
+}
