@@ -820,6 +820,32 @@ mod tests {
     /// Issue 14.4: recovery never deletes the journal while it records directories it could not
     /// remove (a directory on the way swapped for a symlink out); once the tree is put back, it
     /// finishes.
+    /// A prepared journal of one entry at `.redline-t-0.tmp` in the root's directory `dir`
+    /// (empty for the root itself) named `f`.
+    fn one_entry(kind: Kind, dir: &[u8], old_ino: Option<u64>, new_ino: Option<u64>) -> Journal {
+        let path = if dir.is_empty() {
+            "f".to_string()
+        } else {
+            format!("{}/f", String::from_utf8_lossy(dir))
+        };
+        Journal {
+            txid: "t".into(),
+            state: State::Prepare,
+            mkdirs: Vec::new(),
+            ops: vec![Entry {
+                kind,
+                path,
+                dir: dir.to_vec(),
+                dir_ino: 0,
+                name: b"f".to_vec(),
+                tmp: b".redline-t-0.tmp".to_vec(),
+                old_name: b".redline-t-0.old".to_vec(),
+                old_ino,
+                new_ino,
+            }],
+        }
+    }
+
     #[test]
     fn recovery_keeps_the_journal_until_created_directories_are_removed() {
         let t = tempfile::tempdir().unwrap();
@@ -865,22 +891,7 @@ mod tests {
         fs::create_dir(t.path().join("outside")).unwrap();
         fs::write(dir.join("n/.redline-t-0.tmp"), "new\n").unwrap();
         let root = Root::open(&dir, Limits::default()).unwrap();
-        let j = Journal {
-            txid: "t".into(),
-            state: State::Prepare,
-            mkdirs: Vec::new(),
-            ops: vec![Entry {
-                kind: Kind::Create,
-                path: "n/f".into(),
-                dir: b"n".to_vec(),
-                dir_ino: 0,
-                name: b"f".to_vec(),
-                tmp: b".redline-t-0.tmp".to_vec(),
-                old_name: b".redline-t-0.old".to_vec(),
-                old_ino: None,
-                new_ino: None,
-            }],
-        };
+        let j = one_entry(Kind::Create, b"n", None, None);
         let records = Records::Dir(create_dir(&root, false).unwrap());
         store_intent(&root, &records, &j).unwrap();
         fs::rename(dir.join("n"), dir.join("m")).unwrap();
@@ -992,22 +1003,7 @@ mod tests {
         fs::write(dir.join("f"), "new\n").unwrap();
         let new_ino = fs::metadata(dir.join("f")).unwrap().ino();
         let root = Root::open(&dir, Limits::default()).unwrap();
-        let j = Journal {
-            txid: "t".into(),
-            state: State::Prepare,
-            mkdirs: Vec::new(),
-            ops: vec![Entry {
-                kind: Kind::Modify,
-                path: "f".into(),
-                dir: Vec::new(),
-                dir_ino: 0,
-                name: b"f".to_vec(),
-                tmp: b".redline-t-0.tmp".to_vec(),
-                old_name: b".redline-t-0.old".to_vec(),
-                old_ino: Some(new_ino + 1),
-                new_ino: Some(new_ino),
-            }],
-        };
+        let j = one_entry(Kind::Modify, b"", Some(new_ino + 1), Some(new_ino));
         // Either form of the record: the journal directory, or the single-file intent file.
         for records in [
             Records::Dir(create_dir(&root, false).unwrap()),
@@ -1039,22 +1035,7 @@ mod tests {
         let old_ino = fs::metadata(dir.join("f")).unwrap().ino();
         let new_ino = fs::metadata(dir.join(".redline-t-0.tmp")).unwrap().ino();
         let root = Root::open(&dir, Limits::default()).unwrap();
-        let j = Journal {
-            txid: "t".into(),
-            state: State::Prepare,
-            mkdirs: Vec::new(),
-            ops: vec![Entry {
-                kind: Kind::Modify,
-                path: "f".into(),
-                dir: Vec::new(),
-                dir_ino: 0,
-                name: b"f".to_vec(),
-                tmp: b".redline-t-0.tmp".to_vec(),
-                old_name: b".redline-t-0.old".to_vec(),
-                old_ino: Some(old_ino),
-                new_ino: Some(new_ino),
-            }],
-        };
+        let j = one_entry(Kind::Modify, b"", Some(old_ino), Some(new_ino));
         store_intent(&root, &Records::Intent, &j).unwrap();
         assert!(dir.join(JOURNAL_DIR).is_file());
         let rep = recover(&root).unwrap();
