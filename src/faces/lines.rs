@@ -25,6 +25,21 @@ pub(crate) enum Line {
     Over { len: u64, id: Value, cut: bool },
 }
 
+/// The reader's next bytes (empty at the end of input), retrying an interrupted read. (The
+/// second `fill_buf` returns the bytes already buffered, without reading: it is there only
+/// because a borrow returned from inside the loop is not accepted.)
+fn fill(r: &mut impl BufRead) -> io::Result<&[u8]> {
+    loop {
+        match r.fill_buf() {
+            Ok([]) => return Ok(&[]),
+            Ok(_) => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    r.fill_buf()
+}
+
 /// Reads one `\n`-terminated line (or the last, unterminated one) holding at most `cap` bytes
 /// in memory; `None` at the end of input.
 pub(crate) fn read_line(r: &mut impl BufRead, cap: u64) -> io::Result<Option<Line>> {
@@ -32,11 +47,7 @@ pub(crate) fn read_line(r: &mut impl BufRead, cap: u64) -> io::Result<Option<Lin
     let mut over: Option<(u64, IdScan)> = None;
     loop {
         let (take, done) = {
-            let buf = match r.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
+            let buf = fill(r)?;
             if buf.is_empty() {
                 break;
             }
@@ -94,11 +105,7 @@ fn finish(mut line: Vec<u8>, cap: u64) -> Line {
 pub(crate) fn skip_line(r: &mut impl BufRead) -> io::Result<()> {
     loop {
         let (take, done) = {
-            let buf = match r.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
+            let buf = fill(r)?;
             if buf.is_empty() {
                 return Ok(());
             }
@@ -120,11 +127,7 @@ pub(crate) fn skip(r: &mut impl BufRead, mut n: u64) -> io::Result<Option<Value>
     let mut scan = IdScan::default();
     while n > 0 {
         let take = {
-            let buf = match r.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
+            let buf = fill(r)?;
             if buf.is_empty() {
                 return Ok(None);
             }
