@@ -26,6 +26,8 @@ pub mod error;
 #[doc(hidden)]
 pub mod faces;
 pub mod hash;
+#[cfg(test)]
+mod properties;
 pub mod report;
 pub mod request;
 pub mod service;

@@ -4,13 +4,13 @@
 //! ligatures, CJK and emoji.
 
 use proptest::prelude::*;
-use redline::engine::document::Document;
-use redline::engine::matcher::MatchKind;
-use redline::engine::normalize::{Normalization, Normalized, lf};
-use redline::engine::plan::{self, EditPlan, FilePlan, Op, Original, Outcome};
-use redline::engine::relaxed::Tolerance;
-use redline::report;
-use redline::request::EditSpec;
+use crate::engine::document::Document;
+use crate::engine::matcher::MatchKind;
+use crate::engine::normalize::{Normalization, Normalized, lf};
+use crate::engine::plan::{self, EditPlan, FilePlan, Op, Original, Outcome};
+use crate::engine::relaxed::Tolerance;
+use crate::report;
+use crate::request::EditSpec;
 use unicode_normalization::char::canonical_combining_class;
 
 /// Building blocks of random texts: plenty of line structure, whitespace and characters that
@@ -365,7 +365,7 @@ proptest! {
                 }
                 Outcome::Failed(f) => {
                     if *findable {
-                        prop_assert!(f.code() != redline::error::Code::NotFound, "text cut from the file was not found: {:?} in {:?}", spec.old_text, text);
+                        prop_assert!(f.code() != crate::error::Code::NotFound, "text cut from the file was not found: {:?} in {:?}", spec.old_text, text);
                     }
                 }
                 Outcome::Skipped => prop_assert!(false, "skipped edit in match_edits"),
