@@ -60,7 +60,7 @@ struct Pat {
 
 impl Pat {
     fn new(old: &str) -> Pat {
-        let text = Normalized::new(old).text;
+        let text = Normalized::new(old).text.into_owned();
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
         starts.push(text.len() as u32 + 1);
@@ -192,7 +192,7 @@ fn candidates_bounded(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
     }
     drop((seen_lines, seen_tokens));
     let (line_keys, token_keys) = (Keys::new(line_keys), Keys::new(token_keys));
-    let text = file.text.as_str();
+    let text: &str = &file.text;
     let mut line_starts: Vec<u32> = vec![0];
     line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
     let line_at = |ln: usize| -> &str {

@@ -7,6 +7,7 @@
 //! in N that is not a cluster boundary maps to nothing, which is how matches that end inside a
 //! cluster are refused (§3.6).
 
+use std::borrow::Cow;
 use std::ops::Range;
 use unicode_normalization::char::{canonical_combining_class, compose, decompose_compatible};
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
@@ -105,10 +106,13 @@ impl Unit {
 }
 
 /// A text in normalized form together with the map back to the original text.
+///
+/// A text that is its own N(·) (LF line breaks, no trailing whitespace, every character NFKC and
+/// in no table: most source files) is borrowed, not copied, and its map has no units.
 #[derive(Debug, Clone)]
-pub struct Normalized {
-    /// N(original).
-    pub text: String,
+pub struct Normalized<'a> {
+    /// N(original): the original itself when N(·) changes nothing.
+    pub text: Cow<'a, str>,
     units: Vec<Unit>,
     /// The last line lost trailing whitespace (the trimmed-last-line rule of §3.4 applies).
     pub last_line_trimmed: bool,
@@ -165,11 +169,14 @@ fn joins(starter: &mut char, d: char) -> bool {
     }
 }
 
-impl Normalized {
-    /// Builds N(`text`) and its map in one linear pass.
-    pub fn new(text: &str) -> Normalized {
+impl<'a> Normalized<'a> {
+    /// Builds N(`text`) and its map in one linear pass; nothing is copied unless N(·) changes
+    /// something.
+    pub fn new(text: &'a str) -> Normalized<'a> {
         let mut b = Builder {
-            out: String::with_capacity(text.len()),
+            src: text,
+            out: None,
+            ident: 0,
             units: Vec::new(),
         };
         let bytes = text.as_bytes();
@@ -209,11 +216,19 @@ impl Normalized {
             }
         }
         b.units.shrink_to_fit();
+        let orig_len = text.len();
+        let text = match b.out {
+            Some(out) => Cow::Owned(out),
+            None => {
+                debug_assert_eq!(b.ident, text.len(), "an unchanged text is all identity");
+                Cow::Borrowed(text)
+            }
+        };
         Normalized {
-            text: b.out,
+            text,
             units: b.units,
             last_line_trimmed,
-            orig_len: text.len(),
+            orig_len,
         }
     }
 
@@ -333,25 +348,42 @@ impl Normalized {
     }
 }
 
-struct Builder {
-    out: String,
+struct Builder<'a> {
+    /// The original text.
+    src: &'a str,
+    /// N so far; `None` while N has equalled the original (no unit yet), whose first `ident`
+    /// bytes it then is: the copy is made only when the first unit comes.
+    out: Option<String>,
+    ident: usize,
     units: Vec<Unit>,
 }
 
-impl Builder {
+impl Builder<'_> {
     /// Original bytes that N keeps as they are, every character its own cluster.
     fn push_ident(&mut self, s: &str) {
-        self.out.push_str(s);
+        match &mut self.out {
+            Some(out) => out.push_str(s),
+            None => self.ident += s.len(),
+        }
     }
 
     fn unit(&mut self, o: usize, o_len: usize, n_text: &str) {
+        let src = self.src;
+        let ident = self.ident;
+        let out = self.out.get_or_insert_with(|| {
+            // Everything before the first unit is identity: N so far is the original so far.
+            debug_assert_eq!(ident, o, "identity up to the first unit");
+            let mut out = String::with_capacity(src.len());
+            out.push_str(&src[..o]);
+            out
+        });
         self.units.push(Unit {
-            n: self.out.len() as u32,
+            n: out.len() as u32,
             o: o as u32,
             n_len: n_text.len() as u32,
             o_len: o_len as u32,
         });
-        self.out.push_str(n_text);
+        out.push_str(n_text);
     }
 
     /// Line content without its trailing whitespace, starting at original offset `base`.
@@ -419,7 +451,7 @@ mod tests {
     use super::*;
 
     fn n(s: &str) -> String {
-        Normalized::new(s).text
+        Normalized::new(s).text.into_owned()
     }
 
     #[test]
@@ -444,6 +476,22 @@ mod tests {
         ] {
             assert_eq!(is_blank_under_n(t), n(t).is_empty(), "{t:?}");
         }
+    }
+
+    #[test]
+    fn unchanged_text_is_borrowed() {
+        for t in ["", "fn a() {}\n", "caf\u{e9} \u{2603}\nx", "a\n\n"] {
+            let m = Normalized::new(t);
+            assert!(matches!(m.text, Cow::Borrowed(_)), "{t:?}");
+            assert_eq!(m.text, t);
+            assert_eq!(m.orig_span(0..t.len(), false), Some(0..t.len()));
+        }
+        // The first change comes late: the identity before it is copied once, then N goes on.
+        let m = Normalized::new("abc\ndef  \nx\u{2019}\r\n");
+        assert!(matches!(m.text, Cow::Owned(_)));
+        assert_eq!(m.text, "abc\ndef\nx'\n");
+        assert_eq!(m.orig_span(4..7, true), Some(4..9));
+        assert_eq!(m.orig_span(8..11, false), Some(10..16));
     }
 
     #[test]

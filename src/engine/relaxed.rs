@@ -257,8 +257,8 @@ impl<'s> Variant<'s> {
     ) -> Variant<'s> {
         // `joined`: the lines as one text, when the caller has it (no copy of a long oldText).
         let ntext = match joined {
-            Some(j) => Normalized::new(j).text,
-            None => Normalized::new(&lines.join("\n")).text,
+            Some(j) => Normalized::new(j).text.into_owned(),
+            None => Normalized::new(&lines.join("\n")).text.into_owned(),
         };
         let mut nstarts = Vec::with_capacity(lines.len() + 1);
         nstarts.push(0);
@@ -327,7 +327,7 @@ struct Cand {
 /// The file as lines and keys, built once per file when some edit reaches the relaxed tier.
 pub struct View<'a> {
     text: &'a str,
-    file: &'a Normalized,
+    file: &'a Normalized<'a>,
     /// Per line: (content start, content end) in the original. 32-bit offsets, as in N(·)'s map.
     lines: Vec<(u32, u32)>,
     /// Where each line of N(file) starts, and one past the end.
@@ -341,7 +341,7 @@ impl<'a> View<'a> {
     /// `None` when the file's lines and N(·)'s lines do not correspond (never expected).
     pub fn new(
         doc: &'a Document,
-        file: &'a Normalized,
+        file: &'a Normalized<'a>,
         tab_width: Option<usize>,
     ) -> Option<View<'a>> {
         let text = doc.text.as_str();

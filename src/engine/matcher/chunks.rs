@@ -80,13 +80,13 @@ pub fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, Chun
 
 /// N(·) of one patch line.
 fn n_line(line: &str) -> String {
-    Normalized::new(line).text
+    Normalized::new(line).text.into_owned()
 }
 
 /// The lines of a document, with N(·) of each.
 struct Lines<'a> {
     doc: &'a Document,
-    normalized: &'a Normalized,
+    normalized: &'a Normalized<'a>,
     /// N(·) of each line; N maps every line break to one `\n` and never joins lines.
     n: Vec<&'a str>,
     /// Where each N(line) that a chunk mentions occurs, ascending, so that a search only visits

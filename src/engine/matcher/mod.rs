@@ -116,7 +116,7 @@ pub fn find_all(text: &str, file: &Normalized, needles: &[Needle<'_>]) -> Vec<Re
             &mut ids,
             &mut distinct,
             i,
-            (p.text.as_str(), p.last_line_trimmed, exact_key, false),
+            (&*p.text, p.last_line_trimmed, exact_key, false),
         );
         let alt = (needles[i].line_based && file_open_end)
             .then(|| p.text.strip_suffix('\n'))

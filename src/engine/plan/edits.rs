@@ -315,7 +315,7 @@ pub(crate) fn already_applied<'a>(
     let mut of = Vec::new();
     for (k, (old, new)) in edits.iter().enumerate() {
         let n_new = Normalized::new(new).text;
-        if n_new.trim().is_empty() || Normalized::new(old).text.contains(n_new.as_str()) {
+        if n_new.trim().is_empty() || Normalized::new(old).text.contains(&*n_new) {
             continue;
         }
         needles.push(Needle {
