@@ -5,9 +5,7 @@
 //! and 1,000 edits, exact and normalized, and the peak heap it took, measured by a counting
 //! allocator. Timings are the median of several runs. Nothing here asserts: it reports.
 
-use redline::report::Mode;
-use redline::request::{EditSpec, FileRequest, Request};
-use redline::service::{self, Settings};
+use redline::{EditSpec, FileRequest, InputKind, Mode, Request, Settings};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -138,7 +136,7 @@ fn measure_expect(dir: &std::path::Path, req: &Request, runs: usize, ok: bool) -
         let base = CURRENT.load(Ordering::Relaxed);
         PEAK.store(base, Ordering::Relaxed);
         let t = Instant::now();
-        let run = service::run(req, Mode::DryRun, &settings);
+        let run = redline::run(req, Mode::DryRun, &settings);
         let el = t.elapsed();
         if run.response.as_ref().map(|r| r.ok).unwrap_or(false) != ok {
             panic!(
@@ -402,7 +400,7 @@ fn codex(dir: &std::path::Path, row: &Row<'_>) {
         }
     }
     patch.push_str("*** End Patch\n");
-    let mut req = redline::request::dialect::codex::parse(&patch).expect("patch parses");
+    let mut req = redline::parse(&patch, InputKind::Patch).expect("patch parses");
     req.dry_run = true;
     row(
         "Codex: 200 hunks, 200,000 lines",

@@ -15,11 +15,9 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 use ratatui::{TerminalOptions, Viewport};
-use redline::engine::plan::{self, Plan, ResolveOptions};
-use redline::faces::review::highlight::Palette;
-use redline::faces::review::{Action, Model, Options, terminal, update, view};
-use redline::request::{EditSpec, FileRequest, Request};
+use redline::bench::{Action, Model, cursor_and_scroll, frame_writer, rows, update};
 use redline::write::{Limits, Root};
+use redline::{EditSpec, FileRequest, Request};
 use std::hint::black_box;
 use std::io::Write;
 use std::sync::Arc;
@@ -64,16 +62,10 @@ fn batch() -> (tempfile::TempDir, Request) {
     (dir, req)
 }
 
-fn resolve(dir: &tempfile::TempDir, req: &Request) -> Plan {
+/// The reviewer over `req` beneath `dir`, laid out for 120 × 32, dark syntax palette.
+fn model(dir: &tempfile::TempDir, req: &Request) -> Model {
     let root = Root::open(dir.path(), Limits::default()).unwrap();
-    plan::resolve(req, &root, ResolveOptions::default()).unwrap()
-}
-
-fn model(plan: Plan) -> Model {
-    let mut m = Model::new(plan, Options::default());
-    m.set_syntax(Some(Palette::Dark));
-    m.size = (120, 32);
-    m
+    redline::bench::model(&root, req, 120, 32).unwrap()
 }
 
 /// Counts `write` calls, as `strace -e write` would on the terminal's file.
@@ -94,9 +86,9 @@ impl Write for Writes {
 /// `/dev/tty`, over a counting writer.
 fn harness_writes() {
     let (dir, req) = batch();
-    let mut m = model(resolve(&dir, &req));
+    let mut m = model(&dir, &req);
     let w = Writes::default();
-    let backend = CrosstermBackend::new(terminal::frame_writer(w.clone()));
+    let backend = CrosstermBackend::new(frame_writer(w.clone()));
     let mut term = Terminal::with_options(
         backend,
         TerminalOptions {
@@ -104,7 +96,7 @@ fn harness_writes() {
         },
     )
     .unwrap();
-    term.draw(|f| view::draw(&m, f)).unwrap();
+    term.draw(|f| redline::bench::draw(&m, f)).unwrap();
     let first = w.0.swap(0, Ordering::Relaxed);
     let keys = [
         Action::Down,
@@ -119,7 +111,7 @@ fn harness_writes() {
     let mut most = 0;
     for a in keys.iter().cycle().take(200) {
         update(&mut m, *a);
-        term.draw(|f| view::draw(&m, f)).unwrap();
+        term.draw(|f| redline::bench::draw(&m, f)).unwrap();
         most = most.max(w.0.swap(0, Ordering::Relaxed));
     }
     println!(
@@ -128,7 +120,7 @@ fn harness_writes() {
 }
 
 fn draw(term: &mut Terminal<TestBackend>, m: &Model) {
-    term.draw(|f| view::draw(m, f)).unwrap();
+    term.draw(|f| redline::bench::draw(m, f)).unwrap();
 }
 
 fn first_frame(c: &mut Criterion) {
@@ -138,15 +130,14 @@ fn first_frame(c: &mut Criterion) {
     g.sample_size(20).measurement_time(Duration::from_secs(8));
     g.bench_function("first_frame", |b| {
         b.iter(|| {
-            let m = model(resolve(&dir, &req));
+            let m = model(&dir, &req);
             let mut term = Terminal::new(TestBackend::new(120, 32)).unwrap();
             draw(&mut term, &m);
             black_box(term);
         })
     });
-    let plan = resolve(&dir, &req);
     let mut term = Terminal::new(TestBackend::new(120, 32)).unwrap();
-    let mut m = model(plan.clone());
+    let mut m = model(&dir, &req);
     for (name, keys) in [
         ("keystroke/j", &[Action::Down, Action::Up][..]),
         (
@@ -186,15 +177,14 @@ fn scroll_50k(c: &mut Criterion) {
         files: vec![fr],
         ..Request::default()
     };
-    let plan = resolve(&dir, &req);
-    let mut m = model(plan);
+    let mut m = model(&dir, &req);
     let mut term = Terminal::new(TestBackend::new(120, 32)).unwrap();
-    assert!(m.rows_of(0).len() >= 50_000);
+    assert!(rows(&m, 0) >= 50_000);
     let mut g = c.benchmark_group("review_50k_line_file");
     g.sample_size(50);
     g.bench_function("scroll_page_down", |b| {
         b.iter(|| {
-            if m.cursor.row + 40 >= m.rows_of(0).len() {
+            if cursor_and_scroll(&m).0 + 40 >= rows(&m, 0) {
                 update(&mut m, Action::Top);
             }
             update(&mut m, Action::PageDown);
@@ -203,7 +193,7 @@ fn scroll_50k(c: &mut Criterion) {
     });
     g.bench_function("wheel", |b| {
         b.iter(|| {
-            if m.scroll + 40 >= m.rows_of(0).len() {
+            if cursor_and_scroll(&m).1 + 40 >= rows(&m, 0) {
                 update(&mut m, Action::Top);
             }
             update(&mut m, Action::Wheel(3));

@@ -3,7 +3,6 @@
 //! CRLF/CR/LF, trailing whitespace, smart quotes, dashes, special spaces, combining marks, jamo,
 //! ligatures, CJK and emoji.
 
-use proptest::prelude::*;
 use crate::engine::document::Document;
 use crate::engine::matcher::MatchKind;
 use crate::engine::normalize::{Normalization, Normalized, lf};
@@ -11,6 +10,7 @@ use crate::engine::plan::{self, EditPlan, FilePlan, Op, Original, Outcome};
 use crate::engine::relaxed::Tolerance;
 use crate::report;
 use crate::request::EditSpec;
+use proptest::prelude::*;
 use unicode_normalization::char::canonical_combining_class;
 
 /// Building blocks of random texts: plenty of line structure, whitespace and characters that

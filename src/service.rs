@@ -46,9 +46,9 @@ pub struct Run {
     /// The process exit status the run maps to.
     pub exit: ExitStatus,
     /// The resolved plan, when the request got that far.
-    pub plan: Option<Plan>,
+    pub(crate) plan: Option<Plan>,
     /// Why the commit failed, when it did (the writer's error, naming the path it was about).
-    pub commit_failure: Option<FsError>,
+    pub(crate) commit_failure: Option<FsError>,
 }
 
 impl Run {
@@ -83,7 +83,7 @@ impl Run {
 }
 
 /// Opens the root directory, or a request error naming it.
-pub fn open_root(settings: &Settings) -> Result<Root, RequestError> {
+pub(crate) fn open_root(settings: &Settings) -> Result<Root, RequestError> {
     Root::open(&settings.root, settings.limits).map_err(|e| {
         RequestError::new(format!(
             "cannot use {} as the root: {}",
@@ -95,7 +95,7 @@ pub fn open_root(settings: &Settings) -> Result<Root, RequestError> {
 }
 
 /// The changes a successful plan commits.
-pub fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change> {
+pub(crate) fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change> {
     let mut out = Vec::new();
     for (fi, f) in plan.files.iter().enumerate() {
         let expect_orig = || match f.original.as_ref().and_then(|o| o.fingerprint.clone()) {
@@ -157,7 +157,7 @@ pub fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change
 /// yet: hooks, `watch`, the reviewer before its human decides. The request is checked (its
 /// documents allowed only for `resolve`) and bounded as [`run`] does, then resolved under the
 /// settings' tolerance.
-pub fn resolve(
+pub(crate) fn resolve(
     req: &Request,
     root: &Root,
     settings: &Settings,
@@ -179,14 +179,14 @@ fn options(mode: Mode, settings: &Settings) -> ResolveOptions {
 
 /// The root's writer lock, taken after finishing any interrupted commit (SPEC §7: every writing
 /// command recovers first).
-pub struct Locked {
+pub(crate) struct Locked {
     lock: WriterLock,
     /// What recovery did, in prose, when there was anything to do.
     pub recovered: Option<String>,
 }
 
 /// Takes the root's writer lock (waiting its turn) and recovers an interrupted commit.
-pub fn lock(root: &Root) -> Result<Locked, FsError> {
+pub(crate) fn lock(root: &Root) -> Result<Locked, FsError> {
     let lock = root.lock()?;
     let report = root.recover(&lock)?;
     Ok(Locked {
@@ -197,7 +197,7 @@ pub fn lock(root: &Root) -> Result<Locked, FsError> {
 
 /// What [`commit`] did.
 #[derive(Debug)]
-pub struct Committed {
+pub(crate) struct Committed {
     /// What was written, or how the commit failed.
     pub outcome: WriteOutcome,
     /// The process exit status the commit maps to.
@@ -209,7 +209,7 @@ pub struct Committed {
 /// Commits `changes` (see [`changes`]) under `locked`. Changes of a plan resolved before the
 /// lock was taken (the reviewer's) are all checked first, so that every stale file is named, not
 /// only the first; then the writer commits all or nothing, checking each fingerprint again.
-pub fn commit(
+pub(crate) fn commit(
     root: &Root,
     locked: &Locked,
     changes: &[Change],
@@ -272,7 +272,7 @@ pub fn commit(
 }
 
 /// A write that did not happen, in the report's terms.
-pub fn failed(e: &FsError, rolled_back: Option<String>) -> (WriteOutcome, ExitStatus) {
+pub(crate) fn failed(e: &FsError, rolled_back: Option<String>) -> (WriteOutcome, ExitStatus) {
     let outcome = WriteOutcome {
         failure: Some(e.clone()),
         rolled_back,
@@ -472,7 +472,7 @@ fn probes(root: &Root, req: &Request) -> Vec<crate::write::Probe> {
 }
 
 /// Prose for what recovery did, or `None` when there was nothing to recover.
-pub fn describe_recovery(r: &crate::write::RecoveryReport) -> Option<String> {
+pub(crate) fn describe_recovery(r: &crate::write::RecoveryReport) -> Option<String> {
     use crate::write::RecoveryAction;
     let paths = r.paths.join(", ");
     match r.action {

@@ -1,8 +1,8 @@
 //! The writer's contract on ordinary and special targets (SPEC §7): confinement, symlinks,
 //! special files, metadata, stale detection, all-or-nothing on failure.
 
-use redline::error::{Code, WarningCode};
 use redline::write::{Change, Expect, Limits, Root};
+use redline::{Code, WarningCode};
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::Path;

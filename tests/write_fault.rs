@@ -10,8 +10,8 @@
 mod common;
 
 use common::tree;
-use redline::error::{Code, ExitStatus};
 use redline::write::{Change, Expect, Limits, RecoveryAction, Root};
+use redline::{Code, ExitStatus};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! root, whatever the operation.
 
 use proptest::prelude::*;
-use redline::error::Code;
+use redline::Code;
 use redline::write::{Change, Expect, Limits, Root};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;

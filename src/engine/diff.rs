@@ -15,14 +15,14 @@ pub(crate) const CONTEXT: usize = 3;
 
 /// One replaced range: `old` in the old text became `new` in the new text, for edit `edit`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
+pub(crate) struct Change {
     pub old: Range<usize>,
     pub new: Range<usize>,
     pub edit: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tag {
+pub(crate) enum Tag {
     Context,
     Delete,
     Insert,

@@ -10,7 +10,7 @@ use crate::write::Root;
 use std::path::Path;
 
 /// The declared tab width for `rel` (a path relative to the root), if any.
-pub fn tab_width(root: &Root, rel: &Path) -> Option<usize> {
+pub(crate) fn tab_width(root: &Root, rel: &Path) -> Option<usize> {
     let dirs: Vec<&Path> = rel.ancestors().skip(1).collect(); // closest first, "" last
     let mut files: Vec<(&Path, String)> = Vec::new();
     for d in dirs {

@@ -13,7 +13,7 @@ use std::ops::Range;
 
 /// Why one edit (or one Codex chunk, reported as an edit) of a file failed.
 #[derive(Debug, Clone, PartialEq)]
-pub enum EditError {
+pub(crate) enum EditError {
     /// `oldText` and `newText` are identical (line endings aside).
     NoOp,
     /// An insertion after a line the file does not have.
@@ -57,7 +57,7 @@ pub enum EditError {
 
 /// What else is known about an `oldText` that was not found.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Clue {
+pub(crate) enum Clue {
     /// `newText` occurs in the file (SPEC §3a "Already applied").
     AlreadyApplied {
         /// Byte offset of its first occurrence.
@@ -75,7 +75,7 @@ pub enum Clue {
 
 /// Why a Codex patch chunk could not be placed.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ChunkError {
+pub(crate) enum ChunkError {
     /// Its old and new lines are the same.
     NoOp,
     /// One of its `@@ anchor` lines is not in the file (after the previous chunk).
@@ -106,7 +106,7 @@ pub enum ChunkError {
 
 /// Where a chunk's old lines were looked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChunkScope {
+pub(crate) enum ChunkScope {
     /// After the first `n` lines (0: the whole file).
     After(usize),
     /// Only at the end of the file (`*** End of File`).
@@ -116,7 +116,7 @@ pub enum ChunkScope {
 impl EditError {
     /// The stable wire code.
     #[must_use]
-    pub fn code(&self) -> Code {
+    pub(crate) fn code(&self) -> Code {
         match self {
             EditError::NoOp
             | EditError::Chunk {
@@ -140,7 +140,7 @@ impl EditError {
 
     /// The closest regions of a `not_found` (empty for the others).
     #[must_use]
-    pub fn candidates(&self) -> &[Candidate] {
+    pub(crate) fn candidates(&self) -> &[Candidate] {
         match self {
             EditError::NotFound { candidates, .. }
             | EditError::Chunk {
@@ -153,7 +153,7 @@ impl EditError {
 
     /// Where an `ambiguous` matched (empty for the others).
     #[must_use]
-    pub fn matches(&self) -> &[Range<usize>] {
+    pub(crate) fn matches(&self) -> &[Range<usize>] {
         match self {
             EditError::Ambiguous { matches, .. }
             | EditError::Chunk {
@@ -166,7 +166,7 @@ impl EditError {
 
     /// How many places an `ambiguous` matched (0 for the others).
     #[must_use]
-    pub fn occurrences(&self) -> usize {
+    pub(crate) fn occurrences(&self) -> usize {
         match self {
             EditError::Ambiguous { occurrences, .. }
             | EditError::Chunk {
@@ -179,7 +179,7 @@ impl EditError {
 
     /// The other edit of an `overlap`.
     #[must_use]
-    pub fn other_edit(&self) -> Option<usize> {
+    pub(crate) fn other_edit(&self) -> Option<usize> {
         match self {
             EditError::Overlap { other_edit, .. } => Some(*other_edit),
             _ => None,
@@ -188,7 +188,7 @@ impl EditError {
 
     /// Where the new text already is, for a `not_found` that may already be applied.
     #[must_use]
-    pub fn already_applied(&self) -> Option<usize> {
+    pub(crate) fn already_applied(&self) -> Option<usize> {
         match self {
             EditError::NotFound {
                 clue: Some(Clue::AlreadyApplied { at }),

@@ -34,7 +34,7 @@ const TOKEN_WEIGHT: u32 = 1;
 
 /// A region of the file that resembles an edit's `oldText`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// Original byte span.
     pub span: Range<usize>,
     /// Similarity in [0, 1].

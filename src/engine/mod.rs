@@ -4,11 +4,11 @@
 //! `matcher` finds each edit's occurrences; `relaxed` is the §3b tier for what it does not find; `hint` finds candidates for the edits that fail;
 //! `plan` puts it together per file; `diff` renders the plan's changes as unified diffs.
 pub(crate) mod diff;
-pub mod document;
-pub mod editorconfig;
-pub mod failure;
+pub(crate) mod document;
+pub(crate) mod editorconfig;
+pub(crate) mod failure;
 pub(crate) mod hint;
-pub mod matcher;
-pub mod normalize;
-pub mod plan;
-pub mod relaxed;
+pub(crate) mod matcher;
+pub(crate) mod normalize;
+pub(crate) mod plan;
+pub(crate) mod relaxed;

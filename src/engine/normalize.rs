@@ -53,7 +53,7 @@ impl Normalization {
 }
 
 /// The table a single character belongs to, if any (§3.3).
-pub fn table_of(c: char) -> Option<Normalization> {
+pub(crate) fn table_of(c: char) -> Option<Normalization> {
     match c {
         '\u{2018}'..='\u{201B}' | '\u{201C}'..='\u{201F}' => Some(Normalization::Quotes),
         '\u{2010}'..='\u{2015}' | '\u{2212}' => Some(Normalization::Dashes),
@@ -65,7 +65,7 @@ pub fn table_of(c: char) -> Option<Normalization> {
 }
 
 /// The folded form of a character under the quote, dash and space tables.
-pub fn fold(c: char) -> char {
+pub(crate) fn fold(c: char) -> char {
     match c {
         '\u{2018}'..='\u{201B}' => '\'',
         '\u{201C}'..='\u{201F}' => '"',
@@ -110,7 +110,7 @@ impl Unit {
 /// A text that is its own N(·) (LF line breaks, no trailing whitespace, every character NFKC and
 /// in no table: most source files) is borrowed, not copied, and its map has no units.
 #[derive(Debug, Clone)]
-pub struct Normalized<'a> {
+pub(crate) struct Normalized<'a> {
     /// N(original): the original itself when N(·) changes nothing.
     pub text: Cow<'a, str>,
     units: Vec<Unit>,
@@ -172,7 +172,7 @@ fn joins(starter: &mut char, d: char) -> bool {
 impl<'a> Normalized<'a> {
     /// Builds N(`text`) and its map in one linear pass; nothing is copied unless N(·) changes
     /// something.
-    pub fn new(text: &'a str) -> Normalized<'a> {
+    pub(crate) fn new(text: &'a str) -> Normalized<'a> {
         let mut b = Builder {
             src: text,
             out: None,
@@ -234,7 +234,7 @@ impl<'a> Normalized<'a> {
 
     /// The original offset where the cluster starting at N offset `n` starts, if `n` is a
     /// cluster start.
-    pub fn orig_start(&self, n: usize) -> Option<usize> {
+    pub(crate) fn orig_start(&self, n: usize) -> Option<usize> {
         if n == self.text.len() {
             return Some(self.orig_len);
         }
@@ -249,7 +249,7 @@ impl<'a> Normalized<'a> {
     }
 
     /// The original offset where the cluster ending at N offset `n` ends, if `n` is a cluster end.
-    pub fn orig_end(&self, n: usize) -> Option<usize> {
+    pub(crate) fn orig_end(&self, n: usize) -> Option<usize> {
         if n == 0 {
             return Some(0);
         }
@@ -264,7 +264,7 @@ impl<'a> Normalized<'a> {
     }
 
     /// Whether original offset `o` is a cluster boundary of the original (§3a "Characters").
-    pub fn is_orig_boundary(&self, o: usize) -> bool {
+    pub(crate) fn is_orig_boundary(&self, o: usize) -> bool {
         if o >= self.orig_len {
             return o == self.orig_len;
         }
@@ -276,14 +276,14 @@ impl<'a> Normalized<'a> {
     }
 
     /// Whether N offset `n` is at the end of a line of N (before `\n` or at the end).
-    pub fn at_line_end(&self, n: usize) -> bool {
+    pub(crate) fn at_line_end(&self, n: usize) -> bool {
         n == self.text.len() || self.text.as_bytes()[n] == b'\n'
     }
 
     /// Maps an N range back to the original span (§3a "Span ends"). With `to_line_end`, the span
     /// extends over the whitespace N removed after it, up to (not including) the line break.
     /// `None` when either end is not a cluster boundary.
-    pub fn orig_span(&self, n: Range<usize>, to_line_end: bool) -> Option<Range<usize>> {
+    pub(crate) fn orig_span(&self, n: Range<usize>, to_line_end: bool) -> Option<Range<usize>> {
         let start = self.orig_start(n.start)?;
         let mut end = self.orig_end(n.end)?;
         if to_line_end {
@@ -433,13 +433,13 @@ impl Builder<'_> {
 /// Whether N(`text`) is empty, without building it: a line break always stays (as `\n`), and a
 /// line's body without its trailing whitespace is empty exactly when the line is all
 /// whitespace (NFKC never turns a non-empty text into an empty one).
-pub fn is_blank_under_n(text: &str) -> bool {
+pub(crate) fn is_blank_under_n(text: &str) -> bool {
     text.chars()
         .all(|c| c.is_whitespace() && c != '\n' && c != '\r')
 }
 
 /// Normalizes line breaks only: CRLF and lone CR become LF.
-pub fn lf(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn lf(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains('\r') {
         return std::borrow::Cow::Borrowed(text);
     }

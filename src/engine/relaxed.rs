@@ -54,7 +54,7 @@ impl Tolerance {
 
 /// One edit the relaxed tier looks for.
 #[derive(Debug, Clone, Copy)]
-pub struct Wanted<'a> {
+pub(crate) struct Wanted<'a> {
     /// The text to find (`oldText`).
     pub old_text: &'a str,
     /// The replacement (`newText`), re-indented to match when needed.
@@ -65,7 +65,7 @@ pub struct Wanted<'a> {
 
 /// A relaxed match.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hit {
+pub(crate) struct Hit {
     /// Original byte spans, in order; one unless `replaceAll`.
     pub spans: Vec<Range<usize>>,
     /// `newText` as it goes in (re-indented, prefixes and mirrored blank lines dropped), LF breaks.
@@ -76,7 +76,7 @@ pub struct Hit {
 
 /// Why the relaxed tier did not produce a match.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Fail {
+pub(crate) enum Fail {
     /// No candidate.
     NotFound,
     /// More than one candidate: the first [`MAX_AMBIGUOUS`] spans and the total.
@@ -325,7 +325,7 @@ struct Cand {
 }
 
 /// The file as lines and keys, built once per file when some edit reaches the relaxed tier.
-pub struct View<'a> {
+pub(crate) struct View<'a> {
     text: &'a str,
     file: &'a Normalized<'a>,
     /// Per line: (content start, content end) in the original. 32-bit offsets, as in N(·)'s map.
@@ -339,7 +339,7 @@ pub struct View<'a> {
 
 impl<'a> View<'a> {
     /// `None` when the file's lines and N(·)'s lines do not correspond (never expected).
-    pub fn new(
+    pub(crate) fn new(
         doc: &'a Document,
         file: &'a Normalized<'a>,
         tab_width: Option<usize>,
@@ -383,7 +383,7 @@ impl<'a> View<'a> {
     }
 
     /// Finds every edit (each must have failed §3 with not found).
-    pub fn find_all(&self, wanted: &[Wanted<'_>]) -> Vec<Result<Hit, Fail>> {
+    pub(crate) fn find_all(&self, wanted: &[Wanted<'_>]) -> Vec<Result<Hit, Fail>> {
         let olds: Vec<std::borrow::Cow<'_, str>> = wanted.iter().map(|w| lf(w.old_text)).collect();
         let mut variants: Vec<Variant<'_>> = Vec::new();
         for (i, w) in wanted.iter().enumerate() {

@@ -1,6 +1,6 @@
 //! The faces: everything a person or a program talks to. Each turns its input into a request,
 //! calls [`crate::service`] and renders the result its own way.
-pub mod cli;
+pub(crate) mod cli;
 pub(crate) mod demo;
 pub(crate) mod filter;
 pub(crate) mod hook;
@@ -8,7 +8,7 @@ pub(crate) mod lines;
 pub(crate) mod lsp;
 pub(crate) mod mcp;
 pub(crate) mod read;
-pub mod review;
+pub(crate) mod review;
 pub(crate) mod schema;
 pub(crate) mod serve;
 pub(crate) mod setup;

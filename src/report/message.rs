@@ -12,7 +12,7 @@ use crate::write::{CommitWarning, FsError};
 
 /// What is said about a failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Said {
+pub(crate) struct Said {
     /// One sentence on what went wrong and where.
     pub message: String,
     /// What to do about it.
@@ -21,7 +21,7 @@ pub struct Said {
 
 /// How a message names an edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Numbering {
+pub(crate) enum Numbering {
     /// By its 0-based index, as the response's `edit` field (the wire's messages).
     Index,
     /// 1-based, as the reviewer's screen counts them.
@@ -32,13 +32,13 @@ pub enum Numbering {
 /// the edit was matched against; every failed edit has one, so its absence only shows as line 0),
 /// as the wire says them (edits by their 0-based index).
 #[must_use]
-pub fn edit(e: &EditError, path: &str, index: usize, doc: Option<&Document>) -> Said {
+pub(crate) fn edit(e: &EditError, path: &str, index: usize, doc: Option<&Document>) -> Said {
     edit_numbered(e, path, index, doc, Numbering::Index)
 }
 
 /// [`edit`], naming edits as `numbering` says.
 #[must_use]
-pub fn edit_numbered(
+pub(crate) fn edit_numbered(
     e: &EditError,
     path: &str,
     index: usize,
@@ -124,7 +124,7 @@ pub fn edit_numbered(
 /// The message and hint of a file of the request (`path` as the request wrote it) that could
 /// not be planned.
 #[must_use]
-pub fn file(e: &FileError, path: &str) -> Said {
+pub(crate) fn file(e: &FileError, path: &str) -> Said {
     match e {
         // The writer's words, without the path: the response names the file beside them.
         FileError::Fs(e) => Said {
@@ -154,7 +154,7 @@ pub fn file(e: &FileError, path: &str) -> Said {
 
 /// The message of a warning about `path` (as the request wrote it).
 #[must_use]
-pub fn warning(w: &Warning, path: &str) -> String {
+pub(crate) fn warning(w: &Warning, path: &str) -> String {
     match w {
         Warning::MoveOverwrites { to } => format!("{to} exists; the move overwrites it"),
         Warning::ContentReplaces => format!("{path} exists; its content is replaced"),
@@ -166,7 +166,7 @@ pub fn warning(w: &Warning, path: &str) -> String {
 
 /// The message of a warning the writer raised while committing.
 #[must_use]
-pub fn commit_warning(w: &CommitWarning) -> String {
+pub(crate) fn commit_warning(w: &CommitWarning) -> String {
     match w {
         CommitWarning::HardLinksReplaced { count, .. } => format!(
             "the file had {count} hard links; it was replaced, and its other links keep the old content"
@@ -176,7 +176,7 @@ pub fn commit_warning(w: &CommitWarning) -> String {
 
 /// The message and hint of a commit that failed.
 #[must_use]
-pub fn write(e: &FsError) -> Said {
+pub(crate) fn write(e: &FsError) -> Said {
     Said {
         message: e.to_string(),
         hint: e.hint.clone(),

@@ -1,6 +1,6 @@
 //! Turning a plan (and what the writer did with it) into the response of SPEC §4.
 
-pub mod message;
+pub(crate) mod message;
 pub mod response;
 
 use crate::engine::diff;
@@ -34,7 +34,7 @@ impl Mode {
 
 /// What the writer did.
 #[derive(Debug, Clone, Default)]
-pub struct WriteOutcome {
+pub(crate) struct WriteOutcome {
     /// The batch was committed to disk.
     pub written: bool,
     /// A commit failure (the writer's error names the path it was about).
@@ -51,7 +51,7 @@ pub struct WriteOutcome {
 
 /// A file path as diffs show it: relative to the root, `/`-separated (a `\\` is a separator only
 /// where the OS says so; on Unix it is part of a name).
-pub fn display_path(rel: Option<&std::path::PathBuf>, fallback: &str) -> String {
+pub(crate) fn display_path(rel: Option<&std::path::PathBuf>, fallback: &str) -> String {
     match rel {
         Some(r) => r
             .components()
@@ -70,7 +70,7 @@ fn range(doc: &Document, span: &Range<usize>, enc: PositionEncoding) -> wire::Ra
 }
 
 /// The error detail of a file that failed as a whole (no places in it to show).
-pub fn file_detail(code: Code, said: message::Said) -> wire::ErrorDetail {
+pub(crate) fn file_detail(code: Code, said: message::Said) -> wire::ErrorDetail {
     wire::ErrorDetail {
         code,
         message: said.message,
@@ -83,7 +83,7 @@ pub fn file_detail(code: Code, said: message::Said) -> wire::ErrorDetail {
 }
 
 /// The error detail of a failed edit, with what is said about it; positions need the document.
-pub fn edit_detail(
+pub(crate) fn edit_detail(
     e: &EditError,
     said: message::Said,
     doc: Option<&Document>,
@@ -130,7 +130,7 @@ fn candidates(
 
 /// The old and new full texts (a BOM included as U+FEFF, so their bytes are the file bytes)
 /// and the changes between them, with the edits `accept` selects.
-pub fn texts<'a>(
+pub(crate) fn texts<'a>(
     file: &'a FilePlan,
     accept: &dyn Fn(usize) -> bool,
 ) -> (Cow<'a, str>, String, Vec<diff::Change>) {
@@ -195,7 +195,7 @@ fn texts_with<'a>(
 
 /// A file's new content as the writer got it (all edits accepted) and its version, so that the
 /// response neither renders nor hashes it again.
-pub struct Rendered<'a> {
+pub(crate) struct Rendered<'a> {
     /// The path written (the destination of a move).
     pub path: &'a str,
     /// The new bytes.
@@ -205,7 +205,8 @@ pub struct Rendered<'a> {
 }
 
 /// The unified diff of a file with the accepted edits.
-pub fn file_diff(file: &FilePlan, accept: &dyn Fn(usize) -> bool) -> String {
+#[cfg(test)]
+pub(crate) fn file_diff(file: &FilePlan, accept: &dyn Fn(usize) -> bool) -> String {
     let (old, new, changes) = texts(file, accept);
     diff_of(file, &old, &new, &changes)
 }
@@ -273,7 +274,7 @@ fn binary_diff(file: &FilePlan) -> Option<String> {
 }
 
 /// Builds the response.
-pub fn response(
+pub(crate) fn response(
     plan: &Plan,
     mode: Mode,
     enc: PositionEncoding,
@@ -284,7 +285,7 @@ pub fn response(
 
 /// [`response`] for a plan whose every edit was accepted and whose new texts `rendered` holds
 /// (what [`crate::service::changes`] built for the writer).
-pub fn response_rendered(
+pub(crate) fn response_rendered(
     plan: &Plan,
     mode: Mode,
     enc: PositionEncoding,

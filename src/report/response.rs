@@ -1,6 +1,6 @@
 //! The response JSON (SPEC §4): serde types only; built from a plan by `crate::report`.
 
-use crate::engine::document::{Eol, Position};
+pub use crate::engine::document::{Eol, Position};
 /// The engine's leaf enums serialize as the wire names (one definition, no mapping to drift).
 pub use crate::engine::matcher::MatchKind as Match;
 pub use crate::engine::normalize::Normalization;

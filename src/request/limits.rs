@@ -7,7 +7,7 @@ use std::io::Read;
 
 /// Reads all of `r`, at most `limit` bytes; more is `too_large` (having read `limit + 1`).
 /// `what` names the source in the message ("the request", "stdin").
-pub fn read_capped(r: impl Read, limit: u64, what: &str) -> Result<Vec<u8>, RequestError> {
+pub(crate) fn read_capped(r: impl Read, limit: u64, what: &str) -> Result<Vec<u8>, RequestError> {
     let mut bytes = Vec::new();
     r.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
@@ -19,7 +19,7 @@ pub fn read_capped(r: impl Read, limit: u64, what: &str) -> Result<Vec<u8>, Requ
 }
 
 /// `too_large` for a request source over `limit` bytes.
-pub fn over_size(what: &str, limit: u64) -> RequestError {
+pub(crate) fn over_size(what: &str, limit: u64) -> RequestError {
     RequestError::too_large(format!(
         "{what} is larger than the request size limit of {limit} bytes"
     ))
@@ -28,7 +28,7 @@ pub fn over_size(what: &str, limit: u64) -> RequestError {
 
 /// Counts the request's edits (a Codex hunk counts as one edit); more than `max_edits` is
 /// `too_large`.
-pub fn check_edits(req: &Request, max_edits: usize) -> Result<(), RequestError> {
+pub(crate) fn check_edits(req: &Request, max_edits: usize) -> Result<(), RequestError> {
     let n: usize = req
         .files
         .iter()
@@ -56,7 +56,7 @@ const OLD_TEXT_KEYS: &[&[u8]] = &[
 /// old text, at any depth), so that a request with far too many edits is refused before a
 /// document of it is built: parsing costs many times the text's size per small edit. Linear, no
 /// allocation; text that is not JSON (a Codex patch, SEARCH/REPLACE blocks) counts 0 here.
-pub fn precheck_edits(text: &str, max_edits: usize) -> Result<(), RequestError> {
+pub(crate) fn precheck_edits(text: &str, max_edits: usize) -> Result<(), RequestError> {
     let b = text.as_bytes();
     let (mut i, mut n) = (0, 0usize);
     while i < b.len() {

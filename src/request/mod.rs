@@ -3,9 +3,9 @@
 //! Every accepted input shape and dialect converts into [`Request`]; the engine sees nothing else.
 //! Paths are kept as the caller wrote them; the writer resolves them beneath the root.
 //! [`wire`] parses the JSON shapes; [`dialect`] parses Codex patches and SEARCH/REPLACE blocks.
-pub mod dialect;
-pub mod limits;
-pub mod wire;
+pub(crate) mod dialect;
+pub(crate) mod limits;
+pub(crate) mod wire;
 
 /// One edit: replace the unique match of `old_text` with `new_text` — or, for an insertion,
 /// put `new_text` after a given line.
@@ -181,7 +181,7 @@ impl RequestError {
 /// A request given as a JSON value, as `serve` and `mcp` receive it: an object or an array is a
 /// JSON request in any accepted shape (§2), a string is request text in any dialect (JSON, Codex
 /// patch, SEARCH/REPLACE). `None` for any other JSON type.
-pub fn from_json(value: &serde_json::Value) -> Option<Result<Request, RequestError>> {
+pub(crate) fn from_json(value: &serde_json::Value) -> Option<Result<Request, RequestError>> {
     use serde_json::Value;
     match value {
         Value::Object(_) | Value::Array(_) => Some(wire::from_value(value)),

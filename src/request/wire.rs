@@ -62,8 +62,8 @@ use crate::request::{DocumentOverride, EditSpec, Request, RequestError};
 use de::{child, item, kind, place};
 use merge::Batch;
 
-pub use merge::merge_key;
-pub use schema::{request_schema, tool_input_schema};
+pub(crate) use merge::merge_key;
+pub(crate) use schema::{request_schema, tool_input_schema};
 
 /// The other names of `path` (Claude Code, Anthropic's text-editor tool, OpenCode).
 const PATH_ALIASES: [&str; 2] = ["file_path", "filePath"];
@@ -83,7 +83,7 @@ macro_rules! request_object {
         }
     ) => {
         $(#[$meta])*
-        pub struct $name {
+        pub(crate) struct $name {
             $($own)*
             /// Unsaved editor buffers that replace the disk content for matching (resolve and
             /// filter only; apply rejects them).
@@ -122,7 +122,7 @@ macro_rules! file_object {
         }
     ) => {
         $(#[$meta])*
-        pub struct $name {
+        pub(crate) struct $name {
             /// Path of the file, relative to the root (or absolute inside it).
             #[schemars(length(min = 1), extend("x-aliases" = PATH_ALIASES))]
             pub path: String,
@@ -174,7 +174,7 @@ macro_rules! edit_object {
         }
     ) => {
         $(#[$meta])*
-        pub struct $name {
+        pub(crate) struct $name {
             $($own)*
             $(#[$old_text])*
             #[schemars(
@@ -250,7 +250,7 @@ edit_object! {
     rename_all = "camelCase",
     deny_unknown_fields
 )]
-pub struct WireDocument {
+pub(crate) struct WireDocument {
     /// Path of the file this buffer holds, as in `files[].path`.
     #[schemars(length(min = 1), extend("x-aliases" = PATH_ALIASES))]
     pub path: String,
@@ -334,7 +334,7 @@ edit_object! {
 /// answers it (MCP `read_file`, `serve`'s `read`), and the edit commands refuse it.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename = "object", deny_unknown_fields)]
-pub struct TextEditorCommand {
+pub(crate) struct TextEditorCommand {
     /// `str_replace` (old_str → new_str), `create` (file_text), `insert` (new_str after line
     /// insert_line) or `view`.
     pub command: TextEditorVerb,
@@ -369,7 +369,7 @@ pub struct TextEditorCommand {
 // The variants are the wire names (serde) that SPEC defines; a doc comment per variant would
 // make schemars publish `oneOf` consts instead of the schema's plain `enum` list.
 #[allow(missing_docs)]
-pub enum TextEditorVerb {
+pub(crate) enum TextEditorVerb {
     StrReplace,
     Insert,
     Create,
@@ -378,7 +378,7 @@ pub enum TextEditorVerb {
 
 /// A text-editor `view`: the lines of a file to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct View {
+pub(crate) struct View {
     /// The path as the caller wrote it.
     pub path: String,
     /// 1-based first line.
@@ -389,7 +389,7 @@ pub struct View {
 
 /// The read a text-editor `view` command asks for, when `value` is one (`None` for any other
 /// request). Faces that can read answer it; the others get the error [`parse_json`] gives.
-pub fn text_editor_view(value: &Value) -> Option<Result<View, RequestError>> {
+pub(crate) fn text_editor_view(value: &Value) -> Option<Result<View, RequestError>> {
     let map = value.as_object()?;
     if map.get("command").and_then(Value::as_str) != Some("view") {
         return None;
@@ -478,7 +478,7 @@ pub fn parse_json(text: &str) -> Result<Request, RequestError> {
 
 /// Like [`parse_json`] for a request that is already a JSON value (JSON-RPC `params`, MCP tool
 /// arguments). Duplicate keys cannot be detected here: the value no longer has them.
-pub fn from_value(value: &Value) -> Result<Request, RequestError> {
+pub(crate) fn from_value(value: &Value) -> Result<Request, RequestError> {
     let mut parser = Parser::default();
     match value {
         Value::Array(objects) => parser.array(objects)?,

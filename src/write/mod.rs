@@ -3,18 +3,18 @@
 //!
 //! Everything else in redline plans in memory and hands this module a list of [`Change`]s.
 //!
-//! - [`confine`]: every path is resolved beneath the root's directory fd with
+//! - `confine`: every path is resolved beneath the root's directory fd with
 //!   `openat2(RESOLVE_BENEATH|RESOLVE_NO_MAGICLINKS)` on Linux, else with one `openat(O_NOFOLLOW)`
 //!   per component (symlinks followed hop by hop beneath the root); the last component is only
 //!   ever touched by `*at` calls with one validated name, so a concurrent symlink swap cannot
 //!   lead out.
-//! - [`atomic`]: temp file next to the target (`O_TMPFILE` + `linkat` on Linux, else `O_EXCL`),
+//! - `atomic`: temp file next to the target (`O_TMPFILE` + `linkat` on Linux, else `O_EXCL`),
 //!   owner, mode and xattrs copied, fsync before any rename.
-//! - [`journal`]: the undo journal that makes a batch all-or-nothing across `kill -9`, and the
+//! - `journal`: the undo journal that makes a batch all-or-nothing across `kill -9`, and the
 //!   recovery that rolls it back or forward.
-//! - [`commit`]: the commit protocol itself (`RENAME_EXCHANGE`, or a hard link where there is no
+//! - `commit`: the commit protocol itself (`RENAME_EXCHANGE`, or a hard link where there is no
 //!   exchange, keeps every old file reachable until the commit record is durable).
-//! - [`sys`]: the calls that differ between operating systems, and `REDLINE_PORTABLE_WRITER=1`,
+//! - `sys`: the calls that differ between operating systems, and `REDLINE_PORTABLE_WRITER=1`,
 //!   which forces the portable path on Linux for testing.
 //!
 //! Writers on one root serialize with `flock` on the root directory itself: it is never replaced,

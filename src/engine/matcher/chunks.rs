@@ -44,7 +44,7 @@ const MAX_MATCHES: usize = matcher::MAX_AMBIGUOUS;
 
 /// Where a chunk goes and what replaces it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Located {
+pub(crate) struct Located {
     /// Byte range in `Document::text` that is replaced (empty for a pure insertion).
     pub span: Range<usize>,
     /// The replacement, with `\n` line breaks; the engine adapts them to the file's ending.
@@ -57,7 +57,7 @@ pub struct Located {
 
 /// Locates every chunk of one file, in order; one result per chunk. A failed chunk leaves the
 /// cursor where it was, so later chunks are still tried and reported.
-pub fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, ChunkError>> {
+pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, ChunkError>> {
     let normalized = Normalized::new(&doc.text);
     // Only the lines the chunks mention are indexed (old lines, and new lines for the
     // already-applied search): a file's other lines are never looked up.

@@ -10,11 +10,11 @@ use std::collections::HashMap;
 use std::ops::Range;
 use unicode_normalization::UnicodeNormalization;
 
-pub mod chunks;
-pub mod search;
+pub(crate) mod chunks;
+pub(crate) mod search;
 
 /// How many occurrences an ambiguous error lists (§3.9).
-pub const MAX_AMBIGUOUS: usize = 20;
+pub(crate) const MAX_AMBIGUOUS: usize = 20;
 
 /// How an edit matched: `exact`, `normalized` (only under N(·)), or `relaxed` (§3b).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
@@ -41,7 +41,7 @@ impl MatchKind {
 
 /// One edit to look for.
 #[derive(Debug, Clone, Copy)]
-pub struct Needle<'a> {
+pub(crate) struct Needle<'a> {
     /// The text to find (`oldText`), non-empty.
     pub old_text: &'a str,
     /// Every occurrence is wanted (`replaceAll`), not a unique one.
@@ -53,7 +53,7 @@ pub struct Needle<'a> {
 
 /// Where an edit matched.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     /// Original byte spans, in order; one unless `replaceAll`.
     pub spans: Vec<Range<usize>>,
     /// Which tier found it.
@@ -67,7 +67,7 @@ pub struct Found {
 
 /// Why an edit did not match.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Miss {
+pub(crate) enum Miss {
     /// No occurrence.
     NotFound,
     /// More than one occurrence; the first [`MAX_AMBIGUOUS`] original spans, and the total.
@@ -93,7 +93,11 @@ struct Hits {
 type Key<'a> = (&'a str, bool, &'a str, bool);
 
 /// Finds every needle in `file` (N of `text`). Needles must have a non-empty N(oldText).
-pub fn find_all(text: &str, file: &Normalized, needles: &[Needle<'_>]) -> Vec<Result<Found, Miss>> {
+pub(crate) fn find_all(
+    text: &str,
+    file: &Normalized,
+    needles: &[Needle<'_>],
+) -> Vec<Result<Found, Miss>> {
     let patterns: Vec<Normalized> = needles
         .iter()
         .map(|n| Normalized::new(n.old_text))

@@ -16,7 +16,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use std::ops::Range;
 
 /// Patterns longer than this are searched one by one.
-pub const LONG: usize = 2048;
+pub(crate) const LONG: usize = 2048;
 /// Total pattern bytes up to which the automaton may be a DFA (its table is about
 /// states × byte classes × 4 bytes).
 const DFA_BUDGET: usize = 16 * 1024;
@@ -24,14 +24,18 @@ const DFA_BUDGET: usize = 16 * 1024;
 /// Calls `each(pattern, range)` for every occurrence of every pattern in `hay`, overlapping
 /// occurrences included. Per pattern, occurrences come in ascending order of start only for long
 /// patterns; callers that need an order sort. Empty patterns never match.
-pub fn occurrences(hay: &[u8], patterns: &[&[u8]], each: impl FnMut(usize, Range<usize>)) {
+pub(crate) fn occurrences(hay: &[u8], patterns: &[&[u8]], each: impl FnMut(usize, Range<usize>)) {
     scan(hay, patterns, false, each)
 }
 
 /// [`occurrences`] for patterns over a large alphabet (the relaxed tier's key ids, whose bytes
 /// take most of the 256 values): the automaton keeps every state sparse, since a dense state
 /// costs a word per byte class, and a few thousand of them would take megabytes.
-pub fn key_occurrences(hay: &[u8], patterns: &[&[u8]], each: impl FnMut(usize, Range<usize>)) {
+pub(crate) fn key_occurrences(
+    hay: &[u8],
+    patterns: &[&[u8]],
+    each: impl FnMut(usize, Range<usize>),
+) {
     scan(hay, patterns, true, each)
 }
 
@@ -101,7 +105,7 @@ fn long(hay: &[u8], pat: &[u8], mut each: impl FnMut(usize)) {
 
 /// The smallest `q > 0` with `pat[i] == pat[i + q]` for every valid `i` (the length when there
 /// is none), from the prefix function: length minus the longest proper border.
-pub fn smallest_period(pat: &[u8]) -> usize {
+pub(crate) fn smallest_period(pat: &[u8]) -> usize {
     let m = pat.len();
     if m == 0 {
         return 0;

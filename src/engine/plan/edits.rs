@@ -12,7 +12,7 @@ use std::ops::Range;
 
 /// How far matching goes for one file.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct MatchOptions {
+pub(crate) struct MatchOptions {
     /// How far matching may go (`--tolerance`).
     pub tolerance: Tolerance,
     /// The tab width the project declares (`.editorconfig`), for the relaxed tier's `tabs`.
@@ -20,12 +20,17 @@ pub struct MatchOptions {
 }
 
 /// Matches the edits of one file (§3.4–§3.10) under the default tolerance (`relaxed`).
-pub fn match_edits(doc: &Document, specs: &[EditSpec]) -> Vec<EditPlan> {
+#[cfg(test)]
+pub(crate) fn match_edits(doc: &Document, specs: &[EditSpec]) -> Vec<EditPlan> {
     match_edits_with(doc, specs, MatchOptions::default())
 }
 
 /// Matches the edits of one file (§3.4–§3.10, and §3b under `--tolerance relaxed`).
-pub fn match_edits_with(doc: &Document, specs: &[EditSpec], opts: MatchOptions) -> Vec<EditPlan> {
+pub(crate) fn match_edits_with(
+    doc: &Document,
+    specs: &[EditSpec],
+    opts: MatchOptions,
+) -> Vec<EditPlan> {
     let file = Normalized::new(&doc.text);
     let mut out: Vec<EditPlan> = skipped(specs);
     let mut needles = Vec::new();

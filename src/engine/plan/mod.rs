@@ -5,7 +5,7 @@
 //! writer; a plan with any error is never committed.
 
 use crate::engine::document::Document;
-pub use crate::engine::failure::{EditError, FileError};
+pub(crate) use crate::engine::failure::{EditError, FileError};
 use crate::error::{Code, WarningCode};
 
 mod edits;
@@ -14,7 +14,9 @@ use crate::engine::normalize::Normalization;
 use crate::request::{EditSpec, FileRequest, Request, RequestError};
 use crate::write::{Fingerprint, Root};
 use edits::locate_chunks;
-pub use edits::{MatchOptions, match_edits, match_edits_with};
+#[cfg(test)]
+pub(crate) use edits::match_edits;
+pub(crate) use edits::{MatchOptions, match_edits_with};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -49,7 +51,7 @@ impl Op {
 
 /// Where a resolved edit lands.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Resolution {
+pub(crate) struct Resolution {
     /// Which tier matched (exact, normalized, relaxed ...).
     pub kind: MatchKind,
     /// The normalizations that tier applied to find the match.
@@ -62,7 +64,7 @@ pub struct Resolution {
 
 /// The outcome of one edit.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// The edit located its target.
     Resolved(Resolution),
     /// The edit failed and the batch cannot commit.
@@ -73,7 +75,7 @@ pub enum Outcome {
 
 /// One edit of a file, as planned.
 #[derive(Debug, Clone, PartialEq)]
-pub struct EditPlan {
+pub(crate) struct EditPlan {
     /// 0-based index of the edit in its file's `edits`.
     pub index: usize,
     /// The edit as requested.
@@ -84,7 +86,7 @@ pub struct EditPlan {
 
 impl EditPlan {
     /// The resolution, when the edit resolved.
-    pub fn resolution(&self) -> Option<&Resolution> {
+    pub(crate) fn resolution(&self) -> Option<&Resolution> {
         match &self.outcome {
             Outcome::Resolved(r) => Some(r),
             _ => None,
@@ -127,7 +129,7 @@ impl Original {
 /// A warning about a file: what the change does beyond its text, as data (worded at the edge,
 /// by `report::message::warning`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Warning {
+pub(crate) enum Warning {
     /// The move's destination exists; the move replaces it.
     MoveOverwrites {
         /// The destination as the request wrote it.
@@ -145,7 +147,7 @@ pub enum Warning {
 impl Warning {
     /// The stable wire code.
     #[must_use]
-    pub fn code(&self) -> WarningCode {
+    pub(crate) fn code(&self) -> WarningCode {
         match self {
             Warning::MoveOverwrites { .. } | Warning::ContentReplaces => {
                 WarningCode::OverwroteExisting
@@ -157,7 +159,7 @@ impl Warning {
 
 /// Everything the batch does to one path.
 #[derive(Debug, Clone)]
-pub struct FilePlan {
+pub(crate) struct FilePlan {
     /// The path as the request wrote it.
     pub path: String,
     /// The path relative to the root (for diffs and display), when it resolved.
@@ -185,7 +187,7 @@ pub struct FilePlan {
 
 impl FilePlan {
     /// Whether this file is free of errors (file-level and edit-level).
-    pub fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         self.failure.is_none()
             && self
                 .edits
@@ -195,7 +197,7 @@ impl FilePlan {
 
     /// The new file bytes with the edits `accept` selects applied (resolved edits only), or
     /// `None` when the file is deleted or failed at file level.
-    pub fn render(&self, accept: impl Fn(usize) -> bool) -> Option<Vec<u8>> {
+    pub(crate) fn render(&self, accept: impl Fn(usize) -> bool) -> Option<Vec<u8>> {
         if self.failure.is_some() || self.op == Op::Delete {
             return None;
         }
@@ -213,7 +215,7 @@ impl FilePlan {
     /// The new text of `orig` with the accepted resolved edits spliced in, a BOM kept as
     /// U+FEFF (so the text's bytes are the file's), and where each replaced span went, in
     /// those full-text coordinates.
-    pub fn edited(
+    pub(crate) fn edited(
         &self,
         orig: &Original,
         accept: &dyn Fn(usize) -> bool,
@@ -249,7 +251,7 @@ impl FilePlan {
 
     /// The changes [`FilePlan::edited`] reports, from the spans alone (for a text already
     /// rendered).
-    pub fn spliced(
+    pub(crate) fn spliced(
         &self,
         orig: &Original,
         accept: &dyn Fn(usize) -> bool,
@@ -276,7 +278,10 @@ impl FilePlan {
     }
 
     /// (original span, replacement, edit index) of the accepted resolved edits, sorted by span.
-    pub fn pieces(&self, accept: &dyn Fn(usize) -> bool) -> Vec<(Range<usize>, &str, usize)> {
+    pub(crate) fn pieces(
+        &self,
+        accept: &dyn Fn(usize) -> bool,
+    ) -> Vec<(Range<usize>, &str, usize)> {
         let mut out: Vec<(Range<usize>, &str, usize)> = self
             .edits
             .iter()
@@ -295,21 +300,21 @@ impl FilePlan {
 
 /// A resolved batch.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// One entry per file request, in request order.
     pub files: Vec<FilePlan>,
 }
 
 impl Plan {
     /// Whether no file and no edit failed (only then may the plan be committed).
-    pub fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         self.files.iter().all(FilePlan::ok)
     }
 }
 
 /// Options for resolving.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ResolveOptions {
+pub(crate) struct ResolveOptions {
     /// `documents[]` may replace disk content (resolve and filter only).
     pub allow_documents: bool,
     /// How far matching goes (`--tolerance`).
@@ -317,7 +322,7 @@ pub struct ResolveOptions {
 }
 
 /// Request-level checks that need no file: documents allowed, every N(oldText) non-empty.
-pub fn check_request(req: &Request, opts: ResolveOptions) -> Result<(), RequestError> {
+pub(crate) fn check_request(req: &Request, opts: ResolveOptions) -> Result<(), RequestError> {
     if !req.documents.is_empty() && !opts.allow_documents {
         return Err(
             RequestError::new("`documents` is only accepted by `resolve` and `filter`")
@@ -344,7 +349,11 @@ pub fn check_request(req: &Request, opts: ResolveOptions) -> Result<(), RequestE
 
 /// Resolves `req` against the files beneath `root`. Only request-level problems are errors;
 /// everything about a file or an edit is an outcome in the plan.
-pub fn resolve(req: &Request, root: &Root, opts: ResolveOptions) -> Result<Plan, RequestError> {
+pub(crate) fn resolve(
+    req: &Request,
+    root: &Root,
+    opts: ResolveOptions,
+) -> Result<Plan, RequestError> {
     check_request(req, opts)?;
     let mut docs: HashMap<PathBuf, &str> = HashMap::new();
     for d in &req.documents {

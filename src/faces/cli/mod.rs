@@ -24,7 +24,7 @@ use std::path::PathBuf;
     about = "Review and apply batches of text edits proposed by coding agents",
     after_long_help = help::TOP
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Directory every path resolves beneath.
     #[arg(
         long,
@@ -128,7 +128,7 @@ impl Format {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorArg {
+pub(crate) enum ColorArg {
     Auto,
     Always,
     Never,
@@ -282,6 +282,8 @@ struct Context {
     format: Option<Format>,
 }
 
+/// Runs the `redline` command line on the process's arguments, standard streams and environment,
+/// and returns the status the process exits with.
 pub fn main() -> ExitStatus {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

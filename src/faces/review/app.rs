@@ -26,7 +26,7 @@ use std::time::Duration;
 const WHEEL_ROWS: i32 = 3;
 
 /// The action an event asks for, if any.
-pub fn action(m: &Model, ev: &Event) -> Option<Action> {
+pub(crate) fn action(m: &Model, ev: &Event) -> Option<Action> {
     match ev {
         Event::Key(k) if matches!(k.kind, KeyEventKind::Press | KeyEventKind::Repeat) => {
             update::on_key(m, k)
@@ -45,7 +45,7 @@ pub fn action(m: &Model, ev: &Event) -> Option<Action> {
 }
 
 /// The events an event stands for: Alt+key is `Esc` then the key (see the module notes).
-pub fn split_alt(ev: Event) -> Vec<Event> {
+pub(crate) fn split_alt(ev: Event) -> Vec<Event> {
     match ev {
         Event::Key(k) if k.modifiers.contains(KeyModifiers::ALT) => {
             let esc = KeyEvent::new_with_kind(KeyCode::Esc, KeyModifiers::NONE, k.kind);
@@ -59,7 +59,7 @@ pub fn split_alt(ev: Event) -> Vec<Event> {
 
 /// Handles one terminal event: each action it asks for, in order, against the model as the
 /// previous one left it.
-pub fn handle(m: &mut Model, ev: Event, root: &Root, enc: PositionEncoding) {
+pub(crate) fn handle(m: &mut Model, ev: Event, root: &Root, enc: PositionEncoding) {
     for ev in split_alt(ev) {
         if m.exit.is_some() {
             return;
@@ -71,7 +71,7 @@ pub fn handle(m: &mut Model, ev: Event, root: &Root, enc: PositionEncoding) {
 }
 
 /// Handles one action, running its effect against `root`.
-pub fn step(m: &mut Model, a: Action, root: &Root, enc: PositionEncoding) {
+pub(crate) fn step(m: &mut Model, a: Action, root: &Root, enc: PositionEncoding) {
     if let Some(Effect::Apply) = update::update(m, a) {
         let (applied, stale) = apply::apply(m, root, enc);
         update::applied(m, applied, &stale);
@@ -79,7 +79,7 @@ pub fn step(m: &mut Model, a: Action, root: &Root, enc: PositionEncoding) {
 }
 
 /// Runs until the model asks to exit.
-pub fn run<B: Backend>(
+pub(crate) fn run<B: Backend>(
     terminal: &mut Terminal<B>,
     m: &mut Model,
     root: &Root,

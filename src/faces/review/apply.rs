@@ -18,7 +18,7 @@ use crate::write::{Change, Root};
 /// The plan cut down to the accepted units: rejected, undecided, failed and stale ones are gone;
 /// a move whose rename was not accepted becomes an in-place edit. Returns each kept file's index
 /// in the model.
-pub fn accepted_plan(m: &Model) -> (Plan, Vec<usize>) {
+pub(crate) fn accepted_plan(m: &Model) -> (Plan, Vec<usize>) {
     let mut files = Vec::new();
     let mut index = Vec::new();
     for (fi, f) in m.plan.files.iter().enumerate() {
@@ -57,7 +57,7 @@ pub fn accepted_plan(m: &Model) -> (Plan, Vec<usize>) {
 /// Every unit's decision, for the JSON result: in request order (files as in the plan; in each,
 /// the create, delete or rename first, then the edits by index), not the screen's order, which
 /// puts failed edits first and the rest by position.
-pub fn decisions(m: &Model) -> Vec<DecisionEntry> {
+pub(crate) fn decisions(m: &Model) -> Vec<DecisionEntry> {
     let mut out = Vec::new();
     for (fi, info) in m.files.iter().enumerate() {
         let f = &m.plan.files[fi];
@@ -106,7 +106,7 @@ pub fn decisions(m: &Model) -> Vec<DecisionEntry> {
 }
 
 /// The result for the plan of accepted edits and what the writer did with it.
-pub fn result(
+pub(crate) fn result(
     m: &Model,
     plan: &Plan,
     wrote: &WriteOutcome,
@@ -122,7 +122,7 @@ pub fn result(
 }
 
 /// The result when the reviewer ends: the apply's, or (quit without applying) nothing written.
-pub fn quit_result(m: &Model, enc: PositionEncoding) -> ReviewResult {
+pub(crate) fn quit_result(m: &Model, enc: PositionEncoding) -> ReviewResult {
     if let Some(ap) = &m.applied {
         return ap.json.clone();
     }
@@ -131,7 +131,7 @@ pub fn quit_result(m: &Model, enc: PositionEncoding) -> ReviewResult {
 }
 
 /// Writes the accepted edits. Returns the outcome and the model indexes of stale files.
-pub fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usize>) {
+pub(crate) fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, Vec<usize>) {
     let (plan, index) = accepted_plan(m);
     let changes = service::changes(&plan, &|_, _| true);
     let accepted_in = |fi: usize| {

@@ -13,22 +13,24 @@ use syntect::highlighting::{Theme, ThemeSet};
 use syntect::parsing::{SyntaxReference, SyntaxSet};
 
 /// Diff lines of one file past which it is not highlighted.
-pub const MAX_ROWS: usize = 20_000;
+pub(crate) const MAX_ROWS: usize = 20_000;
 /// Lines longer than this (bytes) are not highlighted.
-pub const MAX_LINE: usize = 2_000;
+pub(crate) const MAX_LINE: usize = 2_000;
 
 /// Syntax colours for a dark or a light terminal background.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Palette {
+pub(crate) enum Palette {
+    /// For a dark background (the default).
     #[default]
     Dark,
+    /// For a light background.
     Light,
 }
 
 impl Palette {
     /// From the environment: `REDLINE_THEME` (`dark`, `light`, `off`), else the terminal's
     /// `COLORFGBG` (a light background is colour 7 or 15), else dark. `None` means off.
-    pub fn from_env() -> Option<Palette> {
+    pub(crate) fn from_env() -> Option<Palette> {
         Palette::from_vars(
             std::env::var("REDLINE_THEME").ok().as_deref(),
             std::env::var("COLORFGBG").ok().as_deref(),
@@ -36,7 +38,7 @@ impl Palette {
     }
 
     /// [`Palette::from_env`] over given values.
-    pub fn from_vars(theme: Option<&str>, colorfgbg: Option<&str>) -> Option<Palette> {
+    pub(crate) fn from_vars(theme: Option<&str>, colorfgbg: Option<&str>) -> Option<Palette> {
         match theme.map(str::trim).map(str::to_ascii_lowercase).as_deref() {
             Some("off" | "none" | "no") => return None,
             Some("light") => return Some(Palette::Light),
@@ -68,7 +70,7 @@ fn theme(p: Palette) -> &'static Theme {
 
 /// The syntax for a path, by extension or whole file name (`Makefile`); `None` for plain text
 /// and unknown types.
-pub fn syntax_for(path: &str) -> Option<&'static SyntaxReference> {
+pub(crate) fn syntax_for(path: &str) -> Option<&'static SyntaxReference> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let set = syntaxes();
     let by_ext = name
@@ -80,10 +82,10 @@ pub fn syntax_for(path: &str) -> Option<&'static SyntaxReference> {
 }
 
 /// Foreground colour runs of one line: byte ranges of the line and an RGB colour.
-pub type Colors = Vec<(Range<usize>, (u8, u8, u8))>;
+pub(crate) type Colors = Vec<(Range<usize>, (u8, u8, u8))>;
 
 /// Highlights `lines` (one stream, in order, without line breaks) as `syntax`.
-pub fn stream(syntax: &SyntaxReference, p: Palette, lines: &[&str]) -> Vec<Colors> {
+pub(crate) fn stream(syntax: &SyntaxReference, p: Palette, lines: &[&str]) -> Vec<Colors> {
     let set = syntaxes();
     let mut h = HighlightLines::new(syntax, theme(p));
     let mut out = Vec::with_capacity(lines.len());

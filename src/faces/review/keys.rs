@@ -6,40 +6,69 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 /// Everything a key (or the mouse, or the terminal) can ask of the reviewer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
+    /// `j` / `↓`: one row down.
     Down,
+    /// `k` / `↑`: one row up.
     Up,
+    /// One screen down.
     PageDown,
+    /// One screen up.
     PageUp,
+    /// Half a screen down.
     HalfDown,
+    /// Half a screen up.
     HalfUp,
+    /// The first row.
     Top,
+    /// The last row.
     Bottom,
+    /// The next edit.
     NextEdit,
+    /// The previous edit.
     PrevEdit,
+    /// The next file.
     NextFile,
+    /// The previous file.
     PrevFile,
+    /// The next undecided edit.
     NextUndecided,
+    /// The previous undecided edit.
     PrevUndecided,
+    /// The next flagged edit: normalized or failed (wrapping).
     NextFlagged,
+    /// The previous flagged edit (wrapping).
     PrevFlagged,
+    /// Accept the edit under the cursor.
     Accept,
+    /// Reject the edit under the cursor.
     Reject,
+    /// Toggle the edit under the cursor between accepted and rejected.
     Toggle,
+    /// Clear the decision on the edit under the cursor (undecided).
     Clear,
+    /// Accept every edit of the file.
     AcceptFile,
+    /// Reject every edit of the file.
     RejectFile,
+    /// Undo the last decision.
     Undo,
+    /// Redo the last undone decision.
     Redo,
+    /// Open / close the why drawer.
     Why,
+    /// Unified or side-by-side diff.
     Split,
     /// Scroll the why drawer.
     DrawerDown,
+    /// Scroll the why drawer back.
     DrawerUp,
     /// `w`: wrap long lines, or cut them and scroll sideways.
     Wrap,
     /// Scroll sideways (wrap off).
     Left,
+    /// Scroll sideways to the right (wrap off).
     Right,
+    /// `/`: search.
     Search,
     /// `|`: filter the file list by path.
     Filter,
@@ -49,16 +78,21 @@ pub enum Action {
     Note,
     /// `N`: write or edit the note on the whole batch.
     BatchNote,
+    /// The next search hit.
     SearchNext,
+    /// The previous search hit.
     SearchPrev,
+    /// The summary screen.
     Summary,
     /// `Enter`: write from the summary, confirm a search.
     Confirm,
+    /// Quit without writing (asks first when decisions exist).
     Quit,
     /// `y` in the quit confirmation.
     ConfirmQuit,
     /// `Ctrl-c`: leave at once, write nothing.
     Abort,
+    /// The help screen.
     Help,
     /// `Esc`: close the drawer, prompt or overlay.
     Back,
@@ -68,7 +102,9 @@ pub enum Action {
     Click(u16, u16),
     /// The next / previous file that has undecided edits (wrapping).
     NextUndecidedFile,
+    /// The previous file that has undecided edits (wrapping).
     PrevUndecidedFile,
+    /// The terminal was resized to (columns, rows).
     Resize(u16, u16),
     /// A character typed into the search prompt.
     Input(char),
@@ -78,7 +114,7 @@ pub enum Action {
 
 /// Where keys are read: each context has its own bindings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Context {
+pub(crate) enum Context {
     Main,
     Summary,
     Results,
@@ -87,7 +123,7 @@ pub enum Context {
 }
 
 impl Context {
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Context::Main => "Review",
             Context::Summary => "Apply summary",
@@ -100,7 +136,7 @@ impl Context {
 
 /// A key: code plus Ctrl/Alt (Shift is part of the character for letters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Key(pub KeyCode, pub KeyModifiers);
+pub(crate) struct Key(pub KeyCode, pub KeyModifiers);
 
 const fn ch(c: char) -> Key {
     Key(KeyCode::Char(c), KeyModifiers::NONE)
@@ -114,7 +150,7 @@ const fn code(c: KeyCode) -> Key {
 
 /// One row of the key table.
 #[derive(Debug, Clone, Copy)]
-pub struct Binding {
+pub(crate) struct Binding {
     pub context: Context,
     pub keys: &'static [Key],
     pub action: Action,
@@ -147,7 +183,7 @@ const fn b(
 use Context::{ConfirmQuit as CQ, Help as H, Main as M, Results as R, Summary as S};
 
 /// The key table, in help order.
-pub const BINDINGS: &[Binding] = &[
+pub(crate) const BINDINGS: &[Binding] = &[
     b(
         M,
         &[ch('y')],
@@ -614,7 +650,7 @@ fn normalize(ev: &KeyEvent) -> Key {
 }
 
 /// The action a key asks for in `context`.
-pub fn dispatch(context: Context, ev: &KeyEvent) -> Option<Action> {
+pub(crate) fn dispatch(context: Context, ev: &KeyEvent) -> Option<Action> {
     let key = normalize(ev);
     BINDINGS
         .iter()
@@ -623,7 +659,7 @@ pub fn dispatch(context: Context, ev: &KeyEvent) -> Option<Action> {
 }
 
 /// A prompt (search, note) takes text: every printable key is input.
-pub fn prompt(ev: &KeyEvent) -> Option<Action> {
+pub(crate) fn prompt(ev: &KeyEvent) -> Option<Action> {
     let key = normalize(ev);
     match key {
         Key(KeyCode::Enter, _) => Some(Action::Confirm),
@@ -636,7 +672,8 @@ pub fn prompt(ev: &KeyEvent) -> Option<Action> {
 }
 
 /// Footer hints of a context, in table order.
-pub fn footer(context: Context) -> impl Iterator<Item = (&'static str, &'static str)> {
+#[cfg(test)]
+pub(crate) fn footer(context: Context) -> impl Iterator<Item = (&'static str, &'static str)> {
     BINDINGS
         .iter()
         .filter(move |b| b.context == context)

@@ -5,22 +5,23 @@
 //! visible. Decisions are per edit ([`unit::Unit`]); only accepted edits are ever written, by
 //! the one writing module, after the apply summary ([`apply`]). [`terminal`] restores the
 //! terminal on every exit path; [`app`] is the event loop.
-pub mod app;
-pub mod apply;
-pub mod highlight;
-pub mod keys;
-pub mod model;
-pub mod result;
-pub mod rows;
-pub mod summary;
-pub mod terminal;
-pub mod unit;
+pub(crate) mod app;
+pub(crate) mod apply;
+pub(crate) mod highlight;
+pub(crate) mod keys;
+pub(crate) mod model;
+pub(crate) mod result;
+pub(crate) mod rows;
+pub(crate) mod summary;
+pub(crate) mod terminal;
+pub(crate) mod unit;
 pub mod update;
-pub mod view;
+pub(crate) mod view;
 
 pub use keys::Action;
-pub use model::{Decision, Model, Options, State};
-pub use update::{Effect, update};
+pub use model::Model;
+pub(crate) use model::Options;
+pub use update::update;
 
 use crate::error::ExitStatus;
 use crate::request::{Request, RequestError};
@@ -28,7 +29,7 @@ use crate::service::{self, Settings};
 
 /// How to run a review.
 #[derive(Debug, Clone)]
-pub struct ReviewOptions {
+pub(crate) struct ReviewOptions {
     pub settings: Settings,
     /// Exact matches start accepted.
     pub accept_exact: bool,
@@ -40,7 +41,7 @@ pub struct ReviewOptions {
 
 /// How a review ended.
 #[derive(Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// 0 after applying, 4 when quit without applying, 1 when the apply was refused (stale),
     /// 3 when writing failed.
     pub exit: ExitStatus,
@@ -51,7 +52,7 @@ pub struct Outcome {
 
 /// Why a review could not run.
 #[derive(Debug, thiserror::Error)]
-pub enum ReviewError {
+pub(crate) enum ReviewError {
     /// The request (or the root) is unusable: exit 2.
     #[error(transparent)]
     Request(#[from] RequestError),
@@ -64,7 +65,7 @@ pub enum ReviewError {
 }
 
 impl ReviewError {
-    pub fn exit(&self) -> ExitStatus {
+    pub(crate) fn exit(&self) -> ExitStatus {
         match self {
             ReviewError::Request(_) | ReviewError::NoTerminal(_) => ExitStatus::Usage,
             ReviewError::Terminal(_) => ExitStatus::WriteFailed,
@@ -74,7 +75,7 @@ impl ReviewError {
 
 /// Resolves `req`, opens the reviewer on the terminal (or `/dev/tty`), and writes what the
 /// human accepts.
-pub fn run(req: &Request, opts: &ReviewOptions) -> Result<Outcome, ReviewError> {
+pub(crate) fn run(req: &Request, opts: &ReviewOptions) -> Result<Outcome, ReviewError> {
     let root = service::open_root(&opts.settings)?;
     // Like every writing command, finish an interrupted commit first (briefly locked).
     let _ = service::lock(&root);

@@ -15,7 +15,7 @@ use crate::report::display_path;
 
 /// What the reviewer decided about a unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
+pub(crate) enum Decision {
     Undecided,
     Accepted,
     Rejected,
@@ -23,7 +23,7 @@ pub enum Decision {
 
 /// What a unit shows: its decision, or why it cannot be decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
+pub(crate) enum State {
     Undecided,
     Accepted,
     Rejected,
@@ -35,7 +35,7 @@ pub enum State {
 
 impl State {
     /// The glyph the gutter shows; decisions never depend on colour alone.
-    pub fn glyph(self) -> &'static str {
+    pub(crate) fn glyph(self) -> &'static str {
         match self {
             State::Undecided => "·",
             State::Accepted => "✓",
@@ -45,7 +45,7 @@ impl State {
         }
     }
 
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             State::Undecided => "undecided",
             State::Accepted => "accepted",
@@ -58,7 +58,7 @@ impl State {
 
 /// The derived state of a file (or any group of units).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     pub undecided: usize,
     pub accepted: usize,
     pub rejected: usize,
@@ -71,7 +71,7 @@ pub struct Tally {
 }
 
 impl Tally {
-    pub fn add(&mut self, state: State, unit: &Unit) {
+    pub(crate) fn add(&mut self, state: State, unit: &Unit) {
         match state {
             State::Undecided => self.undecided += 1,
             State::Accepted => self.accepted += 1,
@@ -90,21 +90,21 @@ impl Tally {
     }
 
     /// Units that take a decision (not failed, not stale).
-    pub fn decidable(&self) -> usize {
+    pub(crate) fn decidable(&self) -> usize {
         self.undecided + self.accepted + self.rejected
     }
 
-    pub fn decided(&self) -> usize {
+    pub(crate) fn decided(&self) -> usize {
         self.accepted + self.rejected
     }
 
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.decidable() + self.failed + self.stale
     }
 
     /// Tri-state glyph: `·` anything undecided, `✓` all accepted, `✗` all rejected, `±` mixed;
     /// `!` when nothing can be decided because everything failed, `⚠` when the file is stale.
-    pub fn glyph(&self) -> &'static str {
+    pub(crate) fn glyph(&self) -> &'static str {
         if self.stale > 0 {
             "⚠"
         } else if self.decidable() == 0 {
@@ -122,11 +122,11 @@ impl Tally {
 }
 
 /// One step of decision history: every unit the action changed, before and after.
-pub type Step = Vec<((usize, usize), Decision, Decision)>;
+pub(crate) type Step = Vec<((usize, usize), Decision, Decision)>;
 
 /// An overlay over the main screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Overlay {
+pub(crate) enum Overlay {
     None,
     Help,
     /// The apply summary (`A`); `Enter` writes.
@@ -139,7 +139,7 @@ pub enum Overlay {
 
 /// What a footer prompt is typing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PromptKind {
+pub(crate) enum PromptKind {
     /// `/`: a search over every file.
     Search,
     /// `n`: the note on unit `.1` of file `.0`.
@@ -152,14 +152,14 @@ pub enum PromptKind {
 
 /// A one-line text prompt in the footer; `Enter` confirms, `Esc` cancels.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prompt {
+pub(crate) struct Prompt {
     pub kind: PromptKind,
     pub text: String,
 }
 
 /// A search over the diff lines of every file.
 #[derive(Debug, Clone, Default)]
-pub struct Search {
+pub(crate) struct Search {
     /// The last confirmed query.
     pub query: String,
     /// (file, row) of every line that contains the query.
@@ -168,7 +168,7 @@ pub struct Search {
 
 impl Search {
     /// Smart case: case-insensitive unless the query has an uppercase letter.
-    pub fn matches(query: &str, text: &str) -> Vec<std::ops::Range<usize>> {
+    pub(crate) fn matches(query: &str, text: &str) -> Vec<std::ops::Range<usize>> {
         if query.is_empty() {
             return Vec::new();
         }
@@ -215,7 +215,7 @@ impl Search {
 
 /// Where the cursor is: a row of a file's display rows (a source anchor, not a screen row).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Cursor {
+pub(crate) struct Cursor {
     pub file: usize,
     pub row: usize,
 }
@@ -250,7 +250,7 @@ pub enum FileResult {
 
 /// Options the reviewer starts with.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// Exact matches start accepted (`--accept-exact`).
     pub accept_exact: bool,
     /// Monochrome theme (NO_COLOR, `--color never`).
@@ -260,59 +260,59 @@ pub struct Options {
 /// The whole reviewer state.
 #[derive(Debug)]
 pub struct Model {
-    pub plan: Plan,
-    pub files: Vec<FileInfo>,
+    pub(crate) plan: Plan,
+    pub(crate) files: Vec<FileInfo>,
     /// One decision per unit: `decisions[file][unit]`.
-    pub decisions: Vec<Vec<Decision>>,
+    pub(crate) decisions: Vec<Vec<Decision>>,
     /// Files found changed on disk at apply time.
-    pub stale: Vec<bool>,
-    pub undo: Vec<Step>,
-    pub redo: Vec<Step>,
-    pub cursor: Cursor,
+    pub(crate) stale: Vec<bool>,
+    pub(crate) undo: Vec<Step>,
+    pub(crate) redo: Vec<Step>,
+    pub(crate) cursor: Cursor,
     /// First visible row of the current file's diff (in the current layout's rows).
-    pub scroll: usize,
+    pub(crate) scroll: usize,
     /// Terminal size (columns, rows), updated on resize.
-    pub size: (u16, u16),
-    pub split: bool,
+    pub(crate) size: (u16, u16),
+    pub(crate) split: bool,
     /// Long lines wrap (on by default: nothing a decision covers is off-screen); off, they are
     /// cut at the pane's edge, scroll sideways by `hscroll` columns, and mark hidden changes.
-    pub wrap: bool,
-    pub hscroll: usize,
-    pub drawer: bool,
+    pub(crate) wrap: bool,
+    pub(crate) hscroll: usize,
+    pub(crate) drawer: bool,
     /// First row of the why drawer shown (its content can be taller than the drawer).
-    pub drawer_scroll: usize,
-    pub overlay: Overlay,
-    pub help_scroll: usize,
-    pub search: Search,
+    pub(crate) drawer_scroll: usize,
+    pub(crate) overlay: Overlay,
+    pub(crate) help_scroll: usize,
+    pub(crate) search: Search,
     /// The footer prompt being typed into, if any.
-    pub prompt: Option<Prompt>,
+    pub(crate) prompt: Option<Prompt>,
     /// The confirmed file-list filter (`|`); empty shows every file.
-    pub filter: String,
+    pub(crate) filter: String,
     /// Per file: its rows are hidden in the diff pane (`z`).
-    pub collapsed: Vec<bool>,
+    pub(crate) collapsed: Vec<bool>,
     /// The reviewer's note to the agent per unit (`notes[file][unit]`), carried in the JSON
     /// result's `decisions`.
-    pub notes: Vec<Vec<Option<String>>>,
+    pub(crate) notes: Vec<Vec<Option<String>>>,
     /// The note on the whole batch (`N`).
-    pub batch_note: Option<String>,
+    pub(crate) batch_note: Option<String>,
     /// One line of feedback in the footer, cleared by the next key.
-    pub status: Option<String>,
+    pub(crate) status: Option<String>,
     /// Display rows per file, built the first time the file is shown.
-    pub rows: Vec<Option<FileRows>>,
-    pub monochrome: bool,
+    pub(crate) rows: Vec<Option<FileRows>>,
+    pub(crate) monochrome: bool,
     /// Syntax highlighting palette; `None`: off (the default, and always under monochrome).
-    pub syntax: Option<super::highlight::Palette>,
-    pub applied: Option<Applied>,
+    pub(crate) syntax: Option<super::highlight::Palette>,
+    pub(crate) applied: Option<Applied>,
     /// Set when the reviewer should exit with this status.
-    pub exit: Option<ExitStatus>,
+    pub(crate) exit: Option<ExitStatus>,
     /// Title shown in the header (`review` or `demo`).
-    pub title: String,
+    pub(crate) title: String,
 }
 
 impl Model {
     /// A reviewer over `plan`: every unit undecided (exact ones accepted with `accept_exact`),
     /// the cursor on the first unit.
-    pub fn new(plan: Plan, opts: Options) -> Model {
+    pub(crate) fn new(plan: Plan, opts: Options) -> Model {
         let files: Vec<FileInfo> = plan.files.iter().map(file_info).collect();
         let decisions = files
             .iter()
@@ -370,7 +370,7 @@ impl Model {
     }
 
     /// The filter the file list shows now: the text being typed, else the confirmed one.
-    pub fn list_filter(&self) -> &str {
+    pub(crate) fn list_filter(&self) -> &str {
         match &self.prompt {
             Some(p) if p.kind == PromptKind::Filter => &p.text,
             _ => &self.filter,
@@ -379,7 +379,7 @@ impl Model {
 
     /// The files the list shows, in order: those whose path contains the filter (smart case,
     /// like search); every file when the filter is empty.
-    pub fn listed_files(&self) -> Vec<usize> {
+    pub(crate) fn listed_files(&self) -> Vec<usize> {
         let q = self.list_filter();
         (0..self.files.len())
             .filter(|&f| q.is_empty() || !Search::matches(q, &self.files[f].display).is_empty())
@@ -387,7 +387,7 @@ impl Model {
     }
 
     /// The key table's context for what is on screen: an overlay's, else the main view's.
-    pub fn key_context(&self) -> Context {
+    pub(crate) fn key_context(&self) -> Context {
         match self.overlay {
             Overlay::None => Context::Main,
             Overlay::Help => Context::Help,
@@ -398,12 +398,12 @@ impl Model {
     }
 
     /// Whether `file`'s rows are hidden in the diff pane.
-    pub fn is_collapsed(&self, file: usize) -> bool {
+    pub(crate) fn is_collapsed(&self, file: usize) -> bool {
         self.collapsed.get(file).copied().unwrap_or(false)
     }
 
     /// Builds the display rows of `file` if they are not built yet.
-    pub fn ensure_rows(&mut self, file: usize) {
+    pub(crate) fn ensure_rows(&mut self, file: usize) {
         if self.rows.get(file).is_some_and(Option::is_none) {
             let rows = super::rows::build(&self.plan.files[file], &self.files[file], self.syntax);
             self.rows[file] = Some(rows);
@@ -412,7 +412,7 @@ impl Model {
 
     /// Turns syntax highlighting on (with a palette) or off; never under monochrome. Rows built
     /// so far are rebuilt with it.
-    pub fn set_syntax(&mut self, palette: Option<super::highlight::Palette>) {
+    pub(crate) fn set_syntax(&mut self, palette: Option<super::highlight::Palette>) {
         let palette = palette.filter(|_| !self.monochrome);
         if palette == self.syntax {
             return;
@@ -428,7 +428,7 @@ impl Model {
     }
 
     /// The rows of `file`; empty until [`Model::ensure_rows`] ran for it.
-    pub fn rows_of(&self, file: usize) -> &[super::rows::Row] {
+    pub(crate) fn rows_of(&self, file: usize) -> &[super::rows::Row] {
         self.rows
             .get(file)
             .and_then(Option::as_ref)
@@ -436,17 +436,17 @@ impl Model {
             .unwrap_or(&[])
     }
 
-    pub fn file_rows(&self, file: usize) -> Option<&FileRows> {
+    pub(crate) fn file_rows(&self, file: usize) -> Option<&FileRows> {
         self.rows.get(file).and_then(Option::as_ref)
     }
 
     /// The first display row of a unit.
-    pub fn first_row_of(&self, file: usize, unit: usize) -> Option<usize> {
+    pub(crate) fn first_row_of(&self, file: usize, unit: usize) -> Option<usize> {
         self.file_rows(file)
             .and_then(|r| r.first_row.get(unit).copied().flatten())
     }
 
-    pub fn state(&self, file: usize, unit: usize) -> State {
+    pub(crate) fn state(&self, file: usize, unit: usize) -> State {
         let u = &self.files[file].units[unit];
         if u.failed {
             State::Failed
@@ -461,7 +461,7 @@ impl Model {
         }
     }
 
-    pub fn file_tally(&self, file: usize) -> Tally {
+    pub(crate) fn file_tally(&self, file: usize) -> Tally {
         let mut t = Tally::default();
         for (u, unit) in self.files[file].units.iter().enumerate() {
             t.add(self.state(file, u), unit);
@@ -469,7 +469,7 @@ impl Model {
         t
     }
 
-    pub fn tally(&self) -> Tally {
+    pub(crate) fn tally(&self) -> Tally {
         let mut t = Tally::default();
         for f in 0..self.files.len() {
             for (u, unit) in self.files[f].units.iter().enumerate() {
@@ -480,14 +480,14 @@ impl Model {
     }
 
     /// The unit under the cursor.
-    pub fn current_unit(&self) -> Option<usize> {
+    pub(crate) fn current_unit(&self) -> Option<usize> {
         self.rows_of(self.cursor.file)
             .get(self.cursor.row)
             .and_then(|r| r.unit)
     }
 
     /// Whether any decision or note was made (what the quit confirmation protects).
-    pub fn has_decisions(&self) -> bool {
+    pub(crate) fn has_decisions(&self) -> bool {
         !self.undo.is_empty()
             || self.batch_note.is_some()
             || self.notes.iter().flatten().any(Option::is_some)
@@ -499,28 +499,23 @@ impl Model {
     }
 
     /// Sets (or with an empty or blank text, removes) the note on unit `unit` of `file`.
-    pub fn set_note(&mut self, file: usize, unit: usize, text: &str) {
+    pub(crate) fn set_note(&mut self, file: usize, unit: usize, text: &str) {
         if let Some(n) = self.notes.get_mut(file).and_then(|f| f.get_mut(unit)) {
             *n = clean_note(text);
         }
     }
 
     /// Sets (or with an empty or blank text, removes) the note on the whole batch.
-    pub fn set_batch_note(&mut self, text: &str) {
+    pub(crate) fn set_batch_note(&mut self, text: &str) {
         self.batch_note = clean_note(text);
     }
 
     /// The note on a unit, if any.
-    pub fn note(&self, file: usize, unit: usize) -> Option<&str> {
+    pub(crate) fn note(&self, file: usize, unit: usize) -> Option<&str> {
         self.notes
             .get(file)
             .and_then(|f| f.get(unit))
             .and_then(|n| n.as_deref())
-    }
-
-    /// Whether a unit would be written by apply now.
-    pub fn accepted(&self, file: usize, unit: usize) -> bool {
-        self.state(file, unit) == State::Accepted
     }
 }
 

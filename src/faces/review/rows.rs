@@ -23,7 +23,7 @@ const EMPH_MAX_TOKENS: usize = 2000;
 
 /// What a row shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RowKind {
+pub(crate) enum RowKind {
     /// A diff line; `emph` are byte ranges of `text` that changed within the line.
     Line {
         tag: Tag,
@@ -44,14 +44,14 @@ pub enum RowKind {
 
 /// One display row; `unit` is the unit it belongs to (index into the file's units).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Row {
+pub(crate) struct Row {
     pub kind: RowKind,
     pub unit: Option<usize>,
 }
 
 impl Row {
     /// Syntax colours of a diff line.
-    pub fn kind_syntax(&self) -> Option<&super::highlight::Colors> {
+    pub(crate) fn kind_syntax(&self) -> Option<&super::highlight::Colors> {
         match &self.kind {
             RowKind::Line { syntax, .. } if !syntax.is_empty() => Some(syntax),
             _ => None,
@@ -59,7 +59,7 @@ impl Row {
     }
 
     /// The text search looks at.
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         match &self.kind {
             RowKind::Line { text, .. } | RowKind::Note { text } => text,
             _ => "",
@@ -70,14 +70,14 @@ impl Row {
 /// One row of the split layout: the unified rows shown left (old) and right (new). A row that
 /// spans both columns (context, gaps, notes) has the same index on both sides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SplitRow {
+pub(crate) struct SplitRow {
     pub left: Option<usize>,
     pub right: Option<usize>,
 }
 
 /// Every display row of a file and the indexes over them.
 #[derive(Debug, Clone, Default)]
-pub struct FileRows {
+pub(crate) struct FileRows {
     pub rows: Vec<Row>,
     /// First row of each unit (indexed like the file's units).
     pub first_row: Vec<Option<usize>>,
@@ -89,7 +89,7 @@ pub struct FileRows {
 }
 
 /// Builds the rows of one file; `syntax`: highlight it with this palette.
-pub fn build(
+pub(crate) fn build(
     file: &FilePlan,
     info: &FileInfo,
     syntax: Option<super::highlight::Palette>,
@@ -418,11 +418,11 @@ fn tokens(s: &str) -> Vec<Range<usize>> {
 }
 
 /// Byte ranges of a line to emphasize.
-pub type Emphasis = Vec<Range<usize>>;
+pub(crate) type Emphasis = Vec<Range<usize>>;
 
 /// Changed byte ranges of `a` and `b`, or `None` when the lines are too different (or too big)
 /// for emphasis to help: then the whole line's colour says it.
-pub fn word_emphasis(a: &str, b: &str) -> Option<(Emphasis, Emphasis)> {
+pub(crate) fn word_emphasis(a: &str, b: &str) -> Option<(Emphasis, Emphasis)> {
     if a.len() > EMPH_MAX_LINE || b.len() > EMPH_MAX_LINE || a == b {
         return None;
     }
@@ -499,7 +499,7 @@ fn dice(a: &[(char, char)], b: &[(char, char)]) -> f32 {
 /// [`PAIR_MIN_SIMILARITY`] alike (delta's homologous lines), so an inserted line does not shift
 /// every pair below it. Unpaired rows stand alone. Both sides keep their order. Past
 /// [`PAIR_MAX_WORK`] it pairs in order.
-pub fn pair_lines(
+pub(crate) fn pair_lines(
     rows: &[Row],
     dels: &[usize],
     ins: &[usize],

@@ -5,7 +5,7 @@
 use super::model::{FileResult, Model};
 
 /// Where the JSON result went, in words.
-pub fn json_destination(stdout_is_terminal: bool) -> String {
+pub(crate) fn json_destination(stdout_is_terminal: bool) -> String {
     if stdout_is_terminal {
         return "not printed: stdout is a terminal (redirect it, e.g. `> result.json`)".into();
     }
@@ -36,7 +36,7 @@ fn names(m: &Model, files: &[usize]) -> String {
 }
 
 /// The lines to print after the UI closed; `json` is [`json_destination`].
-pub fn lines(m: &Model, json: &str) -> Vec<String> {
+pub(crate) fn lines(m: &Model, json: &str) -> Vec<String> {
     let tally = m.tally();
     let mut out = Vec::new();
     match &m.applied {

@@ -17,13 +17,13 @@ use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Where the reviewer draws.
-pub type Tui = Terminal<CrosstermBackend<Box<dyn Write + Send>>>;
+pub(crate) type Tui = Terminal<CrosstermBackend<Box<dyn Write + Send>>>;
 
 /// Whether the terminal is in the reviewer's modes (so restoring twice is harmless).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
 /// Restores the terminal when dropped.
-pub struct Guard {
+pub(crate) struct Guard {
     _private: (),
 }
 
@@ -51,12 +51,12 @@ fn output() -> std::io::Result<Box<dyn Write + Send>> {
 }
 
 /// Whether there is a terminal to draw on: stdout, or else the process's `/dev/tty`.
-pub fn available() -> bool {
+pub(crate) fn available() -> bool {
     output().is_ok()
 }
 
 /// Leaves the reviewer's terminal modes; safe to call from a panic hook and more than once.
-pub fn restore() {
+pub(crate) fn restore() {
     if !ACTIVE.swap(false, Ordering::SeqCst) {
         return;
     }
@@ -69,7 +69,7 @@ pub fn restore() {
 
 /// Prints `lines` on the terminal the reviewer used (stdout, or `/dev/tty` when stdout carries
 /// the JSON result), after the terminal was restored.
-pub fn print_after(lines: &[String]) {
+pub(crate) fn print_after(lines: &[String]) {
     if let Ok(mut out) = output() {
         for l in lines {
             let _ = writeln!(out, "{l}");
@@ -80,7 +80,7 @@ pub fn print_after(lines: &[String]) {
 
 /// Enters raw mode and the alternate screen, installs the panic hook, and returns the terminal
 /// with its guard.
-pub fn enter() -> std::io::Result<(Tui, Guard)> {
+pub(crate) fn enter() -> std::io::Result<(Tui, Guard)> {
     let mut out = output()?;
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);

@@ -7,7 +7,7 @@ use crate::engine::normalize::Normalization;
 
 /// What a unit does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UnitKind {
+pub(crate) enum UnitKind {
     /// Edit `index` of the file's plan.
     Edit(usize),
     /// The whole new content of a created or overwritten file.
@@ -20,7 +20,7 @@ pub enum UnitKind {
 
 /// One decidable thing.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Unit {
+pub(crate) struct Unit {
     pub kind: UnitKind,
     /// `Some` for a resolved edit.
     pub match_kind: Option<MatchKind>,
@@ -35,13 +35,13 @@ impl Unit {
     /// Every match that is not exact (normalized today, and any looser kind the engine adds,
     /// such as SPEC §3b's relaxed tier): what `f`/`F` visit, `≈` marks, and what never starts
     /// accepted.
-    pub fn normalized(&self) -> bool {
+    pub(crate) fn normalized(&self) -> bool {
         matches!(self.match_kind, Some(k) if k != MatchKind::Exact)
     }
 
     /// How the gutter and prose name it: `#3` (the edit's 1-based position among its file's
     /// edits in the request: one numbering everywhere a human reads), `file`, `del`, `mv`.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         match self.kind {
             UnitKind::Edit(i) => format!("#{}", i + 1),
             UnitKind::Content => "file".into(),
@@ -51,7 +51,7 @@ impl Unit {
     }
 
     /// The edit index in the file's plan, for edit units.
-    pub fn edit(&self) -> Option<usize> {
+    pub(crate) fn edit(&self) -> Option<usize> {
         match self.kind {
             UnitKind::Edit(i) => Some(i),
             _ => None,
@@ -61,7 +61,7 @@ impl Unit {
 
 /// What the reviewer knows about one file of the batch.
 #[derive(Debug, Clone)]
-pub struct FileInfo {
+pub(crate) struct FileInfo {
     /// Path as shown (relative to the root; `a → b` for a move).
     pub display: String,
     /// Units in display order: failed ones and the rename first, then by position in the file.

@@ -39,7 +39,7 @@ const HEADERS_HINT: &str =
     "hunks start with `*** Add File: path`, `*** Delete File: path` or `*** Update File: path`";
 
 /// Parses a Codex patch. Errors carry the 1-based line of the patch text they are about.
-pub fn parse(text: &str) -> Result<Request, RequestError> {
+pub(crate) fn parse(text: &str) -> Result<Request, RequestError> {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     // `str::lines` also drops the `\r` of CRLF line ends.
     let lines: Vec<&str> = text.lines().collect();

@@ -7,15 +7,15 @@
 //! [`crate::engine::matcher::chunks`]; SEARCH/REPLACE blocks become plain edits matched under
 //! SPEC §3.
 
-pub mod codex;
-pub mod search_replace;
+pub(crate) mod codex;
+pub(crate) mod search_replace;
 
 use crate::request::{Request, RequestError};
 
 /// Which syntax a request is written in (`--input`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum InputKind {
-    /// Detect from the text ([`detect`]).
+    /// Detect from the text.
     #[default]
     Auto,
     /// A JSON request (SPEC §2).
@@ -45,7 +45,7 @@ impl InputKind {
 /// JSON when the first non-whitespace character is `{` or `[`; a patch when some line is
 /// `*** Begin Patch` (padding allowed, so also inside a heredoc wrapper); SEARCH/REPLACE when some
 /// line is a `<<<<<<< SEARCH` (or Cline `------- SEARCH`) marker. Never returns [`InputKind::Auto`].
-pub fn detect(text: &str) -> Option<InputKind> {
+pub(crate) fn detect(text: &str) -> Option<InputKind> {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     match text.trim_start().chars().next() {
         Some('{' | '[') => return Some(InputKind::Json),
@@ -63,7 +63,7 @@ pub fn detect(text: &str) -> Option<InputKind> {
 
 /// Parses a request of the given kind; `json` parses the JSON syntax (passed in so that this
 /// module does not depend on the wire layer).
-pub fn parse(
+pub(crate) fn parse(
     text: &str,
     kind: InputKind,
     json: impl Fn(&str) -> Result<Request, RequestError>,

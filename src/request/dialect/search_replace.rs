@@ -123,7 +123,7 @@ fn fence_path(line: &str) -> Option<&str> {
 }
 
 /// Parses SEARCH/REPLACE blocks. Errors carry the 1-based line of the text they are about.
-pub fn parse(text: &str) -> Result<Request, RequestError> {
+pub(crate) fn parse(text: &str) -> Result<Request, RequestError> {
     let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let lines: Vec<&str> = text.lines().collect();
     let mut files: Vec<FileRequest> = Vec::new();

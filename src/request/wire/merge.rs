@@ -18,7 +18,7 @@ use super::de::place;
 /// that climbs above the start is kept (the writer rejects it if it leaves the root). Symlinks
 /// and absolute-versus-relative spellings of one file are not unified here: that needs the file
 /// system, and is the writer's business.
-pub fn merge_key(path: &str) -> String {
+pub(crate) fn merge_key(path: &str) -> String {
     let absolute = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {

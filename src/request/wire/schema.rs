@@ -169,7 +169,7 @@ fn branch(schema: &Value) -> Value {
 
 /// The JSON Schema (2020-12) of a request: any of the accepted shapes, every subschema inlined
 /// (no `$ref`), every alias a property (`redline schema request`).
-pub fn request_schema() -> Value {
+pub(crate) fn request_schema() -> Value {
     let shapes = shapes();
     let file = branch(&shapes.file);
     json!({
@@ -189,7 +189,7 @@ pub fn request_schema() -> Value {
 /// The request as a tool's `inputSchema`: one object with the properties of every object shape
 /// (tool arguments are an object, and a top-level `anyOf` is refused by Anthropic's API), none
 /// of them required at the top; a property that differs between shapes is `anyOf` its forms.
-pub fn tool_input_schema() -> Value {
+pub(crate) fn tool_input_schema() -> Value {
     let shapes = shapes();
     let mut properties: Map<String, Value> = Map::new();
     for shape in [

@@ -98,7 +98,7 @@ pub(super) fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
 }
 
 /// Screen lines row `d` of the current file's layout takes at the model's size.
-pub fn row_height(m: &Model, d: usize) -> usize {
+pub(crate) fn row_height(m: &Model, d: usize) -> usize {
     let Some(fr) = m.file_rows(m.cursor.file) else {
         return 1;
     };

@@ -2,8 +2,8 @@
 
 mod diff;
 mod overlay;
-pub mod text;
-pub mod theme;
+pub(crate) mod text;
+pub(crate) mod theme;
 mod why;
 
 use super::keys::{self, Context};
@@ -16,11 +16,11 @@ use ratatui::widgets::{Block, Paragraph};
 use theme::Theme;
 
 /// Smallest usable terminal.
-pub const MIN_SIZE: (u16, u16) = (60, 12);
+pub(crate) const MIN_SIZE: (u16, u16) = (60, 12);
 
 /// Where things go on a screen of a given size.
 #[derive(Debug, Clone, Copy)]
-pub struct Areas {
+pub(crate) struct Areas {
     pub header: Rect,
     pub files: Option<Rect>,
     pub diff: Rect,
@@ -29,7 +29,7 @@ pub struct Areas {
 }
 
 impl Areas {
-    pub fn of(m: &Model, area: Rect) -> Areas {
+    pub(crate) fn of(m: &Model, area: Rect) -> Areas {
         let [header, body, footer] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Min(1),
@@ -67,15 +67,15 @@ impl Areas {
 }
 
 /// Columns inside the diff pane at the model's terminal size.
-pub fn diff_inner_width(m: &Model) -> usize {
+pub(crate) fn diff_inner_width(m: &Model) -> usize {
     let a = Areas::of(m, Rect::new(0, 0, m.size.0, m.size.1));
     a.diff.width.saturating_sub(2) as usize
 }
 
-pub use diff::row_height;
+pub(crate) use diff::row_height;
 
 /// How far the why drawer can scroll at the model's size.
-pub fn drawer_max_scroll(m: &Model) -> usize {
+pub(crate) fn drawer_max_scroll(m: &Model) -> usize {
     let a = Areas::of(m, Rect::new(0, 0, m.size.0, m.size.1));
     match a.drawer {
         Some(d) => why::content_height(m, d.width.saturating_sub(2) as usize)
@@ -85,12 +85,12 @@ pub fn drawer_max_scroll(m: &Model) -> usize {
 }
 
 /// Rows of diff the pane shows at the model's terminal size (what paging and scrolling use).
-pub fn diff_height(m: &Model) -> usize {
+pub(crate) fn diff_height(m: &Model) -> usize {
     let a = Areas::of(m, Rect::new(0, 0, m.size.0, m.size.1));
     a.diff.height.saturating_sub(2) as usize
 }
 
-pub use overlay::help_max_scroll;
+pub(crate) use overlay::help_max_scroll;
 
 /// Draws the whole screen.
 pub fn draw(m: &Model, f: &mut Frame) {
@@ -248,7 +248,7 @@ fn list_start(m: &Model, listed: &[usize], h: usize) -> usize {
 
 /// What a click at screen cell (`x`, `y`) points at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hit {
+pub(crate) enum Hit {
     /// A file of the list.
     File(usize),
     /// A display row of the current file's diff.
@@ -256,7 +256,7 @@ pub enum Hit {
 }
 
 /// What is under screen cell (`x`, `y`) at the model's size.
-pub fn hit(m: &Model, x: u16, y: u16) -> Option<Hit> {
+pub(crate) fn hit(m: &Model, x: u16, y: u16) -> Option<Hit> {
     let a = Areas::of(m, Rect::new(0, 0, m.size.0, m.size.1));
     let inside = |r: Rect| {
         let i = Rect::new(
@@ -429,7 +429,7 @@ const FOOTER_DROP_ORDER: &[keys::Action] = &[
 
 /// Footer hints for the model's context, in at most `width` columns; after a successful write
 /// there is no way back.
-pub fn hints_for(m: &Model, t: Theme, width: usize) -> Line<'static> {
+pub(crate) fn hints_for(m: &Model, t: Theme, width: usize) -> Line<'static> {
     let written = m.applied.as_ref().is_some_and(|a| a.written);
     let skip =
         |c: Context, a: keys::Action| c == Context::Results && written && a == keys::Action::Back;

@@ -73,7 +73,7 @@ pub(super) fn draw(m: &Model, f: &mut Frame, area: Rect, t: Theme) {
 }
 
 /// How far the help overlay can scroll at the model's terminal size.
-pub fn help_max_scroll(m: &Model) -> usize {
+pub(crate) fn help_max_scroll(m: &Model) -> usize {
     let lines = help(m, Theme::plain()).len();
     let h = (lines + 4).min(m.size.1.saturating_sub(2) as usize);
     lines.saturating_sub(h.saturating_sub(2))

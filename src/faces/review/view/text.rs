@@ -15,19 +15,17 @@ use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Tab stops every this many columns.
-pub const TAB: usize = 4;
+pub(crate) const TAB: usize = 4;
 
 /// Styled display cells of one source line.
-pub struct Rendered {
+pub(crate) struct Rendered {
     pub spans: Vec<Span<'static>>,
-    /// Columns used.
-    pub width: usize,
 }
 
 /// One display cell group: what is drawn for one grapheme cluster of the source, its style, its
 /// columns, and whether it belongs to a changed range (an overlay marked `changed`).
 #[derive(Debug, Clone)]
-pub struct Cell {
+pub(crate) struct Cell {
     pub shown: String,
     pub style: Style,
     pub width: usize,
@@ -37,7 +35,7 @@ pub struct Cell {
 /// The display cells of `text`. `overlays` patch `base` on their byte ranges (later ones win);
 /// the ranges in `changed` are what the line changes (word emphasis), remembered per cell so a
 /// window can say whether it hides any of them; `marker` styles whitespace and control markers.
-pub fn cells(
+pub(crate) fn cells(
     text: &str,
     base: Style,
     overlays: &[(Range<usize>, Style)],
@@ -111,12 +109,12 @@ fn grapheme_width(g: &str) -> usize {
 }
 
 /// Total columns of `cells`.
-pub fn cells_width(cells: &[Cell]) -> usize {
+pub(crate) fn cells_width(cells: &[Cell]) -> usize {
     cells.iter().map(|c| c.width).sum()
 }
 
 /// Joins cells into spans, one per run of equal style.
-pub fn spans_of<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> Vec<Span<'static>> {
+pub(crate) fn spans_of<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> Vec<Span<'static>> {
     let mut spans: Vec<Span<'static>> = Vec::new();
     let mut cur = String::new();
     let mut cur_style: Option<Style> = None;
@@ -137,7 +135,7 @@ pub fn spans_of<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> Vec<Span<'stat
 
 /// What a window hides on each side: nothing, text, or changed text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Hidden {
+pub(crate) enum Hidden {
     #[default]
     Nothing,
     Text,
@@ -147,7 +145,7 @@ pub enum Hidden {
 /// The columns `skip..skip + width` of `cells`, with a marker in the edge column on each side
 /// that hides something: `…` for text, `hidden_change` (styled `change_style`) when what it
 /// hides includes changed text, so no change is ever off-screen without a mark.
-pub fn window(
+pub(crate) fn window(
     cells: &[Cell],
     skip: usize,
     width: usize,
@@ -155,10 +153,7 @@ pub fn window(
     change_style: Style,
 ) -> Rendered {
     if width == 0 {
-        return Rendered {
-            spans: Vec::new(),
-            width: 0,
-        };
+        return Rendered { spans: Vec::new() };
     }
     let total = cells_width(cells);
     // Cells fully inside the window, and what lies left and right of it.
@@ -196,25 +191,22 @@ pub fn window(
         }
     };
     let mut spans = Vec::new();
-    let mut w = used;
     if let Some(s) = mark(left) {
         spans.push(if left == Hidden::Change {
             Span::styled("«", change_style)
         } else {
             s
         });
-        w += 1;
     }
     spans.extend(spans_of(inside));
     if let Some(s) = mark(right) {
         spans.push(s);
-        w += 1;
     }
-    Rendered { spans, width: w }
+    Rendered { spans }
 }
 
 /// `cells` in rows of at most `width` columns (a wide character never splits); at least one row.
-pub fn wrap(cells: &[Cell], width: usize) -> Vec<Rendered> {
+pub(crate) fn wrap(cells: &[Cell], width: usize) -> Vec<Rendered> {
     let width = width.max(1);
     let mut out = Vec::new();
     let mut row: Vec<&Cell> = Vec::new();
@@ -223,7 +215,6 @@ pub fn wrap(cells: &[Cell], width: usize) -> Vec<Rendered> {
         if used + c.width > width && !row.is_empty() {
             out.push(Rendered {
                 spans: spans_of(std::mem::take(&mut row)),
-                width: used,
             });
             used = 0;
         }
@@ -232,14 +223,13 @@ pub fn wrap(cells: &[Cell], width: usize) -> Vec<Rendered> {
     }
     out.push(Rendered {
         spans: spans_of(row),
-        width: used,
     });
     out
 }
 
 /// Renders `text` into at most `width` columns, cut with `…`. `overlays` patch `base` on their
 /// byte ranges (later ones win); `marker` styles the whitespace and control markers.
-pub fn render(
+pub(crate) fn render(
     text: &str,
     base: Style,
     overlays: &[(Range<usize>, Style)],
@@ -252,7 +242,7 @@ pub fn render(
 
 /// Text with every whitespace character visible (for the why drawer): `·` space, `→` tab,
 /// `⍽` no-break and other spaces, `␍` CR, `⏎` LF.
-pub fn visible_whitespace(text: &str) -> String {
+pub(crate) fn visible_whitespace(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -269,7 +259,7 @@ pub fn visible_whitespace(text: &str) -> String {
 
 /// `s` cut to `width` columns from the middle (`src/…/file.rs`), for paths; never inside a
 /// grapheme cluster.
-pub fn middle_truncate(s: &str, width: usize) -> String {
+pub(crate) fn middle_truncate(s: &str, width: usize) -> String {
     if self::width(s) <= width {
         return s.to_string();
     }
@@ -283,7 +273,7 @@ pub fn middle_truncate(s: &str, width: usize) -> String {
 }
 
 /// The longest start of `s` that fits in `width` columns, in whole grapheme clusters.
-pub fn head_of(s: &str, width: usize) -> &str {
+pub(crate) fn head_of(s: &str, width: usize) -> &str {
     let mut used = 0;
     for (i, g) in s.grapheme_indices(true) {
         used += grapheme_width(g);
@@ -295,7 +285,7 @@ pub fn head_of(s: &str, width: usize) -> &str {
 }
 
 /// The longest end of `s` that fits in `width` columns, in whole grapheme clusters.
-pub fn tail_of(s: &str, width: usize) -> &str {
+pub(crate) fn tail_of(s: &str, width: usize) -> &str {
     let mut used = 0;
     for (i, g) in s.grapheme_indices(true).rev() {
         used += grapheme_width(g);
@@ -307,7 +297,7 @@ pub fn tail_of(s: &str, width: usize) -> &str {
 }
 
 /// Display width of plain text, grapheme cluster by cluster.
-pub fn width(s: &str) -> usize {
+pub(crate) fn width(s: &str) -> usize {
     s.graphemes(true).map(grapheme_width).sum()
 }
 

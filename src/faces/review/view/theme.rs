@@ -8,7 +8,7 @@ use ratatui::style::{Color, Modifier, Style};
 
 /// The palette in use.
 #[derive(Debug, Clone, Copy)]
-pub struct Theme {
+pub(crate) struct Theme {
     pub mono: bool,
     /// Syntax highlighting on, for a dark or light background: changed lines then get a tinted
     /// background (delta's way) so the syntax colours stay readable on them.
@@ -31,7 +31,7 @@ fn tint(p: Palette, tag: Tag, strong: bool) -> Color {
 
 impl Theme {
     /// The model's theme.
-    pub fn of(m: &crate::faces::review::Model) -> Theme {
+    pub(crate) fn of(m: &crate::faces::review::Model) -> Theme {
         Theme {
             mono: m.monochrome,
             syntax: m.syntax.filter(|_| !m.monochrome),
@@ -39,7 +39,7 @@ impl Theme {
     }
 
     /// For measuring text only (styles unused).
-    pub fn plain() -> Theme {
+    pub(crate) fn plain() -> Theme {
         Theme {
             mono: true,
             syntax: None,
@@ -50,30 +50,30 @@ impl Theme {
         if self.mono { mono } else { color }
     }
 
-    pub fn dim(self) -> Style {
+    pub(crate) fn dim(self) -> Style {
         Style::new().add_modifier(Modifier::DIM)
     }
 
-    pub fn bold(self) -> Style {
+    pub(crate) fn bold(self) -> Style {
         Style::new().add_modifier(Modifier::BOLD)
     }
 
     /// Header and footer bars.
-    pub fn bar(self) -> Style {
+    pub(crate) fn bar(self) -> Style {
         self.pick(
             Style::new().bg(Color::Indexed(236)).fg(Color::Gray),
             Style::new(),
         )
     }
 
-    pub fn key(self) -> Style {
+    pub(crate) fn key(self) -> Style {
         self.pick(
             Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
             Style::new().add_modifier(Modifier::BOLD),
         )
     }
 
-    pub fn line(self, tag: Tag) -> Style {
+    pub(crate) fn line(self, tag: Tag) -> Style {
         if let (Some(p), false, false) = (self.syntax, self.mono, tag == Tag::Context) {
             return Style::new().bg(tint(p, tag, false));
         }
@@ -86,7 +86,7 @@ impl Theme {
 
     /// A changed line under the cursor: with syntax colours its own background would hide the
     /// cursor's, so it gets a brighter tint.
-    pub fn line_cursor(self, tag: Tag) -> Style {
+    pub(crate) fn line_cursor(self, tag: Tag) -> Style {
         match (self.syntax, self.mono, tag) {
             (Some(Palette::Dark), false, Tag::Delete) => Style::new().bg(Color::Rgb(95, 18, 20)),
             (Some(Palette::Dark), false, Tag::Insert) => Style::new().bg(Color::Rgb(16, 66, 16)),
@@ -101,7 +101,7 @@ impl Theme {
     }
 
     /// Changed words within a changed line.
-    pub fn emph(self, tag: Tag) -> Style {
+    pub(crate) fn emph(self, tag: Tag) -> Style {
         if let (Some(p), false, false) = (self.syntax, self.mono, tag == Tag::Context) {
             // Syntax colours stay; the stronger background and bold say what changed.
             return Style::new()
@@ -127,7 +127,7 @@ impl Theme {
         }
     }
 
-    pub fn state(self, s: State) -> Style {
+    pub(crate) fn state(self, s: State) -> Style {
         let c = match s {
             State::Undecided => return self.dim(),
             State::Accepted => Color::Green,
@@ -142,7 +142,7 @@ impl Theme {
     }
 
     /// Normalized-match and failure flags.
-    pub fn flag(self) -> Style {
+    pub(crate) fn flag(self) -> Style {
         self.pick(
             Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
             Style::new().add_modifier(Modifier::BOLD),
@@ -150,7 +150,7 @@ impl Theme {
     }
 
     /// The row under the cursor.
-    pub fn cursor(self) -> Style {
+    pub(crate) fn cursor(self) -> Style {
         self.pick(
             Style::new().bg(Color::Indexed(237)),
             Style::new().add_modifier(Modifier::REVERSED),
@@ -158,7 +158,7 @@ impl Theme {
     }
 
     /// Marker of the rows of the edit under the cursor.
-    pub fn current(self) -> Style {
+    pub(crate) fn current(self) -> Style {
         self.pick(
             Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
             Style::new().add_modifier(Modifier::BOLD),
@@ -167,7 +167,7 @@ impl Theme {
 
     /// A search match: its own background and foreground, so it reads on any row, the
     /// cursor's included.
-    pub fn search_hit(self) -> Style {
+    pub(crate) fn search_hit(self) -> Style {
         self.pick(
             Style::new().bg(Color::Yellow).fg(Color::Black),
             Style::new().add_modifier(Modifier::UNDERLINED | Modifier::ITALIC),
@@ -175,7 +175,7 @@ impl Theme {
     }
 
     /// The match the cursor is on: brighter than the others.
-    pub fn search_current(self) -> Style {
+    pub(crate) fn search_current(self) -> Style {
         self.pick(
             Style::new()
                 .bg(Color::LightYellow)
@@ -185,29 +185,29 @@ impl Theme {
         )
     }
 
-    pub fn border(self) -> Style {
+    pub(crate) fn border(self) -> Style {
         self.pick(Style::new().fg(Color::DarkGray), Style::new())
     }
 
-    pub fn focus_border(self) -> Style {
+    pub(crate) fn focus_border(self) -> Style {
         self.pick(Style::new().fg(Color::Cyan), Style::new())
     }
 
-    pub fn warn(self) -> Style {
+    pub(crate) fn warn(self) -> Style {
         self.pick(
             Style::new().fg(Color::Yellow),
             Style::new().add_modifier(Modifier::BOLD),
         )
     }
 
-    pub fn error(self) -> Style {
+    pub(crate) fn error(self) -> Style {
         self.pick(
             Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
             Style::new().add_modifier(Modifier::BOLD),
         )
     }
 
-    pub fn good(self) -> Style {
+    pub(crate) fn good(self) -> Style {
         self.pick(
             Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
             Style::new().add_modifier(Modifier::BOLD),
