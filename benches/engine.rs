@@ -63,16 +63,10 @@ fn failing(items: usize, n: usize) -> Vec<EditSpec> {
     (0..n)
         .map(|k| {
             let i = k * step;
-            EditSpec {
-                old_text: format!("fn item_{i}(x: u46) -> u64 {{\n    let label = \"valeu {i}\";"),
-                new_text: "// gone".into(),
-                replace_all: false,
-                id: None,
-                pointer: None,
-                line_based: false,
-                insert_after_line: None,
-                old_text_pointer: None,
-            }
+            EditSpec::new(
+                format!("fn item_{i}(x: u46) -> u64 {{\n    let label = \"valeu {i}\";"),
+                "// gone",
+            )
         })
         .collect()
 }
@@ -87,16 +81,8 @@ fn edits(items: usize, n: usize, normalized: bool) -> Vec<EditSpec> {
             } else {
                 format!("fn item_{i}(x: u64) -> u64 {{")
             };
-            EditSpec {
-                new_text: format!("{old} // edited"),
-                old_text: old,
-                replace_all: false,
-                id: None,
-                pointer: None,
-                line_based: false,
-                insert_after_line: None,
-                old_text_pointer: None,
-            }
+            let new = format!("{old} // edited");
+            EditSpec::new(old, new)
         })
         .collect()
 }

@@ -46,16 +46,10 @@ fn batch() -> (tempfile::TempDir, Request) {
             let l = e * 12 + 3;
             let quote = if e == 0 { '“' } else { '"' };
             let close = if e == 0 { '”' } else { '"' };
-            fr.edits.push(EditSpec {
-                old_text: format!("    let value_{f}_{l} = compute({quote}input {l}{close}, {l});"),
-                new_text: format!("    let value_{f}_{l} = compute_checked(\"input {l}\", {l})?;"),
-                replace_all: false,
-                id: None,
-                pointer: None,
-                line_based: false,
-                insert_after_line: None,
-                old_text_pointer: None,
-            });
+            fr.edits.push(EditSpec::new(
+                format!("    let value_{f}_{l} = compute({quote}input {l}{close}, {l});"),
+                format!("    let value_{f}_{l} = compute_checked(\"input {l}\", {l})?;"),
+            ));
         }
         req.files.push(fr);
     }

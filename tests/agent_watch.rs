@@ -31,13 +31,7 @@ fn hook(agent: &str, dir: &Path, envelope: &Value) -> Child {
 
 fn answer(child: Child) -> Value {
     let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::json_stdout(&out)
 }
 
 fn watch(name: &str, dir: &Path) -> Tmux {

@@ -28,13 +28,7 @@ fn hook(agent: &str, envelope: &str, dir: &Path) -> Value {
         common::redline().args(["hook", agent]),
         env.to_string().as_bytes(),
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::json_stdout(&out)
 }
 
 #[test]
@@ -57,11 +51,7 @@ fn claude_setup_writes_the_documented_settings() {
         .env("HOME", dir.path().join("home"))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     assert_eq!(
         std::fs::read_to_string(&settings).unwrap(),
         block("claude-settings")

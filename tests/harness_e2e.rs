@@ -84,11 +84,7 @@ impl Run {
             .env("CODEX_HOME", self.home.join(".codex"))
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_success(&out);
     }
 
     /// Runs the harness on `turns`, with `extra` settings for the driver (`permissionMode`);

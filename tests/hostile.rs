@@ -414,18 +414,13 @@ fn serve_and_mcp_answer_an_endless_line_before_it_ends() {
     use std::io::{BufRead, BufReader, Write};
     let (_t, root) = root();
     for (face, next) in [("serve", "read"), ("mcp", "ping")] {
-        let mut child = Command::new(BIN)
-            .args(["--root"])
-            .arg(&root)
-            .args(["--max-request-size", "1000", face])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
+        let (mut child, mut stdin, stdout) =
+            common::spawn_session(common::redline().args(["--root"]).arg(&root).args([
+                "--max-request-size",
+                "1000",
+                face,
+            ]));
         let (tx, rx) = std::sync::mpsc::channel::<String>();
-        let stdout = child.stdout.take().unwrap();
         let reader = std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };

@@ -176,11 +176,7 @@ fn vim_filter_quotes_the_name() {
 
     let p = Project::with_name("src/my greet.rs");
     let out = p.sh(&cmd.replace("%:S", "%"), b"");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     assert_eq!(p.read("src/my greet.rs"), block("greet.rs"));
 }
 
@@ -203,11 +199,7 @@ fn kakoune_recipe() {
             .env("HOME", home.path())
             .env("XDG_RUNTIME_DIR", home.path()),
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     assert_eq!(p.read("src/my greet.rs"), edited());
 }
 
@@ -266,16 +258,9 @@ fn mcp_config_starts_a_working_server() {
     let p = Project::new();
     let (command, args) = mcp_json_command();
     assert_eq!(command, "redline");
-    let mut child = common::redline()
-        .args(&args)
-        .current_dir(p.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let (mut child, mut stdin, stdout) =
+        common::spawn_session(common::redline().args(&args).current_dir(p.path()));
+    let mut stdout = BufReader::new(stdout);
     let mut request = |id: i64, method: &str, params: Value| -> Value {
         writeln!(
             stdin,

@@ -11,6 +11,33 @@ fn redline(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
     common::output_with_stdin(common::redline().current_dir(dir).args(args), stdin)
 }
 
+/// `redline filter --path PATH --edits EDITS` in `dir` on `buffer`, checked to exit 0 (its
+/// stderr and stdout shown when not).
+fn filter_ok(dir: &Path, path: &str, edits: &str, buffer: &[u8]) -> Output {
+    let out = redline(dir, &["filter", "--path", path, "--edits", edits], buffer);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    out
+}
+
+/// `redline resolve --format lsp --position-encoding ENC SOURCE` in `dir`, `stdin` on its stdin.
+fn lsp_resolve(dir: &Path, encoding: &str, source: &str, stdin: &[u8]) -> Output {
+    let args = [
+        "resolve",
+        "--format",
+        "lsp",
+        "--position-encoding",
+        encoding,
+        source,
+    ];
+    redline(dir, &args, stdin)
+}
+
 fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
@@ -31,17 +58,7 @@ fn filter_edits_the_buffer_and_keeps_crlf_and_bom() {
     let dir = tempfile::tempdir().unwrap();
     edits_file(dir.path());
     // The file is not on disk: filter works on the buffer alone.
-    let out = redline(
-        dir.path(),
-        &["filter", "--path", "src/a.rs", "--edits", "edits.json"],
-        TEXT.as_bytes(),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = filter_ok(dir.path(), "src/a.rs", "edits.json", TEXT.as_bytes());
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         "\u{FEFF}// コメント\r\nlet s = \"日本語😀\"; let x = \"🎉\";\r\nlet y = 2;\r\nend"
@@ -119,18 +136,7 @@ fn lsp_ranges_in_every_encoding_from_disk() {
         ("utf-16", 8 + 1 + 3 + 2 + 3, 10),
         ("utf-32", 8 + 1 + 3 + 1 + 3, 10),
     ] {
-        let out = redline(
-            dir.path(),
-            &[
-                "resolve",
-                "--format",
-                "lsp",
-                "--position-encoding",
-                enc,
-                "edits.json",
-            ],
-            b"",
-        );
+        let out = lsp_resolve(dir.path(), enc, "edits.json", b"");
         assert_eq!(
             out.status.code(),
             Some(0),
@@ -172,18 +178,7 @@ fn lsp_resolves_unsaved_buffers_and_reports_errors() {
         "files": [{"path": "a.txt", "edits": [{"oldText": "😀 buffer", "newText": "saved"}]}],
         "documents": [{"path": "a.txt", "text": "ｘ\n😀 buffer\n"}]
     });
-    let out = redline(
-        dir.path(),
-        &[
-            "resolve",
-            "--format",
-            "lsp",
-            "--position-encoding",
-            "utf-16",
-            "-",
-        ],
-        req.to_string().as_bytes(),
-    );
+    let out = lsp_resolve(dir.path(), "utf-16", "-", req.to_string().as_bytes());
     assert_eq!(out.status.code(), Some(0));
     let v = json_of(&out);
     let e = &v["workspaceEdit"]["documentChanges"][0]["edits"][0];
@@ -258,16 +253,11 @@ fn filter_takes_any_dialect() {
     let patch =
         "*** Begin Patch\n*** Update File: notes.txt\n@@\n 一\n-二\n+二 😀\n*** End Patch\n";
     std::fs::write(dir.path().join("p.patch"), patch).unwrap();
-    let out = redline(
+    let out = filter_ok(
         dir.path(),
-        &["filter", "--path", "notes.txt", "--edits", "p.patch"],
+        "notes.txt",
+        "p.patch",
         "一\r\n二\r\n三\r\n".as_bytes(),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
     );
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),

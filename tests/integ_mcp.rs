@@ -6,7 +6,7 @@ mod common;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout};
 
 struct Mcp {
     child: Child,
@@ -17,20 +17,12 @@ struct Mcp {
 impl Mcp {
     /// `args` as in the documented client configs, e.g. `["mcp", "--root", DIR]`.
     fn start(dir: &Path, args: &[&str]) -> Mcp {
-        let mut child = common::redline()
-            .current_dir(dir)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (child, stdin, stdout) =
+            common::spawn_session(common::redline().current_dir(dir).args(args));
         Mcp {
             child,
-            stdin,
-            stdout,
+            stdin: Some(stdin),
+            stdout: BufReader::new(stdout),
         }
     }
 

@@ -41,6 +41,9 @@ use rustix::io::Errno;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
+/// What a failed commit says of the tree when it failed before any file was replaced.
+const TEMPS_REMOVED: &str = "nothing was changed; temporary files were removed";
+
 /// One checked change, ready to run.
 struct Op<'a> {
     kind: Kind,
@@ -118,14 +121,7 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
 
     // Prepare: directories and complete temps; the user's files are untouched.
     if let Err(e) = prepare(root, &mut ops, &mut j, &jdir, &mkdirs) {
-        return Err(undo(
-            root,
-            &ops,
-            &j,
-            jdir,
-            e,
-            "nothing was changed; temporary files were removed",
-        ));
+        return Err(undo(root, &ops, &j, jdir, e, TEMPS_REMOVED));
     }
     if let Records::Dir(dir) = &jdir
         && !single
@@ -134,14 +130,7 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
         if let Err(StoreError::NotWritten(e) | StoreError::NotSynced(e)) =
             journal::store(root, dir, &j)
         {
-            return Err(undo(
-                root,
-                &ops,
-                &j,
-                jdir,
-                e,
-                "nothing was changed; temporary files were removed",
-            ));
+            return Err(undo(root, &ops, &j, jdir, e, TEMPS_REMOVED));
         }
     }
 

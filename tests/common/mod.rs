@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
 
 /// The redline binary these tests drive.
 pub const BIN: &str = env!("CARGO_BIN_EXE_redline");
@@ -29,6 +29,35 @@ pub fn spawn_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Child {
         let _ = input.write_all(&data);
     });
     child
+}
+
+/// Starts `cmd` for a session of requests and answers (`serve`, `mcp`): stdin and stdout piped,
+/// stderr discarded. The child, its stdin and its stdout.
+pub fn spawn_session(cmd: &mut Command) -> (Child, ChildStdin, ChildStdout) {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    (child, stdin, stdout)
+}
+
+/// Asserts that `out` is from a command that exited 0, showing its stderr when not.
+pub fn assert_success(out: &Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The JSON that `out` printed, after [`assert_success`].
+pub fn json_stdout(out: &Output) -> serde_json::Value {
+    assert_success(out);
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// Runs `cmd` with `stdin` as its standard input ([`spawn_with_stdin`]) and captures its

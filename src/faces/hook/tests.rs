@@ -490,14 +490,10 @@ fn fake_watch(
     root: &Path,
     reply: crate::faces::watch::protocol::Reply,
 ) -> std::thread::JoinHandle<crate::faces::watch::protocol::Submission> {
-    use std::io::{BufRead as _, Write as _};
+    use std::io::Write as _;
     let listener = crate::faces::watch::bind(root).unwrap();
     std::thread::spawn(move || {
-        let (stream, _) = listener.accept().unwrap();
-        let mut line = String::new();
-        std::io::BufReader::new(&stream)
-            .read_line(&mut line)
-            .unwrap();
+        let (stream, line) = crate::faces::watch::accept_one(&listener);
         let sub = serde_json::from_str(line.trim_end()).unwrap();
         let mut w = &stream;
         writeln!(w, "{}", json!({"status": "queued", "position": 1})).unwrap();
@@ -658,12 +654,8 @@ fn review_without_watch_follows_no_watch_and_stale_is_denied() {
     let p2 = path.clone();
     let listener = crate::faces::watch::bind(dir.path()).unwrap();
     let w = std::thread::spawn(move || {
-        use std::io::{BufRead as _, Write as _};
-        let (stream, _) = listener.accept().unwrap();
-        let mut line = String::new();
-        std::io::BufReader::new(&stream)
-            .read_line(&mut line)
-            .unwrap();
+        use std::io::Write as _;
+        let (stream, _) = crate::faces::watch::accept_one(&listener);
         std::fs::write(&p2, "one changed\n").unwrap();
         let reply = Reply::Decided {
             decisions: vec![verdict(&p2, 0, "accepted", None)],

@@ -184,7 +184,7 @@ mod tests {
     use crate::faces::mcp::Server;
     use crate::service::Settings;
     use serde_json::json;
-    use std::io::{BufRead as _, Write as _};
+    use std::io::Write as _;
 
     fn text_of(r: &rmcp::model::CallToolResult) -> String {
         serde_json::to_string(&r.content).unwrap()
@@ -211,11 +211,7 @@ mod tests {
         );
         let listener = super::super::bind(dir.path()).unwrap();
         let w = std::thread::spawn(move || {
-            let (stream, _) = listener.accept().unwrap();
-            let mut line = String::new();
-            std::io::BufReader::new(&stream)
-                .read_line(&mut line)
-                .unwrap();
+            let (stream, line) = super::super::accept_one(&listener);
             let sub: super::super::protocol::Submission = serde_json::from_str(&line).unwrap();
             let reply = Reply::Decided {
                 decisions: vec![

@@ -65,6 +65,16 @@ fn agent_gone(stream: &UnixStream) -> bool {
     gone
 }
 
+/// Tests' stand-in for `watch`: accepts one client on `listener` and reads the line it sent
+/// (its submission); the stream is left open for the reply.
+#[cfg(test)]
+pub(crate) fn accept_one(listener: &UnixListener) -> (UnixStream, String) {
+    let (stream, _) = listener.accept().unwrap();
+    let mut line = String::new();
+    BufReader::new(&stream).read_line(&mut line).unwrap();
+    (stream, line)
+}
+
 /// Binds the inbox socket, replacing a leftover one that nobody listens on.
 pub(crate) fn bind(root: &Path) -> Result<UnixListener, String> {
     let path = socket_path(root);
