@@ -401,19 +401,25 @@ fn codex(dir: &std::path::Path, row: &Row<'_>) {
 /// the exact path's time to compare with; returns the median time.
 type Row<'a> = dyn Fn(&str, usize, &Request, bool, Option<f64>) -> f64 + 'a;
 
-fn long_found(dir: &std::path::Path, quick: bool, row: &Row<'_>) {
-    // 8 MB of oldText (the middle half of a 16 MB file, whole lines), replaced by one line.
-    let size = if quick { 4 << 20 } else { 16 << 20 };
-    let (text, items) = file(size);
-    let name = "long.rs";
-    std::fs::write(dir.join(name), &text).expect("write");
-    let exact = row(
+/// Writes `text` as `name` and times the exact path on it (10 short edits): the time a long
+/// `oldText` on the same file compares with.
+fn exact_row(dir: &std::path::Path, name: &str, text: &str, items: usize, row: &Row<'_>) -> f64 {
+    std::fs::write(dir.join(name), text).expect("write");
+    row(
         "exact path: 10 short edits",
         text.len(),
         &request(name, edits(items, 10, false)),
         true,
         None,
-    );
+    )
+}
+
+fn long_found(dir: &std::path::Path, quick: bool, row: &Row<'_>) {
+    // 8 MB of oldText (the middle half of a 16 MB file, whole lines), replaced by one line.
+    let size = if quick { 4 << 20 } else { 16 << 20 };
+    let (text, items) = file(size);
+    let name = "long.rs";
+    let exact = exact_row(dir, name, &text, items, row);
     let from = text[..text.len() / 4].rfind("\nfn ").map_or(0, |i| i + 1);
     let to = text[..from + text.len() / 2]
         .rfind("\nfn ")
@@ -432,14 +438,7 @@ fn long_found(dir: &std::path::Path, quick: bool, row: &Row<'_>) {
     let periodic = "ab".repeat(25_000);
     text.push_str(&format!("\n{periodic}\n"));
     let name = "periodic.rs";
-    std::fs::write(dir.join(name), &text).expect("write");
-    let exact = row(
-        "exact path: 10 short edits",
-        text.len(),
-        &request(name, edits(items, 10, false)),
-        true,
-        None,
-    );
+    let exact = exact_row(dir, name, &text, items, row);
     row(
         "periodic 50 KB oldText, found",
         text.len(),

@@ -269,16 +269,7 @@ pub(crate) fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
             let (tag, o, n) = op.as_tag_tuple();
             if tag == DiffTag::Equal {
                 for (oi, ni) in o.zip(n) {
-                    let (oi, ni) = (r.old.start + oi, r.new.start + ni);
-                    let (t, nn) = ol.line(oi);
-                    lines.push(Line {
-                        tag: Tag::Context,
-                        old_no: Some(oi + 1),
-                        new_no: Some(ni + 1),
-                        text: t.into(),
-                        no_newline: nn,
-                        edit: None,
-                    });
+                    lines.push(context(&ol, r.old.start + oi, r.new.start + ni));
                 }
                 continue;
             }
@@ -313,15 +304,7 @@ pub(crate) fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
         if merge {
             let h = out.last_mut().expect("checked above");
             for l in prev_old_end..r.old.start {
-                let (t, nn) = ol.line(l);
-                h.lines.push(Line {
-                    tag: Tag::Context,
-                    old_no: Some(l + 1),
-                    new_no: Some((l as isize + delta) as usize + 1),
-                    text: t.into(),
-                    no_newline: nn,
-                    edit: None,
-                });
+                h.lines.push(context(&ol, l, shifted(l, delta)));
             }
             h.lines.extend(lines);
         } else {
@@ -331,15 +314,7 @@ pub(crate) fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
             let from = r.old.start.saturating_sub(CONTEXT);
             let mut hl = Vec::new();
             for l in from..r.old.start {
-                let (t, nn) = ol.line(l);
-                hl.push(Line {
-                    tag: Tag::Context,
-                    old_no: Some(l + 1),
-                    new_no: Some((l as isize + delta) as usize + 1),
-                    text: t.into(),
-                    no_newline: nn,
-                    edit: None,
-                });
+                hl.push(context(&ol, l, shifted(l, delta)));
             }
             hl.extend(lines);
             out.push(Hunk {
@@ -373,16 +348,26 @@ fn old_to_new(h: &Hunk) -> isize {
 /// Appends up to [`CONTEXT`] lines after `from` to `h`.
 fn trail(h: &mut Hunk, ol: &Lines<'_>, from: usize, delta: isize) {
     for l in from..(from + CONTEXT).min(ol.count()) {
-        let (t, nn) = ol.line(l);
-        h.lines.push(Line {
-            tag: Tag::Context,
-            old_no: Some(l + 1),
-            new_no: Some((l as isize + delta) as usize + 1),
-            text: t.into(),
-            no_newline: nn,
-            edit: None,
-        });
+        h.lines.push(context(ol, l, shifted(l, delta)));
     }
+}
+
+/// Old line `old` (0-based) as a context line that is line `new` (0-based) of the new text.
+fn context(ol: &Lines<'_>, old: usize, new: usize) -> Line {
+    let (t, nn) = ol.line(old);
+    Line {
+        tag: Tag::Context,
+        old_no: Some(old + 1),
+        new_no: Some(new + 1),
+        text: t.into(),
+        no_newline: nn,
+        edit: None,
+    }
+}
+
+/// Old line `l` moved by `delta` lines: its 0-based number in the new text.
+fn shifted(l: usize, delta: isize) -> usize {
+    (l as isize + delta) as usize
 }
 
 /// The body of a unified diff (hunks only).
