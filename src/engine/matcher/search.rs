@@ -1,9 +1,13 @@
 //! Every occurrence of many patterns in one text, overlapping ones included, in time linear in
 //! the text plus the patterns and in memory linear in the patterns, whatever their shape.
 //!
-//! Short patterns share one Aho-Corasick automaton (one scan of the text for all of them). A DFA
+//! Short patterns share an Aho-Corasick automaton (one scan of the text for all of them). A DFA
 //! is used only while its table stays small; above that the contiguous NFA, whose size is a small
-//! multiple of the patterns. A long pattern (over [`LONG`] bytes) would make any automaton tens of
+//! multiple of the patterns, though building it takes about 30 bytes per pattern byte. So many
+//! short patterns (10,000 one-line edits) are split into groups of at most [`GROUP`] bytes, or a
+//! sixteenth of text plus patterns when that is more, one automaton and one scan per group:
+//! memory stays about twice text plus patterns, and the text is scanned at most 16 times beyond
+//! the first groups of [`GROUP`] bytes, so the time stays linear. A long pattern (over [`LONG`] bytes) would make any automaton tens of
 //! times its own size, so each is searched on its own with `memmem` (constant extra memory,
 //! worst case linear) and its overlapping occurrences are followed with the pattern's smallest
 //! period: after an occurrence at `r`, the next one is at `r + period` exactly when the `period`
@@ -20,6 +24,8 @@ pub(crate) const LONG: usize = 2048;
 /// Total pattern bytes up to which the automaton may be a DFA (its table is about
 /// states × byte classes × 4 bytes).
 const DFA_BUDGET: usize = 16 * 1024;
+/// Pattern bytes of one automaton, at least (module docs).
+const GROUP: usize = 32 * 1024;
 
 /// Calls `each(pattern, range)` for every occurrence of every pattern in `hay`, overlapping
 /// occurrences included. Per pattern, occurrences come in ascending order of start only for long
@@ -43,38 +49,64 @@ fn scan(hay: &[u8], patterns: &[&[u8]], sparse: bool, mut each: impl FnMut(usize
     let short: Vec<usize> = (0..patterns.len())
         .filter(|&i| !patterns[i].is_empty() && patterns[i].len() <= LONG)
         .collect();
-    if !short.is_empty() {
-        let total: usize = short.iter().map(|&i| patterns[i].len()).sum();
-        let kind = if total <= DFA_BUDGET && !sparse {
-            AhoCorasickKind::DFA
-        } else {
-            AhoCorasickKind::ContiguousNFA
-        };
-        let dense_depth = if sparse { 0 } else { 3 };
-        // Invariant: building only fails when the automaton would exceed its state id space,
-        // which patterns of at most `LONG` bytes each within a request's size limit cannot
-        // reach; fall back to the noncontiguous NFA, and to nothing found if even that fails.
-        let ac = AhoCorasick::builder()
-            .match_kind(MatchKind::Standard)
-            .kind(Some(kind))
-            .dense_depth(dense_depth)
-            .build(short.iter().map(|&i| patterns[i]))
-            .or_else(|_| {
-                AhoCorasick::builder()
-                    .match_kind(MatchKind::Standard)
-                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-                    .dense_depth(dense_depth)
-                    .build(short.iter().map(|&i| patterns[i]))
-            });
-        if let Ok(ac) = ac {
-            for m in ac.find_overlapping_iter(hay) {
-                each(short[m.pattern().as_usize()], m.start()..m.end());
-            }
-        }
+    let total: usize = short.iter().map(|&i| patterns[i].len()).sum();
+    let group = GROUP.max((hay.len() + total) / 16);
+    let mut rest = &short[..];
+    while !rest.is_empty() {
+        // The longest run of patterns within the group's bytes (at least one).
+        let mut bytes = 0;
+        let n = rest
+            .iter()
+            .position(|&i| {
+                bytes += patterns[i].len();
+                bytes > group
+            })
+            .unwrap_or(rest.len())
+            .max(1);
+        let (these, next) = rest.split_at(n);
+        automaton(hay, patterns, these, sparse, &mut each);
+        rest = next;
     }
     for (i, p) in patterns.iter().enumerate() {
         if p.len() > LONG {
             long(hay, p, |at| each(i, at..at + p.len()));
+        }
+    }
+}
+
+/// One automaton for the patterns `short` (indices into `patterns`), and one scan of `hay`.
+fn automaton(
+    hay: &[u8],
+    patterns: &[&[u8]],
+    short: &[usize],
+    sparse: bool,
+    each: &mut impl FnMut(usize, Range<usize>),
+) {
+    let total: usize = short.iter().map(|&i| patterns[i].len()).sum();
+    let kind = if total <= DFA_BUDGET && !sparse {
+        AhoCorasickKind::DFA
+    } else {
+        AhoCorasickKind::ContiguousNFA
+    };
+    let dense_depth = if sparse { 0 } else { 3 };
+    // Invariant: building only fails when the automaton would exceed its state id space,
+    // which patterns of at most `LONG` bytes each within a request's size limit cannot
+    // reach; fall back to the noncontiguous NFA, and to nothing found if even that fails.
+    let ac = AhoCorasick::builder()
+        .match_kind(MatchKind::Standard)
+        .kind(Some(kind))
+        .dense_depth(dense_depth)
+        .build(short.iter().map(|&i| patterns[i]))
+        .or_else(|_| {
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                .dense_depth(dense_depth)
+                .build(short.iter().map(|&i| patterns[i]))
+        });
+    if let Ok(ac) = ac {
+        for m in ac.find_overlapping_iter(hay) {
+            each(short[m.pattern().as_usize()], m.start()..m.end());
         }
     }
 }
