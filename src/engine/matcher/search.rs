@@ -203,6 +203,21 @@ mod tests {
         assert_eq!(got[0], naive(hay.as_bytes(), pat.as_bytes()));
     }
 
+    #[test]
+    fn many_patterns_in_groups_find_what_one_automaton_finds() {
+        // Over three groups' worth of short patterns, overlapping each other and the text.
+        let owned: Vec<String> = (0..12_000).map(|i| format!("k{}-", i % 9_000)).collect();
+        let pats: Vec<&[u8]> = owned.iter().map(|p| p.as_bytes()).collect();
+        assert!(pats.iter().map(|p| p.len()).sum::<usize>() > 2 * GROUP);
+        let hay: String = (0..3_000).map(|i| format!("k{}-k1{i}-", i * 3)).collect();
+        let got = all(hay.as_bytes(), &pats);
+        // Every reported occurrence is one (`all` checks); none is missed, for a sample.
+        for (p, occ) in pats.iter().zip(&got).step_by(97) {
+            assert_eq!(occ, &naive(hay.as_bytes(), p));
+        }
+        assert!(got.iter().filter(|o| !o.is_empty()).count() > 1_000);
+    }
+
     proptest! {
         /// Both paths find exactly the naive occurrences; long patterns are forced by repetition.
         #[test]
