@@ -2,8 +2,10 @@
 //!
 //! Each shape is a typed struct below; the same structs generate the published schema
 //! ([`request_schema`], and the MCP tools' input schema [`tool_input_schema`]) and parse requests
-//! ([`de`] walks the schema alongside the JSON, so the schema is what the parser obeys). The
-//! shapes, told apart by their keys:
+//! ([`de`] walks the schema alongside the JSON, so the schema is what the parser obeys). JSON text
+//! is read straight into them, never into a tree of JSON values (which costs about 14× the text
+//! for many small edits), and the items of the top-level list are checked one by one as they are
+//! read. The shapes, told apart by their keys:
 //!
 //! - `files` → canonical [`WireRequest`] `{files, documents?, dryRun?, version?}`;
 //! - `command` → Anthropic's text-editor tool, [`TextEditorCommand`];
@@ -29,7 +31,8 @@
 //!   request a dry run.
 //! - **Legacy leniency from Pi**: a file object may carry `edits` *and* a top-level
 //!   `oldText`/`newText` pair, which becomes the last edit; `edits` sent as a string holding a JSON
-//!   array is decoded (pointers then index into the decoded array). Neither is allowed in the
+//!   array is decoded (pointers then index into the decoded array; a key repeated in an object
+//!   of it is two names of one field, as anywhere else). Neither is allowed in the
 //!   canonical `files[]`, which accepts exactly the fields of [`WireFile`].
 //! - **delete** must be `true` when given; `false` is an error rather than a no-op, so a request
 //!   never means less than it says.
@@ -51,15 +54,14 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-use std::borrow::Cow;
-
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::request::{DocumentOverride, EditSpec, Request, RequestError};
 
-use de::{child, item, kind, place};
+use de::{Ctx, Outline, Sent, Top, item};
 use merge::Batch;
 
 pub(crate) use merge::merge_key;
@@ -364,7 +366,7 @@ pub(crate) struct TextEditorCommand {
 }
 
 /// The commands of Anthropic's text-editor tool that redline takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 // The variants are the wire names (serde) that SPEC defines; a doc comment per variant would
 // make schemars publish `oneOf` consts instead of the schema's plain `enum` list.
@@ -394,13 +396,13 @@ pub(crate) fn text_editor_view(value: &Value) -> Option<Result<View, RequestErro
     if map.get("command").and_then(Value::as_str) != Some("view") {
         return None;
     }
+    let ctx = Ctx::default();
     let shapes = schema::shapes();
-    let command: TextEditorCommand = match de::from_value(value, "", &shapes.text_editor) {
+    let command: TextEditorCommand = match de::typed(&ctx, value, "", &shapes.text_editor) {
         Ok(command) => command,
         Err(e) => return Some(Err(e)),
     };
-    let at = Sent::new(value, String::new(), &shapes.text_editor);
-    Some(view(command, &at))
+    Some(view(command, &ctx.last()))
 }
 
 fn view(c: TextEditorCommand, at: &Sent) -> Result<View, RequestError> {
@@ -454,39 +456,38 @@ fn view(c: TextEditorCommand, at: &Sent) -> Result<View, RequestError> {
     })
 }
 
-/// The error for `field`, which `command` does not take.
-fn not_for(at: &Sent, field: &'static str, command: &str) -> RequestError {
-    RequestError::new(format!(
-        "`{field}` does not go with `command: {command}` in {}",
-        at.place()
-    ))
-    .at(at.at(field))
-    .hint("str_replace takes old_str and new_str, insert takes insert_line and new_str, create takes file_text, view takes view_range")
-}
-
-fn version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({"type": "integer", "const": 1})
-}
 
 /// Parses a JSON request in any accepted shape into the canonical [`Request`].
 ///
 /// Malformed JSON fails with its line and column; every other error carries the JSON pointer
-/// of the offending value (of the parent object for a missing field).
+/// of the offending value (of the parent object for a missing field). The text is read straight
+/// into the typed structs ([`de`]), never into a tree of JSON values.
 pub fn parse_json(text: &str) -> Result<Request, RequestError> {
-    from_value(&de::parse_value(text)?)
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let outline = de::outline(text)?;
+    parse(&outline, &mut serde_json::Deserializer::from_str(text))
 }
 
 /// Like [`parse_json`] for a request that is already a JSON value (JSON-RPC `params`, MCP tool
 /// arguments). Duplicate keys cannot be detected here: the value no longer has them.
 pub(crate) fn from_value(value: &Value) -> Result<Request, RequestError> {
+    parse(&Outline::of(value), value)
+}
+
+/// Reads the request whose first pass gave `outline` from `de`, in the shape its keys say.
+fn parse<'de, D: Deserializer<'de>>(outline: &Outline, de: D) -> Result<Request, RequestError> {
+    let ctx = Ctx::default();
     let mut parser = Parser::default();
-    match value {
-        Value::Array(objects) => parser.array(objects)?,
-        Value::Object(map) => match Shape::of(map) {
-            Some(Shape::Canonical) => parser.canonical(value)?,
-            Some(Shape::File) => parser.file_object(value, "")?,
-            Some(Shape::Flat) => parser.flat(value)?,
-            Some(Shape::TextEditor) => parser.text_editor(value, "")?,
+    match outline {
+        Outline::Array(items) => parser.array(&ctx, de, items)?,
+        Outline::Object(top) => match Shape::of(&top.keys) {
+            Some(Shape::Canonical) => parser.request(&ctx, de, List::Files)?,
+            Some(Shape::File) => {
+                stringified_edits(top, "")?;
+                parser.file_object(&ctx, de, "")?;
+            }
+            Some(Shape::Flat) => parser.request(&ctx, de, List::Edits)?,
+            Some(Shape::TextEditor) => parser.text_editor(&ctx, de, "")?,
             None => {
                 return Err(RequestError::new(
                     "the request has none of `files`, `edits` or `path`",
@@ -495,10 +496,9 @@ pub(crate) fn from_value(value: &Value) -> Result<Request, RequestError> {
                 .hint("send {\"files\": [{\"path\": ..., \"edits\": [{\"oldText\": ..., \"newText\": ...}]}]}"));
             }
         },
-        other => {
+        Outline::Other(kind) => {
             return Err(RequestError::new(format!(
-                "the request must be a JSON object or array, found {}",
-                kind(other)
+                "the request must be a JSON object or array, found {kind}"
             ))
             .at(""));
         }
@@ -515,22 +515,23 @@ enum Shape {
 }
 
 impl Shape {
-    fn of(map: &Map<String, Value>) -> Option<Shape> {
+    fn of(keys: &[String]) -> Option<Shape> {
         let shapes = schema::shapes();
-        if map.contains_key("files") {
+        let has = |key: &str| keys.iter().any(|k| k == key);
+        if has("files") {
             return Some(Shape::Canonical);
         }
-        if map.contains_key("command") {
+        if has("command") {
             return Some(Shape::TextEditor);
         }
         // A field that a file object has and the flat shape lacks (`path`, `oldText`, …).
-        let file_only = map.keys().any(|key| {
+        let file_only = keys.iter().any(|key| {
             schema::field_of(&shapes.file, key).is_some()
                 && schema::field_of(&shapes.flat, key).is_none()
         });
         if file_only {
             Some(Shape::File)
-        } else if map.contains_key("edits") {
+        } else if has("edits") {
             Some(Shape::Flat)
         } else {
             None
@@ -538,56 +539,27 @@ impl Shape {
     }
 }
 
-/// An object of the request as sent: where it is, its keys, and its schema, so that messages
-/// can name a field the way the caller spelled it.
-struct Sent<'a> {
-    pointer: String,
-    map: Option<&'a Map<String, Value>>,
-    schema: &'a Value,
+/// The top-level list of a request object: `files` (canonical) or `edits` (flat).
+#[derive(Clone, Copy)]
+enum List {
+    Files,
+    Edits,
 }
 
-impl<'a> Sent<'a> {
-    fn new(value: &'a Value, pointer: String, schema: &'a Value) -> Sent<'a> {
-        Sent {
-            pointer,
-            map: value.as_object(),
-            schema,
+impl List {
+    fn field(self) -> &'static str {
+        match self {
+            List::Files => "files",
+            List::Edits => "edits",
         }
     }
 
-    /// The name under which the caller sent `field` (its canonical name when absent).
-    fn key(&self, field: &'a str) -> &'a str {
-        let Some(map) = self.map else {
-            return field;
-        };
-        if map.contains_key(field) {
-            return field;
+    fn schema(self) -> &'static Value {
+        let shapes = schema::shapes();
+        match self {
+            List::Files => &shapes.canonical,
+            List::Edits => &shapes.flat,
         }
-        schema::names(self.schema, field)
-            .find(|name| map.contains_key(*name))
-            .unwrap_or(field)
-    }
-
-    /// The pointer of `field` as sent.
-    fn at(&self, field: &'a str) -> String {
-        child(&self.pointer, self.key(field))
-    }
-
-    /// Item `i` of the array `field` of this object.
-    fn item(&self, field: &'a str, i: usize) -> Sent<'a> {
-        let key = self.key(field);
-        let value = self
-            .map
-            .and_then(|map| map.get(key))
-            .and_then(|list| list.get(i))
-            .unwrap_or(&Value::Null);
-        let schema = schema::items(self.schema, field);
-        Sent::new(value, item(&child(&self.pointer, key), i), schema)
-    }
-
-    /// How this object reads in a message.
-    fn place(&self) -> String {
-        place(&self.pointer)
     }
 }
 
@@ -647,12 +619,26 @@ impl From<FileObject> for FileFields {
     }
 }
 
+/// `documents`, `dryRun` and `version` of the canonical and flat shapes, as read.
+#[derive(Default)]
+struct TopLevel {
+    documents: Option<Vec<WireDocument>>,
+    dry_run: Option<bool>,
+    version: Option<Value>,
+    /// Items in the top-level list.
+    items: usize,
+}
+
 #[derive(Default)]
 struct Parser {
     batch: Batch,
     documents: Vec<DocumentOverride>,
     document_keys: Vec<(String, String)>,
     dry_run: bool,
+    /// The first error of a check made after reading an item of the top-level list (an empty
+    /// value, a conflict between merged objects): it is reported unless an error in the
+    /// request's structure outside the list comes first (module docs, "Order").
+    deferred: Option<RequestError>,
 }
 
 impl Parser {
@@ -664,70 +650,106 @@ impl Parser {
         }
     }
 
-    /// `{"files": [...], "documents"?, "dryRun"?, "version"?}`.
-    fn canonical(&mut self, value: &Value) -> Result<(), RequestError> {
-        let shapes = schema::shapes();
-        let top = Sent::new(value, String::new(), &shapes.canonical);
-        let item_schema = schema::items(&shapes.canonical, "files");
-        let wire: WireRequest = match de::from_value(value, "", &shapes.canonical) {
-            Ok(wire) => wire,
-            Err(e) => {
-                return Err(self.first_in_order(e, &top, "files", |parser, i| {
-                    let at = top.item("files", i);
-                    let file: WireFile =
-                        de::from_value(&value["files"][i], &at.pointer, item_schema)?;
-                    parser.file(file.into(), &at)
-                }));
+    /// `{"files": [...], ...}` or `{"edits": [...], ...}`, with `documents`, `dryRun` and
+    /// `version`. Each item of the list is checked as soon as it is read; its errors wait until
+    /// the whole request has been read (a type error anywhere but in a later item comes first).
+    fn request<'de, D: Deserializer<'de>>(
+        &mut self,
+        ctx: &Ctx,
+        de: D,
+        list: List,
+    ) -> Result<(), RequestError> {
+        let visitor = RequestVisitor {
+            parser: self,
+            ctx,
+            list,
+        };
+        let read = de::typed_with(ctx, de, "", list.schema(), visitor);
+        let top = ctx.last();
+        let deferred = self.deferred.take();
+        let top_level = match read {
+            Ok(top_level) => top_level,
+            Err(structural) => {
+                let in_list = structural
+                    .pointer
+                    .as_deref()
+                    .and_then(|p| p.strip_prefix(top.at(list.field()).as_str()))
+                    .is_some_and(|rest| rest.starts_with('/'));
+                return Err(match deferred {
+                    Some(first) if in_list => first,
+                    _ => structural,
+                });
             }
         };
-        self.top_level(wire.version, wire.documents, wire.dry_run, &top)?;
-        if wire.files.is_empty() {
-            return Err(empty(&top, "files"));
+        self.top_level(ctx, top_level.version, top_level.documents, top_level.dry_run, &top)?;
+        if top_level.items == 0 {
+            return Err(empty(&top, list.field()));
         }
-        for (i, file) in wire.files.into_iter().enumerate() {
-            self.file(file.into(), &top.item("files", i))?;
-        }
-        Ok(())
+        deferred.map_or(Ok(()), Err)
     }
 
-    /// `[{path, ...}, ...]`: file objects and text-editor commands.
-    fn array(&mut self, objects: &[Value]) -> Result<(), RequestError> {
-        if objects.is_empty() {
+    /// One item of the top-level list, just read; `at` is where.
+    fn list_item(&mut self, ctx: &Ctx, item: ListItem, at: &Sent) {
+        if self.deferred.is_some() {
+            return;
+        }
+        let checked = match item {
+            ListItem::File(file) => self.file(ctx, file.into(), at),
+            ListItem::Edit(edit) => self.flat_edit(edit, at),
+        };
+        self.deferred = checked.err();
+    }
+
+    /// `[{path, ...}, ...]`: file objects and text-editor commands, each checked as soon as it is
+    /// read.
+    fn array<'de, D: Deserializer<'de>>(
+        &mut self,
+        ctx: &Ctx,
+        de: D,
+        items: &[Top],
+    ) -> Result<(), RequestError> {
+        if items.is_empty() {
             return Err(RequestError::new("the request is an empty array").at(""));
         }
-        for (i, object) in objects.iter().enumerate() {
-            if object.get("command").is_some() {
-                self.text_editor(object, &item("", i))?;
-            } else {
-                self.file_object(object, &item("", i))?;
-            }
-        }
-        Ok(())
+        let visitor = ArrayVisitor {
+            parser: self,
+            ctx,
+            items,
+        };
+        de.deserialize_seq(visitor).map_err(|e| de::placed(ctx, e, ""))
     }
 
     /// One file object outside `files[]` (single-object and array shapes).
-    fn file_object(&mut self, value: &Value, pointer: &str) -> Result<(), RequestError> {
-        let shapes = schema::shapes();
-        let value = pi_stringified_edits(value, pointer)?;
-        let at = Sent::new(&value, pointer.to_owned(), &shapes.file);
-        let file: FileObject = de::from_value(&value, pointer, &shapes.file)?;
-        self.file(file.into(), &at)
+    fn file_object<'de, D: Deserializer<'de>>(
+        &mut self,
+        ctx: &Ctx,
+        de: D,
+        pointer: &str,
+    ) -> Result<(), RequestError> {
+        let file: FileObject = de::typed(ctx, de, pointer, &schema::shapes().file)?;
+        self.file(ctx, file.into(), &ctx.last())
     }
 
     /// Anthropic's text-editor tool: `{command, path, old_str, new_str, insert_line, file_text}`.
-    fn text_editor(&mut self, value: &Value, pointer: &str) -> Result<(), RequestError> {
-        let shapes = schema::shapes();
-        let c: TextEditorCommand = de::from_value(value, pointer, &shapes.text_editor)?;
-        let at = Sent::new(value, pointer.to_owned(), &shapes.text_editor);
-        let path = checked_path(&c.path, &at)?;
+    fn text_editor<'de, D: Deserializer<'de>>(
+        &mut self,
+        ctx: &Ctx,
+        de: D,
+        pointer: &str,
+    ) -> Result<(), RequestError> {
+        let c: TextEditorCommand = de::typed(ctx, de, pointer, &schema::shapes().text_editor)?;
+        self.text_editor_command(c, &ctx.last())
+    }
+
+    fn text_editor_command(&mut self, c: TextEditorCommand, at: &Sent) -> Result<(), RequestError> {
+        let path = checked_path(&c.path, at)?;
+        // The command as sent (a JSON string), as serde names the verb.
+        let sent = serde_json::to_string(&c.command).unwrap_or_default();
+        let verb = sent.trim_matches('"');
         let required = |field: &str| {
             RequestError::new(format!(
-                "missing field `{field}` in {} (command {})",
+                "missing field `{field}` in {} (command {sent})",
                 at.place(),
-                at.map
-                    .and_then(|m| m.get("command"))
-                    .map(Value::to_string)
-                    .unwrap_or_default()
             ))
             .at(at.pointer.clone())
         };
@@ -735,16 +757,11 @@ impl Parser {
             .iter()
             .find(|(_, given)| *given)
         {
-            Some((field, _)) => Err(not_for(&at, field, command)),
+            Some((field, _)) => Err(not_for(at, field, command)),
             None => Ok(()),
         };
-        let verb = at
-            .map
-            .and_then(|m| m.get("command"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
         if c.command != TextEditorVerb::View && c.view_range.is_some() {
-            return Err(not_for(&at, "view_range", verb));
+            return Err(not_for(at, "view_range", verb));
         }
         let slot = self.batch.slot(path, &at.pointer);
         match c.command {
@@ -759,7 +776,7 @@ impl Parser {
                 let old_text = c.old_str.ok_or_else(|| required("old_str"))?;
                 let new_text = c.new_str.ok_or_else(|| required("new_str"))?;
                 if old_text.is_empty() {
-                    return Err(empty(&at, "old_str").hint(
+                    return Err(empty(at, "old_str").hint(
                         "quote the text to replace, copied from the file; to create a file use `create`",
                     ));
                 }
@@ -800,7 +817,7 @@ impl Parser {
                 slot.set_content(&content, &at.at("file_text"))
             }
             TextEditorVerb::View => {
-                let view = view(c, &at)?;
+                let view = view(c, at)?;
                 let range = match (view.offset, view.limit) {
                     (Some(offset), Some(limit)) => format!(" --offset {offset} --limit {limit}"),
                     (Some(offset), None) => format!(" --offset {offset}"),
@@ -818,32 +835,6 @@ impl Parser {
         }
     }
 
-    /// `{"edits": [{path, oldText, newText, ...}, ...], "documents"?, "dryRun"?, "version"?}`.
-    fn flat(&mut self, value: &Value) -> Result<(), RequestError> {
-        let shapes = schema::shapes();
-        let top = Sent::new(value, String::new(), &shapes.flat);
-        let item_schema = schema::items(&shapes.flat, "edits");
-        let wire: FlatRequest = match de::from_value(value, "", &shapes.flat) {
-            Ok(wire) => wire,
-            Err(e) => {
-                return Err(self.first_in_order(e, &top, "edits", |parser, i| {
-                    let at = top.item("edits", i);
-                    let edit: FlatEdit =
-                        de::from_value(&value["edits"][i], &at.pointer, item_schema)?;
-                    parser.flat_edit(edit, &at)
-                }));
-            }
-        };
-        self.top_level(wire.version, wire.documents, wire.dry_run, &top)?;
-        if wire.edits.is_empty() {
-            return Err(empty(&top, "edits"));
-        }
-        for (i, edit) in wire.edits.into_iter().enumerate() {
-            self.flat_edit(edit, &top.item("edits", i))?;
-        }
-        Ok(())
-    }
-
     fn flat_edit(&mut self, e: FlatEdit, at: &Sent) -> Result<(), RequestError> {
         let path = checked_path(&e.path, at)?;
         let edit = edit(e.old_text, e.new_text, e.replace_all, e.id, at)?;
@@ -852,38 +843,10 @@ impl Parser {
             .add_edit(edit, &at.pointer)
     }
 
-    /// The first error in request order, when reading the whole shape failed with `structural`:
-    /// an element of the top-level list `field` that comes before it may fail a check that is
-    /// only made after an object is read (an empty value, a conflict between merged objects).
-    fn first_in_order(
-        &mut self,
-        structural: RequestError,
-        top: &Sent,
-        field: &'static str,
-        mut check: impl FnMut(&mut Parser, usize) -> Result<(), RequestError>,
-    ) -> RequestError {
-        let list = top.at(field);
-        let Some(index) = structural
-            .pointer
-            .as_deref()
-            .and_then(|p| p.strip_prefix(list.as_str()))
-            .and_then(|rest| rest.strip_prefix('/'))
-            .and_then(|rest| rest.split('/').next())
-            .and_then(|i| i.parse::<usize>().ok())
-        else {
-            return structural;
-        };
-        for i in 0..index {
-            if let Err(e) = check(self, i) {
-                return e;
-            }
-        }
-        structural
-    }
-
     /// `documents`, `dryRun` and `version` of the canonical and flat shapes.
     fn top_level(
         &mut self,
+        ctx: &Ctx,
         version: Option<Value>,
         documents: Option<Vec<WireDocument>>,
         dry_run: Option<bool>,
@@ -900,7 +863,7 @@ impl Parser {
         }
         self.dry_run |= dry_run.unwrap_or(false);
         for (i, document) in documents.unwrap_or_default().into_iter().enumerate() {
-            let at = top.item("documents", i);
+            let at = top.item(ctx, "documents", i);
             let path = checked_path(&document.path, &at)?;
             let key = merge_key(path);
             if let Some((_, earlier)) = self.document_keys.iter().find(|(k, _)| *k == key) {
@@ -920,7 +883,7 @@ impl Parser {
     }
 
     /// One file object: its operations join the slot of its path.
-    fn file(&mut self, f: FileFields, at: &Sent) -> Result<(), RequestError> {
+    fn file(&mut self, ctx: &Ctx, f: FileFields, at: &Sent) -> Result<(), RequestError> {
         self.dry_run |= f.dry_run.unwrap_or(false);
         let path = checked_path(&f.path, at)?;
         let slot = self.batch.slot(path, &at.pointer);
@@ -931,7 +894,7 @@ impl Parser {
             }
             slot.reserve_edits(edits.len());
             for (i, e) in edits.into_iter().enumerate() {
-                let edit_at = at.item("edits", i);
+                let edit_at = at.item(ctx, "edits", i);
                 let edit = edit(e.old_text, e.new_text, e.replace_all, e.id, &edit_at)?;
                 slot.add_edit(edit, &edit_at.pointer)?;
             }
@@ -940,7 +903,7 @@ impl Parser {
         if let Some(inline) = f.inline {
             // The edit is the object itself; conflicts name its `oldText` for clarity.
             let (Some(old_text), Some(new_text)) = (inline.old_text, inline.new_text) else {
-                let missing = if at.map.is_some_and(|m| names_present(m, at, "oldText")) {
+                let missing = if at.has("oldText") {
                     "newText"
                 } else {
                     "oldText"
@@ -1006,31 +969,166 @@ impl Parser {
     }
 }
 
-/// Whether the object sent any name of `field`.
-fn names_present(map: &Map<String, Value>, at: &Sent, field: &str) -> bool {
-    map.contains_key(field) || schema::names(at.schema, field).any(|n| map.contains_key(n))
+/// An item of the top-level list of a request object.
+enum ListItem {
+    File(WireFile),
+    Edit(FlatEdit),
 }
 
-/// Pi #3370: some models send a file object's `edits` array as a JSON string; it is decoded
-/// before the object is read (pointers then index into the decoded array).
-fn pi_stringified_edits<'v>(
-    value: &'v Value,
-    pointer: &str,
-) -> Result<Cow<'v, Value>, RequestError> {
-    let Some(Value::String(text)) = value.get("edits") else {
-        return Ok(Cow::Borrowed(value));
-    };
-    match serde_json::from_str::<Value>(text) {
-        Ok(decoded @ Value::Array(_)) => {
-            let mut value = value.clone();
-            value["edits"] = decoded;
-            Ok(Cow::Owned(value))
+/// Reads a request object (`files` or `edits` with `documents`, `dryRun`, `version`): the
+/// fields of [`WireRequest`] and [`FlatRequest`], whose schemas check the keys; the items of the
+/// list are handed to the parser one by one, so that a batch is never held twice.
+struct RequestVisitor<'p> {
+    parser: &'p mut Parser,
+    ctx: &'p Ctx,
+    list: List,
+}
+
+impl<'de> Visitor<'de> for RequestVisitor<'_> {
+    type Value = TopLevel;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a request object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevel, A::Error> {
+        let mut top = TopLevel::default();
+        let mut listed = false;
+        while let Some(field) = map.next_key::<String>()? {
+            match field.as_str() {
+                "documents" => top.documents = map.next_value()?,
+                "dryRun" => top.dry_run = map.next_value()?,
+                "version" => top.version = map.next_value()?,
+                list if list == self.list.field() => {
+                    listed = true;
+                    top.items = map.next_value_seed(ListSeed {
+                        parser: &mut *self.parser,
+                        ctx: self.ctx,
+                        list: self.list,
+                    })?;
+                }
+                other => {
+                    return Err(serde::de::Error::custom(format_args!(
+                        "`{other}` is in the schema of a request object but not read"
+                    )));
+                }
+            }
         }
-        _ => Err(RequestError::new(
+        if !listed {
+            return Err(serde::de::Error::missing_field(self.list.field()));
+        }
+        Ok(top)
+    }
+}
+
+/// The top-level list of a request object; its value is the number of items.
+struct ListSeed<'p> {
+    parser: &'p mut Parser,
+    ctx: &'p Ctx,
+    list: List,
+}
+
+impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<usize, D::Error> {
+        de.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ListSeed<'_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+        let mut n = 0;
+        loop {
+            let item = match self.list {
+                List::Files => seq.next_element::<WireFile>()?.map(ListItem::File),
+                List::Edits => seq.next_element::<FlatEdit>()?.map(ListItem::Edit),
+            };
+            let Some(item) = item else {
+                return Ok(n);
+            };
+            self.parser.list_item(self.ctx, item, &self.ctx.last());
+            n += 1;
+        }
+    }
+}
+
+/// A top-level array: each item a file object or a text-editor command (as the first pass
+/// found), read with its schema and checked before the next is read.
+struct ArrayVisitor<'p> {
+    parser: &'p mut Parser,
+    ctx: &'p Ctx,
+    items: &'p [Top],
+}
+
+impl<'de> Visitor<'de> for ArrayVisitor<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let shapes = schema::shapes();
+        for (i, top) in self.items.iter().enumerate() {
+            let pointer = item("", i);
+            let checked = if top.command {
+                let Some(c) =
+                    seq.next_element_seed(de::seed(self.ctx, &pointer, &shapes.text_editor))?
+                else {
+                    break;
+                };
+                self.parser.text_editor_command(c, &self.ctx.last())
+            } else {
+                stringified_edits(top, &pointer).map_err(|e| de::carry(self.ctx, e))?;
+                let Some(file) = seq.next_element_seed(de::seed::<FileObject>(
+                    self.ctx,
+                    &pointer,
+                    &shapes.file,
+                ))?
+                else {
+                    break;
+                };
+                self.parser
+                    .file(self.ctx, FileFields::from(file), &self.ctx.last())
+            };
+            checked.map_err(|e| de::carry(self.ctx, e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Pi #3370: some models send a file object's `edits` array as a JSON string; it is decoded as
+/// the object is read (pointers then index into the decoded array). A string that holds no JSON
+/// array is refused before anything else in the object at `pointer`.
+fn stringified_edits(top: &Top, pointer: &str) -> Result<(), RequestError> {
+    match top.stringified_edits {
+        Some(false) => Err(RequestError::new(
             "`edits` must be an array, found a string that is not a JSON array",
         )
-        .at(child(pointer, "edits"))),
+        .at(de::child(pointer, "edits"))),
+        _ => Ok(()),
     }
+}
+
+/// The error for `field`, which `command` does not take.
+fn not_for(at: &Sent, field: &'static str, command: &str) -> RequestError {
+    RequestError::new(format!(
+        "`{field}` does not go with `command: {command}` in {}",
+        at.place()
+    ))
+    .at(at.at(field))
+    .hint("str_replace takes old_str and new_str, insert takes insert_line and new_str, create takes file_text, view takes view_range")
+}
+
+fn version_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "integer", "const": 1})
 }
 
 /// The error for an empty `field` (a list or a string) of `at`.

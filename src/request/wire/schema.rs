@@ -76,14 +76,6 @@ pub(super) fn field_of<'s>(schema: &'s Value, key: &str) -> Option<&'s str> {
         .map(|(name, _)| name.as_str())
 }
 
-/// The aliases of `field` in the object schema `schema`.
-pub(super) fn names<'s>(schema: &'s Value, field: &str) -> impl Iterator<Item = &'s str> {
-    properties(schema)
-        .and_then(|p| p.get(field))
-        .into_iter()
-        .flat_map(aliases)
-}
-
 /// The schema of the items of the array `field` of the object schema `schema`.
 pub(super) fn items<'s>(schema: &'s Value, field: &str) -> &'s Value {
     static NONE: Value = Value::Null;
