@@ -236,6 +236,12 @@ fn pi_legacy_mixed_and_stringified_edits() {
         "/edits",
         "must be an array",
     );
+    // A key repeated in the decoded array is two names of one field, as anywhere else.
+    let e = parse_json(
+        r#"{"path": "a", "edits": "[{\"oldText\": \"a\", \"oldText\": \"b\", \"newText\": \"c\"}]"}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.pointer.as_deref(), Some("/edits/0/oldText"), "{e:?}");
     // The canonical shape takes exactly the typed fields.
     err_at(
         json!({"files": [{"path": "a", "edits": "[]"}]}),
