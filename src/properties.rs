@@ -172,8 +172,8 @@ fn cut(text: &str, seeds: &[EditSeed]) -> Vec<(EditSpec, bool)> {
             .is_some_and(|c| c.is_whitespace() && c != '\n' && c != '\r');
         let findable = cluster_boundary(text, a) && cluster_boundary(text, b) && !ends_in_space;
         let spec = EditSpec {
-            old_text: old,
-            new_text: s.new_text.clone(),
+            old_text: old.into(),
+            new_text: s.new_text.as_str().into(),
             replace_all: s.replace_all,
             id: None,
             pointer: None,

@@ -3,24 +3,29 @@
 //! Every accepted input shape and dialect converts into [`Request`]; the engine sees nothing else.
 //! Paths are kept as the caller wrote them; the writer resolves them beneath the root.
 //! [`wire`] parses the JSON shapes; [`dialect`] parses Codex patches and SEARCH/REPLACE blocks.
+use std::sync::Arc;
+
 pub(crate) mod dialect;
 pub(crate) mod limits;
 pub(crate) mod wire;
 
 /// One edit: replace the unique match of `old_text` with `new_text` — or, for an insertion,
 /// put `new_text` after a given line.
+///
+/// The texts are shared, not copied, by every plan made from the request (a request may be
+/// resolved twice, and a plan outlives it in `review`): a batch's texts are held once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EditSpec {
     /// The text to find (`oldText`), as sent; empty only for an insertion.
-    pub old_text: String,
+    pub old_text: Arc<str>,
     /// The replacement (`newText`), as sent.
-    pub new_text: String,
+    pub new_text: Arc<str>,
     /// Replace every occurrence (`replaceAll`) instead of requiring a unique one.
     pub replace_all: bool,
     /// The caller's label for the edit (`id`), echoed in the response.
     pub id: Option<String>,
     /// JSON pointer of this edit in the request as sent (for messages), if it came from JSON.
-    pub pointer: Option<String>,
+    pub pointer: Option<Arc<str>>,
     /// A block of a line-based dialect (SPEC §6): when `old_text` ends with a line break, that
     /// break also matches the end of a file without a final newline, whose state is kept.
     pub line_based: bool,
@@ -29,12 +34,12 @@ pub struct EditSpec {
     /// `old_text` is empty.
     pub insert_after_line: Option<usize>,
     /// JSON pointer of `oldText` as sent (under whichever alias), if it came from JSON.
-    pub old_text_pointer: Option<String>,
+    pub old_text_pointer: Option<Arc<str>>,
 }
 
 impl EditSpec {
     /// A plain edit: replace the unique match of `old_text` with `new_text`.
-    pub fn new(old_text: impl Into<String>, new_text: impl Into<String>) -> EditSpec {
+    pub fn new(old_text: impl Into<Arc<str>>, new_text: impl Into<Arc<str>>) -> EditSpec {
         EditSpec {
             old_text: old_text.into(),
             new_text: new_text.into(),

@@ -781,8 +781,8 @@ impl Parser {
                     ));
                 }
                 let edit = EditSpec {
-                    old_text_pointer: Some(at.at("old_str")),
-                    pointer: Some(at.pointer.clone()),
+                    old_text_pointer: Some(at.at("old_str").into()),
+                    pointer: Some(at.pointer.as_str().into()),
                     ..EditSpec::new(old_text, new_text)
                 };
                 slot.add_edit(edit, &at.at("old_str"))
@@ -798,7 +798,7 @@ impl Parser {
                 let line = c.insert_line.ok_or_else(|| required("insert_line"))?;
                 let new_text = c.new_str.ok_or_else(|| required("new_str"))?;
                 let edit = EditSpec {
-                    pointer: Some(at.pointer.clone()),
+                    pointer: Some(at.pointer.as_str().into()),
                     insert_after_line: Some(usize::try_from(line).unwrap_or(usize::MAX)),
                     ..EditSpec::new("", new_text)
                 };
@@ -1166,14 +1166,14 @@ fn edit(
         ));
     }
     Ok(EditSpec {
-        old_text,
-        new_text,
+        old_text: old_text.into(),
+        new_text: new_text.into(),
         replace_all: replace_all.unwrap_or(false),
         id,
-        pointer: Some(at.pointer.clone()),
+        pointer: Some(at.pointer.as_str().into()),
         line_based: false,
         insert_after_line: None,
-        old_text_pointer: Some(at.at("oldText")),
+        old_text_pointer: Some(at.at("oldText").into()),
     })
 }
 

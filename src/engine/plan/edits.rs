@@ -131,7 +131,7 @@ pub(crate) fn match_edits_with(
     if !not_found.is_empty() {
         let olds: Vec<&str> = not_found
             .iter()
-            .map(|&i| specs[i].old_text.as_str())
+            .map(|&i| &*specs[i].old_text)
             .collect();
         let cands = hint::candidates(&file, &olds);
         let applied = already_applied(
@@ -197,6 +197,11 @@ fn only_exact(
     }
 }
 
+/// What the relaxed tier's search holds per edit besides its texts, about (bytes).
+const RELAXED_PER_EDIT: usize = 256;
+/// The least weight of a group of edits through the relaxed tier's search (bytes).
+const RELAXED_GROUP: usize = 64 * 1024;
+
 /// Runs the relaxed tier for the edits in `not_found`, taking out the ones it decides.
 #[allow(clippy::too_many_arguments)]
 fn relax(
@@ -219,7 +224,30 @@ fn relax(
             replace_all: specs[i].replace_all,
         })
         .collect();
-    let results = view.find_all(&wanted);
+    // The view's search builds a few hundred bytes per edit (its variants, their N(·) lines and
+    // key sequences): many edits go through it in groups, each a sixteenth of file plus edits
+    // at least, so that memory stays near the file plus the request while the file's line keys
+    // are scanned at most 16 times beyond the first groups. Each edit's result depends on it
+    // alone, so grouping changes nothing else.
+    let weight = |w: &relaxed::Wanted<'_>| w.old_text.len() + w.new_text.len() + RELAXED_PER_EDIT;
+    let total: usize = wanted.iter().map(weight).sum();
+    let group = RELAXED_GROUP.max((doc.text.len() + total) / 16);
+    let mut results = Vec::with_capacity(wanted.len());
+    let mut rest = &wanted[..];
+    while !rest.is_empty() {
+        let mut bytes = 0;
+        let n = rest
+            .iter()
+            .position(|w| {
+                bytes += weight(w);
+                bytes > group
+            })
+            .unwrap_or(rest.len())
+            .max(1);
+        let (these, next) = rest.split_at(n);
+        results.extend(view.find_all(these));
+        rest = next;
+    }
     let mut still = Vec::new();
     for (&i, r) in not_found.iter().zip(results) {
         match r {
@@ -351,8 +379,8 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
         .enumerate()
         .map(|(k, (res, chunk))| {
             let spec = EditSpec {
-                old_text: chunk.old_lines.join("\n"),
-                new_text: chunk.new_lines.join("\n"),
+                old_text: chunk.old_lines.join("\n").into(),
+                new_text: chunk.new_lines.join("\n").into(),
                 replace_all: false,
                 id: Some(format!("chunk@{}", chunk.line)),
                 pointer: None,

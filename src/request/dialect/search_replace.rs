@@ -255,8 +255,8 @@ fn add_block(
         old_text.push('\n');
     }
     file.edits.push(EditSpec {
-        old_text,
-        new_text,
+        old_text: old_text.into(),
+        new_text: new_text.into(),
         replace_all: false,
         id: None,
         pointer: None,
@@ -274,7 +274,7 @@ mod tests {
     fn edits(f: &FileRequest) -> Vec<(&str, &str)> {
         f.edits
             .iter()
-            .map(|e| (e.old_text.as_str(), e.new_text.as_str()))
+            .map(|e| (&*e.old_text, &*e.new_text))
             .collect()
     }
 

@@ -48,12 +48,12 @@ fn spec_sent_as(old: &str, new: &str, pointer: &str, key: &str) -> EditSpec {
         pointer: Some(pointer.into()),
         line_based: false,
         insert_after_line: None,
-        old_text_pointer: Some(format!("{pointer}/{key}")),
+        old_text_pointer: Some(format!("{pointer}/{key}").into()),
     }
 }
 
 fn olds(file: &FileRequest) -> Vec<&str> {
-    file.edits.iter().map(|e| e.old_text.as_str()).collect()
+    file.edits.iter().map(|e| &*e.old_text).collect()
 }
 
 // ---- shapes ----
@@ -137,7 +137,7 @@ fn legacy_single_edit_points_at_the_object() {
         ok_value(json!({"path": "a", "oldText": "x", "newText": "", "dryRun": true, "id": "k"}));
     assert!(r.dry_run);
     assert_eq!(r.files[0].edits[0].id.as_deref(), Some("k"));
-    assert_eq!(r.files[0].edits[0].new_text, "");
+    assert_eq!(&*r.files[0].edits[0].new_text, "");
 }
 
 #[test]
@@ -148,7 +148,7 @@ fn claude_edit_and_multiedit() {
     let e = &r.files[0].edits[0];
     assert_eq!(r.files[0].path, "/repo/src/lib.rs");
     assert_eq!(
-        (e.old_text.as_str(), e.new_text.as_str(), e.replace_all),
+        (&*e.old_text, &*e.new_text, e.replace_all),
         ("let x = 1;", "let x = 2;", true)
     );
     let r = ok(include_str!(
@@ -274,7 +274,7 @@ fn every_alias_is_accepted() {
                 assert_eq!(r.files[0].path, "f");
                 let e = &r.files[0].edits[0];
                 assert_eq!(
-                    (e.old_text.as_str(), e.new_text.as_str(), e.replace_all),
+                    (&*e.old_text, &*e.new_text, e.replace_all),
                     ("a", "b", true)
                 );
             }
@@ -408,7 +408,7 @@ fn empty_old_text_is_refused_but_empty_new_text_is_fine() {
     );
     // Whitespace-only oldText is the engine's call (N(·) empty), not the parser's.
     assert_eq!(
-        ok_value(json!({"path": "a", "oldText": "  ", "newText": ""})).files[0].edits[0].old_text,
+        &*ok_value(json!({"path": "a", "oldText": "  ", "newText": ""})).files[0].edits[0].old_text,
         "  "
     );
 }
@@ -659,7 +659,7 @@ fn objects_for_one_path_merge_in_request_order() {
     assert_eq!(a.path, "./src/a.rs");
     assert_eq!(a.pointer.as_deref(), Some("/files/0"));
     assert_eq!(olds(a), ["one", "two", "three"]);
-    let pointers: Vec<_> = a.edits.iter().map(|e| e.pointer.clone().unwrap()).collect();
+    let pointers: Vec<_> = a.edits.iter().map(|e| e.pointer.as_deref().unwrap()).collect();
     assert_eq!(
         pointers,
         ["/files/0/edits/0", "/files/2/edits/0", "/files/2/edits/1"]
@@ -775,7 +775,7 @@ fn unicode_paths_and_text_survive() {
         "../../../testdata/requests/ok-canonical-unicode.json"
     ));
     assert_eq!(r.files[0].path, "docs/ünïcödé/ファイル.md");
-    assert_eq!(r.files[0].edits[0].old_text, "“quoted” — text");
+    assert_eq!(&*r.files[0].edits[0].old_text, "“quoted” — text");
     assert_eq!(r.files[0].edits[0].id.as_deref(), Some("ü~/1"));
     let r = ok_value(
         json!({"edits": [{"path": "é/a", "oldText": "x", "newText": "y"}, {"path": "é/b/../a", "oldText": "z", "newText": "w"}]}),
@@ -1176,7 +1176,7 @@ fn new_text_is_required_and_may_be_empty() {
         edit.insert("oldText".into(), json!("x"));
         edit.insert(new.into(), json!(""));
         let r = ok_value(json!({"files": [{"path": "a", "edits": [edit]}]}));
-        assert_eq!(r.files[0].edits[0].new_text, "", "{new}");
+        assert_eq!(&*r.files[0].edits[0].new_text, "", "{new}");
     }
 }
 
@@ -1265,7 +1265,7 @@ fn text_editor_commands_become_edits_content_and_insertions() {
     let r =
         ok_value(json!({"command": "str_replace", "path": "a.rs", "old_str": "x", "new_str": ""}));
     let e = &r.files[0].edits[0];
-    assert_eq!((e.old_text.as_str(), e.new_text.as_str()), ("x", ""));
+    assert_eq!((&*e.old_text, &*e.new_text), ("x", ""));
     assert_eq!(e.old_text_pointer.as_deref(), Some("/old_str"));
     assert_eq!(e.insert_after_line, None);
     let r =
@@ -1275,7 +1275,7 @@ fn text_editor_commands_become_edits_content_and_insertions() {
         json!({"command": "insert", "path": "a.rs", "insert_line": 0, "new_str": "use x;"}),
     );
     let e = &r.files[0].edits[0];
-    assert_eq!((e.old_text.as_str(), e.new_text.as_str()), ("", "use x;"));
+    assert_eq!((&*e.old_text, &*e.new_text), ("", "use x;"));
     assert_eq!(e.insert_after_line, Some(0));
     // An array batches commands (and file objects) all or nothing; one path merges.
     let r = ok_value(json!([
