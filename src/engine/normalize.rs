@@ -173,6 +173,19 @@ impl<'a> Normalized<'a> {
     /// Builds N(`text`) and its map in one linear pass; nothing is copied unless N(·) changes
     /// something.
     pub(crate) fn new(text: &'a str) -> Normalized<'a> {
+        if is_plain(text) {
+            return Normalized {
+                text: Cow::Borrowed(text),
+                units: Vec::new(),
+                last_line_trimmed: false,
+                orig_len: text.len(),
+            };
+        }
+        Normalized::build(text)
+    }
+
+    /// [`Normalized::new`] by the walk line by line.
+    fn build(text: &'a str) -> Normalized<'a> {
         let mut b = Builder {
             src: text,
             out: None,
@@ -348,6 +361,19 @@ impl<'a> Normalized<'a> {
     }
 }
 
+/// Whether `text` is ASCII with LF line breaks only and no whitespace at the end of a line: then
+/// N(`text`) is `text` (NFKC keeps every ASCII character, no ASCII character joins a cluster or
+/// is in a table), found by a few scans of the whole text instead of a walk line by line.
+fn is_plain(text: &str) -> bool {
+    // The ASCII characters that `char::is_whitespace` calls whitespace, line breaks aside.
+    let blank = |c: u8| matches!(c, b' ' | b'\t' | 0x0B | 0x0C);
+    let b = text.as_bytes();
+    text.is_ascii()
+        && memchr::memchr(b'\r', b).is_none()
+        && !b.last().is_some_and(|&c| blank(c))
+        && memchr::memchr_iter(b'\n', b).all(|i| i == 0 || !blank(b[i - 1]))
+}
+
 struct Builder<'a> {
     /// The original text.
     src: &'a str,
@@ -476,6 +502,32 @@ mod tests {
         ] {
             assert_eq!(is_blank_under_n(t), n(t).is_empty(), "{t:?}");
         }
+    }
+
+    #[test]
+    fn plain_is_exactly_the_ascii_texts_n_keeps() {
+        // Every ASCII text of up to 4 characters over a few interesting ones (line breaks, the
+        // whitespace N trims, and letters): the fast test agrees with building N.
+        let alphabet = [b'a', b' ', b'\t', 0x0B, 0x0C, b'\n', b'\r', 0x00];
+        let mut words = vec![Vec::new()];
+        for _ in 0..4 {
+            let longer: Vec<Vec<u8>> = words
+                .iter()
+                .filter(|w| w.len() == words.last().map_or(0, Vec::len))
+                .flat_map(|w| alphabet.iter().map(move |&c| [w.clone(), vec![c]].concat()))
+                .collect();
+            words.extend(longer);
+        }
+        for w in words {
+            let t = std::str::from_utf8(&w).unwrap();
+            let built = Normalized::build(t);
+            assert_eq!(is_plain(t), matches!(built.text, Cow::Borrowed(_)), "{t:?}");
+            let fast = Normalized::new(t);
+            assert_eq!(fast.text, built.text, "{t:?}");
+            assert_eq!(fast.units, built.units, "{t:?}");
+            assert_eq!(fast.last_line_trimmed, built.last_line_trimmed, "{t:?}");
+        }
+        assert!(!is_plain("caf\u{e9}"), "not ASCII: the builder decides");
     }
 
     #[test]

@@ -187,6 +187,28 @@ pub(super) fn read_all(fd: &OwnedFd, limit: u64) -> Result<Vec<u8>, Errno> {
     }
 }
 
+/// The version ([`crate::hash::version`]) of everything left to read, read in chunks through
+/// one small buffer: checking a file costs no buffer of its size. `FBIG` past `limit` bytes.
+pub(super) fn version_of(fd: &OwnedFd, limit: u64) -> Result<String, Errno> {
+    let mut v = crate::hash::Versioner::default();
+    let mut buf = vec![0u8; 256 * 1024];
+    let mut total = 0u64;
+    loop {
+        match rustix::io::read(fd, &mut buf[..]) {
+            Ok(0) => return Ok(v.finish()),
+            Ok(n) => {
+                total += n as u64;
+                if total > limit {
+                    return Err(Errno::FBIG);
+                }
+                v.update(&buf[..n]);
+            }
+            Err(Errno::INTR) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Writes everything, looping on short writes (one `write` stops at 2 GiB) and EINTR.
 pub(super) fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> Result<(), Errno> {
     while !bytes.is_empty() {

@@ -370,7 +370,8 @@ fn verify(
         if fp.settled && same_stamps {
             return Ok((fd, fst));
         }
-        let bytes = atomic::read_all(&fd, root.limits.max_file_size).map_err(|e| match e {
+        // Hashed as it is read: the check holds no second copy of the file.
+        let version = atomic::version_of(&fd, root.limits.max_file_size).map_err(|e| match e {
             Errno::FBIG => FsError::new(Code::TooLarge, path, "the file grew over the size limit"),
             e => FsError::from_errno(path, "cannot read the file", e),
         })?;
@@ -379,7 +380,7 @@ fn verify(
         if !atomic::same_version(&fst, &after) {
             return Err(stale(path, "the file is being written by another program"));
         }
-        if crate::hash::version(&bytes) != fp.version {
+        if version != fp.version {
             return Err(stale(path, "the file changed on disk since it was read"));
         }
     }
