@@ -293,8 +293,15 @@ pub(crate) fn response_rendered(
     rendered: &[Rendered<'_>],
 ) -> wire::Response {
     let batch_ok = plan.ok() && wrote.failure.is_none();
-    let mut errors = Vec::new();
-    let mut files = Vec::new();
+    // One entry per failed edit and at most one per file (and one for the write): sized up
+    // front, since 10,000 failed edits would grow the list to 16,384 entries by doubling.
+    let failed: usize = plan
+        .files
+        .iter()
+        .map(|f| 1 + f.edits.iter().filter(|e| matches!(e.outcome, Outcome::Failed(_))).count())
+        .sum();
+    let mut errors = Vec::with_capacity(failed + 1);
+    let mut files = Vec::with_capacity(plan.files.len());
     for f in &plan.files {
         let doc = f.original.as_ref().map(|o| &o.doc);
         // eol and bom describe a decoded text only (§3a "Failed files").
