@@ -838,6 +838,32 @@ fn empty_text_bom_and_non_containers() {
 
 // ---- schema and typed structs ----
 
+/// The request objects are read field by field (`RequestVisitor`, so that each item of the list
+/// is checked as it is read): it reads exactly the fields their schemas have.
+#[test]
+fn request_objects_are_read_field_by_field_as_their_schemas_say() {
+    let shapes = super::schema::shapes();
+    for (schema, list) in [(&shapes.canonical, "files"), (&shapes.flat, "edits")] {
+        let mut fields: Vec<&str> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        fields.sort_unstable();
+        let mut read = vec![list, "documents", "dryRun", "version"];
+        read.sort_unstable();
+        assert_eq!(fields, read);
+    }
+    // And every one of them is read.
+    let r = ok_value(json!({"version": 1, "dryRun": true, "documents": [{"path": "b", "text": "x"}],
+                            "files": [{"path": "a", "delete": true}]}));
+    assert!(r.dry_run && r.documents.len() == 1 && r.files[0].delete);
+    let r = ok_value(json!({"edits": [{"path": "a", "oldText": "x", "newText": "y"}],
+                            "version": 1, "dryRun": true, "documents": [{"path": "b", "text": "x"}]}));
+    assert!(r.dry_run && r.documents.len() == 1 && r.files[0].edits.len() == 1);
+}
+
 #[test]
 fn schema_snapshot() {
     let schema = serde_json::to_string_pretty(&request_schema()).unwrap();
