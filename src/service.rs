@@ -8,6 +8,7 @@
 use crate::engine::document::PositionEncoding;
 use crate::engine::plan::{self, Op, Plan, ResolveOptions};
 use crate::error::{Code, ExitStatus};
+use crate::report::message::Vocabulary;
 use crate::report::response::{RequestFailure, Response};
 use crate::report::{self, Mode, WriteOutcome};
 use crate::request::{Request, RequestError};
@@ -53,8 +54,13 @@ pub struct Run {
 
 impl Run {
     pub(crate) fn failed(e: &RequestError) -> Run {
+        Run::failed_in(e, Vocabulary::Cli)
+    }
+
+    /// [`Run::failed`], the hint naming redline's commands as `vocabulary` does.
+    pub(crate) fn failed_in(e: &RequestError, vocabulary: Vocabulary) -> Run {
         Run {
-            response: Err(RequestFailure::new(e)),
+            response: Err(RequestFailure::worded(e, vocabulary)),
             exit: ExitStatus::Usage,
             plan: None,
             commit_failure: None,
@@ -305,6 +311,16 @@ fn stale_paths(root: &Root, changes: &[Change]) -> Vec<String> {
 
 /// Resolves `req` and, in `Mode::Apply`, writes it, all under the root's writer lock.
 pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
+    run_in(req, mode, settings, Vocabulary::Cli)
+}
+
+/// [`run`], the response's hints naming redline's commands as `vocabulary` does (the face's).
+pub(crate) fn run_in(
+    req: &Request,
+    mode: Mode,
+    settings: &Settings,
+    vocabulary: Vocabulary,
+) -> Run {
     let mode = if req.dry_run && mode == Mode::Apply {
         Mode::DryRun
     } else {
@@ -312,13 +328,13 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
     };
     let root = match open_root(settings) {
         Ok(r) => r,
-        Err(e) => return Run::failed(&e),
+        Err(e) => return Run::failed_in(&e, vocabulary),
     };
     let opts = options(mode, settings);
     if let Err(e) = plan::check_request(req, opts)
         .and_then(|()| crate::request::limits::check_edits(req, settings.limits.max_edits))
     {
-        return Run::failed(&e);
+        return Run::failed_in(&e, vocabulary);
     }
     // A writing run resolves before it takes the writer lock, so that the lock is held only for
     // the commit, never for another request's resolution. SPEC §7's promise is kept: under the
@@ -341,7 +357,7 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
                     ),
                 );
                 // The response lists the failure (it names no file of the request).
-                let resp = report::response(&plan, mode, settings.encoding, &wrote);
+                let resp = report::response(&plan, mode, settings.encoding, &wrote, vocabulary);
                 return Run {
                     response: Ok(resp),
                     exit: e.code.exit_status().worst(ExitStatus::WriteFailed),
@@ -366,11 +382,17 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
     };
     let mut plan = match resolved {
         Ok(p) => p,
-        Err(e) => return Run::failed(&e),
+        Err(e) => return Run::failed_in(&e, vocabulary),
     };
     let (mut wrote, exit, written, versions) = loop {
         if !plan.ok() {
-            let resp = report::response(&plan, mode, settings.encoding, &WriteOutcome::default());
+            let resp = report::response(
+                &plan,
+                mode,
+                settings.encoding,
+                &WriteOutcome::default(),
+                vocabulary,
+            );
             return Run {
                 response: Ok(resp),
                 exit: worst_code(&plan),
@@ -394,7 +416,7 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
             current = false;
             plan = match plan::resolve(req, &root, opts) {
                 Ok(p) => p,
-                Err(e) => return Run::failed(&e),
+                Err(e) => return Run::failed_in(&e, vocabulary),
             };
             continue;
         }
@@ -417,7 +439,14 @@ pub fn run(req: &Request, mode: Mode, settings: &Settings) -> Run {
             _ => None,
         })
         .collect();
-    let resp = report::response_rendered(&plan, mode, settings.encoding, &wrote, &rendered);
+    let resp = report::response_rendered(
+        &plan,
+        mode,
+        settings.encoding,
+        &wrote,
+        &rendered,
+        vocabulary,
+    );
     Run {
         response: Ok(resp),
         exit,

@@ -10,6 +10,7 @@
 use crate::engine::document::{DecodeError, Document};
 use crate::engine::plan::{self, Op, Outcome, Plan, ResolveOptions};
 use crate::error::Code;
+use crate::report::message::Vocabulary;
 use crate::report::{self, Mode, WriteOutcome};
 use crate::request::{DocumentOverride, FileRequest, Request, RequestError};
 use crate::service::{self, Settings};
@@ -68,6 +69,7 @@ impl Filtered {
                 Mode::Resolve,
                 settings.encoding,
                 &WriteOutcome::default(),
+                Vocabulary::Cli,
             );
             if let Err(e) = &self.output
                 && resp.ok

@@ -15,6 +15,7 @@
 use crate::faces::read::ReadParams;
 use crate::faces::schema;
 use crate::report::Mode;
+use crate::report::message::Vocabulary;
 use crate::service::Settings;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
@@ -114,14 +115,12 @@ fn read(params: &ReadParams, settings: &Settings) -> CallToolResult {
 }
 
 fn edits(arguments: &Value, mode: Mode, settings: &Settings) -> CallToolResult {
-    let Some(run) = crate::faces::run_json(arguments, mode, settings) else {
+    let Some(run) = crate::faces::run_json(arguments, mode, settings, Vocabulary::Mcp) else {
         let message = crate::faces::NOT_A_REQUEST.to_string();
         return CallToolResult::error(vec![ContentBlock::text(message)]);
     };
     let ok = matches!(&run.response, Ok(r) if r.ok);
-    let mut value = run.to_json();
-    name_mcp_tools(&mut value);
-    with_summary(value, ok)
+    with_summary(run.to_json(), ok)
 }
 
 /// A tool result whose `structuredContent` is the response JSON and whose text content is
@@ -295,9 +294,7 @@ fn reviewed(arguments: &Value, settings: &Settings) -> CallToolResult {
     let mut result = match &r.run {
         Some(run) => {
             let ok = !failed && matches!(&run.response, Ok(resp) if resp.ok);
-            let mut value = run.to_json();
-            name_mcp_tools(&mut value);
-            with_summary(value, ok)
+            with_summary(run.to_json(), ok)
         }
         None => CallToolResult::error(Vec::new()),
     };
@@ -305,48 +302,6 @@ fn reviewed(arguments: &Value, settings: &Settings) -> CallToolResult {
         result.content.push(ContentBlock::text(r.text));
     }
     result
-}
-
-/// Hints and messages name the command-line tools (`redline read PATH`); under MCP the model
-/// has the tools instead: every `hint` and `message` in `value` is rewritten to name them.
-fn name_mcp_tools(value: &mut Value) {
-    match value {
-        Value::Object(map) => {
-            for (key, v) in map.iter_mut() {
-                match v {
-                    Value::String(text) if key == "hint" || key == "message" => {
-                        *text = mcp_wording(text);
-                    }
-                    _ => name_mcp_tools(v),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(name_mcp_tools),
-        _ => {}
-    }
-}
-
-/// `redline read PATH` becomes `read_file` with that path, `redline resolve` `preview_edits`.
-fn mcp_wording(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("`redline read") {
-        let after = &rest[at + 1..];
-        let Some(end) = after.find('`') else {
-            break;
-        };
-        out.push_str(&rest[..at]);
-        let path = after[..end].trim_start_matches("redline read").trim();
-        if path.is_empty() {
-            out.push_str("`read_file`");
-        } else {
-            let path = serde_json::to_string(path).unwrap_or_default();
-            out.push_str(&format!("`read_file` with {{\"path\": {path}}}"));
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    out.replace("`redline resolve`", "`preview_edits`")
 }
 
 impl ServerHandler for Server {
@@ -544,14 +499,8 @@ mod tests {
 
     #[test]
     fn hints_name_the_mcp_tools() {
-        assert_eq!(
-            mcp_wording("re-read the file (`redline read src/a b.rs`) and copy oldText exactly"),
-            "re-read the file (`read_file` with {\"path\": \"src/a b.rs\"}) and copy oldText exactly"
-        );
-        assert_eq!(
-            mcp_wording("use the string printed by `redline read`, or `redline resolve`"),
-            "use the string printed by `read_file`, or `preview_edits`"
-        );
+        // How the words come out is report::message's mcp_names_its_tools; here, that the
+        // server's answers use them.
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
         let server = Server::new(Settings {
@@ -562,6 +511,7 @@ mod tests {
         let r = server.call(schema::APPLY_EDITS, args).unwrap();
         let text = serde_json::to_string(&r.structured_content).unwrap();
         assert!(!text.contains("redline read"), "{text}");
+        assert!(text.contains("printed by `read_file`"), "{text}");
     }
 
     /// Anthropic's text-editor `view` sent to an edit tool is answered as `read_file`.

@@ -15,6 +15,7 @@ pub(crate) mod setup;
 pub(crate) mod watch;
 
 use crate::report::Mode;
+use crate::report::message::Vocabulary;
 use crate::service::{Run, Settings};
 
 /// What a face says when a JSON value holds no request.
@@ -25,9 +26,14 @@ pub(crate) const NOT_A_REQUEST: &str =
 /// [`crate::request::from_json`]); a request that does not parse is a run with the request
 /// failure (`ok: false`), as the CLI prints it. `None` when the value's JSON type holds no
 /// request.
-pub(crate) fn run_json(value: &serde_json::Value, mode: Mode, settings: &Settings) -> Option<Run> {
+pub(crate) fn run_json(
+    value: &serde_json::Value,
+    mode: Mode,
+    settings: &Settings,
+    vocabulary: Vocabulary,
+) -> Option<Run> {
     Some(match crate::request::from_json(value)? {
-        Ok(req) => crate::service::run(&req, mode, settings),
-        Err(e) => Run::failed(&e),
+        Ok(req) => crate::service::run_in(&req, mode, settings, vocabulary),
+        Err(e) => Run::failed_in(&e, vocabulary),
     })
 }

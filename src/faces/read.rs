@@ -139,8 +139,8 @@ pub(crate) struct ReadError {
 pub(crate) fn read(p: &ReadParams, settings: &Settings) -> Result<FileLines, ReadError> {
     let root = service::open_root(settings).map_err(|e| ReadError {
         code: Code::InvalidRequest,
+        hint: e.hint_text(),
         message: e.message,
-        hint: e.hint,
     })?;
     let snap = root.read(&p.path).map_err(|e| ReadError {
         code: e.code,

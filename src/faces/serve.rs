@@ -18,6 +18,7 @@
 use crate::faces::read::ReadParams;
 use crate::faces::schema::{self, Which};
 use crate::report::Mode;
+use crate::report::message::Vocabulary;
 use crate::service::{Run, Settings};
 use serde_json::{Value, json};
 use std::io::{self, BufRead, Read as _, Write};
@@ -328,7 +329,7 @@ fn need(params: Option<&Value>) -> Result<&Value, (i64, String)> {
 /// Parses `params` as a request and runs it in `mode` ([`crate::faces::run_json`]); params of
 /// a JSON type that holds no request are invalid params.
 pub(crate) fn run(params: &Value, mode: Mode, settings: &Settings) -> Result<Run, (i64, String)> {
-    crate::faces::run_json(params, mode, settings)
+    crate::faces::run_json(params, mode, settings, Vocabulary::Cli)
         .ok_or_else(|| (INVALID_PARAMS, crate::faces::NOT_A_REQUEST.into()))
 }
 

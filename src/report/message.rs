@@ -8,6 +8,7 @@ use crate::engine::document::{DecodeError, Document};
 use crate::engine::failure::{ChunkError, ChunkScope, Clue, EditError, FileError};
 use crate::engine::hint::Candidate;
 use crate::engine::plan::Warning;
+use crate::request::{Hint, RequestError};
 use crate::write::{CommitWarning, FsError};
 
 /// What is said about a failure.
@@ -17,6 +18,71 @@ pub(crate) struct Said {
     pub message: String,
     /// What to do about it.
     pub hint: Option<String>,
+}
+
+/// How a face names redline's commands in its hints: the command line's `redline read PATH` and
+/// `redline resolve`, or the MCP tools `read_file` (with its JSON arguments) and `preview_edits`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Vocabulary {
+    /// The command line's (and every face that shows commands to a person: serve, LSP, hooks).
+    #[default]
+    Cli,
+    /// The MCP server's tools.
+    Mcp,
+}
+
+impl Vocabulary {
+    /// The command that reads `args` (a path, perhaps with range flags), as code; `None`: the
+    /// command alone.
+    fn read(self, args: Option<&str>) -> String {
+        match (self, args) {
+            (Vocabulary::Cli, None) => "`redline read`".to_string(),
+            (Vocabulary::Cli, Some(args)) => format!("`redline read {args}`"),
+            (Vocabulary::Mcp, args) => match args.unwrap_or_default().trim() {
+                "" => "`read_file`".to_string(),
+                path => format!(
+                    "`read_file` with {{\"path\": {}}}",
+                    serde_json::to_string(path).unwrap_or_default()
+                ),
+            },
+        }
+    }
+
+    /// The command that previews a batch without writing, as code.
+    fn preview(self) -> &'static str {
+        match self {
+            Vocabulary::Cli => "`redline resolve`",
+            Vocabulary::Mcp => "`preview_edits`",
+        }
+    }
+}
+
+/// The hint of a request error, naming redline's commands as `vocabulary` does.
+#[must_use]
+pub(crate) fn request_hint(e: &RequestError, vocabulary: Vocabulary) -> Option<String> {
+    Some(match e.hint.as_ref()? {
+        Hint::Text(text) => text.clone(),
+        Hint::ReadInstead { args } => format!(
+            "read it with {} (MCP: read_file; serve: read)",
+            vocabulary.read(Some(args))
+        ),
+        Hint::VersionFromRead => format!(
+            "use the `sha256:<64 hex digits>` string printed by {}",
+            vocabulary.read(None)
+        ),
+        Hint::DocumentsOnlyToPreview => format!(
+            "drop `documents` and let redline read the files, or use {}",
+            vocabulary.preview()
+        ),
+    })
+}
+
+impl RequestError {
+    /// What to do about it, as the command line says it.
+    #[must_use]
+    pub fn hint_text(&self) -> Option<String> {
+        request_hint(self, Vocabulary::Cli)
+    }
 }
 
 /// How a message names an edit.
@@ -33,7 +99,19 @@ pub(crate) enum Numbering {
 /// as the wire says them (edits by their 0-based index).
 #[must_use]
 pub(crate) fn edit(e: &EditError, path: &str, index: usize, doc: Option<&Document>) -> Said {
-    edit_numbered(e, path, index, doc, Numbering::Index)
+    edit_in(e, path, index, doc, Vocabulary::Cli)
+}
+
+/// [`edit`], naming redline's commands as `vocabulary` does.
+#[must_use]
+pub(crate) fn edit_in(
+    e: &EditError,
+    path: &str,
+    index: usize,
+    doc: Option<&Document>,
+    vocabulary: Vocabulary,
+) -> Said {
+    edit_said(e, path, index, doc, Numbering::Index, vocabulary)
 }
 
 /// [`edit`], naming edits as `numbering` says.
@@ -44,6 +122,17 @@ pub(crate) fn edit_numbered(
     index: usize,
     doc: Option<&Document>,
     numbering: Numbering,
+) -> Said {
+    edit_said(e, path, index, doc, numbering, Vocabulary::Cli)
+}
+
+fn edit_said(
+    e: &EditError,
+    path: &str,
+    index: usize,
+    doc: Option<&Document>,
+    numbering: Numbering,
+    vocabulary: Vocabulary,
 ) -> Said {
     let shown = |i: usize| match numbering {
         Numbering::Index => i,
@@ -109,6 +198,7 @@ pub(crate) fn edit_numbered(
             candidates,
             clue.as_ref(),
             &line,
+            vocabulary,
         ),
         EditError::Chunk { line: at, why } => {
             let (message, hint) = chunk(*at, why, &line, &lines, &more);
@@ -125,6 +215,12 @@ pub(crate) fn edit_numbered(
 /// not be planned.
 #[must_use]
 pub(crate) fn file(e: &FileError, path: &str) -> Said {
+    file_in(e, path, Vocabulary::Cli)
+}
+
+/// [`file`], naming redline's commands as `vocabulary` does.
+#[must_use]
+pub(crate) fn file_in(e: &FileError, path: &str, vocabulary: Vocabulary) -> Said {
     match e {
         // The writer's words, without the path: the response names the file beside them.
         FileError::Fs(e) => Said {
@@ -146,7 +242,8 @@ pub(crate) fn file(e: &FileError, path: &str) -> Said {
         FileError::Stale { expected, actual } => Said {
             message: format!("{path} has version {actual}, not the expected {expected}"),
             hint: Some(format!(
-                "re-read the file (`redline read {path}`) and redo the edits against it"
+                "re-read the file ({}) and redo the edits against it",
+                vocabulary.read(Some(path))
             )),
         },
     }
@@ -190,6 +287,7 @@ fn not_found(
     candidates: &[Candidate],
     clue: Option<&Clue>,
     line: &dyn Fn(usize) -> usize,
+    vocabulary: Vocabulary,
 ) -> (String, String) {
     match clue {
         Some(Clue::Reindent { at, why }) => (
@@ -207,7 +305,8 @@ fn not_found(
                     "{head}: oldText not found; newText occurs at line {line}, so the edit may already be applied"
                 ),
                 format!(
-                    "check line {line} of {path}; if the change is not there yet, re-read the file (`redline read {path}`) and copy oldText exactly"
+                    "check line {line} of {path}; if the change is not there yet, re-read the file ({}) and copy oldText exactly",
+                    vocabulary.read(Some(path))
                 ),
             )
         }
@@ -224,7 +323,10 @@ fn not_found(
                 .unwrap_or_default();
             (
                 format!("{head}: oldText not found{near}"),
-                format!("re-read the file (`redline read {path}`) and copy oldText exactly"),
+                format!(
+                    "re-read the file ({}) and copy oldText exactly",
+                    vocabulary.read(Some(path))
+                ),
             )
         }
     }
@@ -304,6 +406,37 @@ fn chunk(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Under MCP the hints name the tools (`read_file` with its arguments, `preview_edits`)
+    /// where the command line names its commands.
+    #[test]
+    fn mcp_names_its_tools() {
+        let missing = EditError::NotFound {
+            candidates: Vec::new(),
+            clue: None,
+        };
+        assert_eq!(
+            edit_in(&missing, "src/a b.rs", 0, None, Vocabulary::Mcp)
+                .hint
+                .as_deref(),
+            Some(
+                "re-read the file (`read_file` with {\"path\": \"src/a b.rs\"}) and copy oldText exactly"
+            )
+        );
+        assert_eq!(
+            edit(&missing, "src/a b.rs", 0, None).hint.as_deref(),
+            Some("re-read the file (`redline read src/a b.rs`) and copy oldText exactly")
+        );
+        let mcp = Vocabulary::Mcp;
+        assert_eq!(
+            format!(
+                "use the string printed by {}, or {}",
+                mcp.read(None),
+                mcp.preview()
+            ),
+            "use the string printed by `read_file`, or `preview_edits`"
+        );
+    }
 
     #[test]
     fn wire_counts_edits_from_zero_and_the_reviewer_from_one() {

@@ -279,8 +279,9 @@ pub(crate) fn response(
     mode: Mode,
     enc: PositionEncoding,
     wrote: &WriteOutcome,
+    vocabulary: message::Vocabulary,
 ) -> wire::Response {
-    response_rendered(plan, mode, enc, wrote, &[])
+    response_rendered(plan, mode, enc, wrote, &[], vocabulary)
 }
 
 /// [`response`] for a plan whose every edit was accepted and whose new texts `rendered` holds
@@ -291,6 +292,7 @@ pub(crate) fn response_rendered(
     enc: PositionEncoding,
     wrote: &WriteOutcome,
     rendered: &[Rendered<'_>],
+    vocabulary: message::Vocabulary,
 ) -> wire::Response {
     let batch_ok = plan.ok() && wrote.failure.is_none();
     // One entry per failed edit and at most one per file (and one for the write): sized up
@@ -334,7 +336,7 @@ pub(crate) fn response_rendered(
                 }
                 Outcome::Failed(fail) => {
                     r.status = wire::EditStatus::Failed;
-                    let said = message::edit(fail, &f.path, e.index, doc);
+                    let said = message::edit_in(fail, &f.path, e.index, doc, vocabulary);
                     errors.push(wire::ErrorEntry {
                         code: fail.code(),
                         path: f.path.clone(),
@@ -353,7 +355,7 @@ pub(crate) fn response_rendered(
             .as_ref()
             .filter(|e| e.path == f.path || Some(&e.path) == f.move_to.as_ref());
         let failure = match (&f.failure, write_fail) {
-            (Some(e), _) => Some((e.code(), message::file(e, &f.path))),
+            (Some(e), _) => Some((e.code(), message::file_in(e, &f.path, vocabulary))),
             (None, Some(e)) => Some((e.code, message::write(e))),
             (None, None) => None,
         };

@@ -265,6 +265,14 @@ pub struct RequestFailure {
 impl RequestFailure {
     /// The failure response for a request error.
     pub fn new(e: &crate::request::RequestError) -> RequestFailure {
+        RequestFailure::worded(e, crate::report::message::Vocabulary::Cli)
+    }
+
+    /// [`RequestFailure::new`], its hint naming redline's commands as `vocabulary` does.
+    pub(crate) fn worded(
+        e: &crate::request::RequestError,
+        vocabulary: crate::report::message::Vocabulary,
+    ) -> RequestFailure {
         RequestFailure {
             version: VERSION,
             ok: false,
@@ -273,7 +281,7 @@ impl RequestFailure {
                 message: e.message.clone(),
                 pointer: e.pointer.clone(),
                 line: e.line,
-                hint: e.hint.clone(),
+                hint: crate::report::message::request_hint(e, vocabulary),
             },
         }
     }

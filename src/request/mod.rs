@@ -140,8 +140,25 @@ pub struct RequestError {
     pub pointer: Option<String>,
     /// 1-based line in a text dialect (Codex patch, SEARCH/REPLACE), when known.
     pub line: Option<usize>,
-    /// What to do about it.
-    pub hint: Option<String>,
+    /// What to do about it ([`RequestError::hint_text`] says it as the command line does; each
+    /// face words it with its own names for redline's commands).
+    pub(crate) hint: Option<Hint>,
+}
+
+/// What to do about a request error: plain text, or advice that names one of redline's commands,
+/// which each face names its own way (the command line's `redline read`, MCP's `read_file`), so
+/// it is worded where it is shown (`report::message::request_hint`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Hint {
+    /// Said as it is.
+    Text(String),
+    /// A text-editor `view` command sent to a command that only edits: read the file with the
+    /// face's read command; `args` are the path and the range flags.
+    ReadInstead { args: String },
+    /// An `expectHash` that is not a version: use the one the read command prints.
+    VersionFromRead,
+    /// `documents` sent to a command that does not take them: drop them, or preview instead.
+    DocumentsOnlyToPreview,
 }
 
 impl RequestError {
@@ -178,7 +195,13 @@ impl RequestError {
 
     /// Sets what to do about it.
     pub fn hint(mut self, hint: impl Into<String>) -> RequestError {
-        self.hint = Some(hint.into());
+        self.hint = Some(Hint::Text(hint.into()));
+        self
+    }
+
+    /// Sets advice that names one of redline's commands (worded by the face that shows it).
+    pub(crate) fn hint_naming(mut self, hint: Hint) -> RequestError {
+        self.hint = Some(hint);
         self
     }
 }

@@ -59,7 +59,7 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::request::{DocumentOverride, EditSpec, Request, RequestError};
+use crate::request::{DocumentOverride, EditSpec, Hint, Request, RequestError};
 
 use de::{Ctx, Outline, Sent, Top, item};
 use merge::Batch;
@@ -826,10 +826,9 @@ impl Parser {
                 Err(
                     RequestError::new("`command: view` reads a file; this command only edits")
                         .at(at.at("command"))
-                        .hint(format!(
-                            "read it with `redline read {}{range}` (MCP: read_file; serve: read)",
-                            view.path
-                        )),
+                        .hint_naming(Hint::ReadInstead {
+                            args: format!("{}{range}", view.path),
+                        }),
                 )
             }
         }
@@ -950,7 +949,7 @@ impl Parser {
                     at.key("expectHash")
                 ))
                 .at(at.at("expectHash"))
-                .hint("use the `sha256:<64 hex digits>` string printed by `redline read`")
+                .hint_naming(Hint::VersionFromRead)
             })?;
             slot.set_expect_hash(hash, &at.at("expectHash"))?;
         }

@@ -11,7 +11,7 @@ use crate::error::{Code, WarningCode};
 mod edits;
 use crate::engine::matcher::MatchKind;
 use crate::engine::normalize::Normalization;
-use crate::request::{EditSpec, FileRequest, Request, RequestError};
+use crate::request::{EditSpec, FileRequest, Hint, Request, RequestError};
 use crate::write::{Fingerprint, Root};
 use edits::locate_chunks;
 #[cfg(test)]
@@ -327,7 +327,7 @@ pub(crate) fn check_request(req: &Request, opts: ResolveOptions) -> Result<(), R
         return Err(
             RequestError::new("`documents` is only accepted by `resolve` and `filter`")
                 .at("/documents")
-                .hint("drop `documents` and let redline read the files, or use `redline resolve`"),
+                .hint_naming(Hint::DocumentsOnlyToPreview),
         );
     }
     for f in &req.files {

@@ -24,7 +24,7 @@ pub(super) fn print_lsp(run: &Run, settings: &Settings) -> ExitStatus {
 
 /// A request that did not parse, in the LSP form: no changes, one error (also on stderr).
 pub(super) fn lsp_request_failure(e: &RequestError, settings: &Settings) -> ExitStatus {
-    output::diagnostic(&e.message, e.hint.as_deref());
+    output::diagnostic(&e.message, e.hint_text().as_deref());
     let run = Run {
         response: Err(RequestFailure::new(e)),
         exit: ExitStatus::Usage,

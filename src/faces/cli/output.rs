@@ -111,7 +111,7 @@ pub(super) fn request_failure(
     format: Option<Format>,
 ) -> ExitStatus {
     let message = located(&err.message, err.pointer.as_deref(), err.line);
-    diagnostic(&message, err.hint.as_deref());
+    diagnostic(&message, err.hint_text().as_deref());
     let text_format = matches!(format, Some(Format::Text | Format::Diff))
         || (format.is_none() && stdout_is_terminal());
     if print && !text_format {

@@ -11,6 +11,7 @@ use super::unit::UnitKind;
 use crate::engine::document::PositionEncoding;
 use crate::engine::plan::{FilePlan, Op, Plan};
 use crate::error::ExitStatus;
+use crate::report::message::Vocabulary;
 use crate::report::{self, Mode, WriteOutcome};
 use crate::service;
 use crate::write::{Change, Root};
@@ -114,7 +115,7 @@ pub(crate) fn result(
     applied: bool,
 ) -> ReviewResult {
     ReviewResult {
-        response: report::response(plan, Mode::Apply, enc, wrote),
+        response: report::response(plan, Mode::Apply, enc, wrote, Vocabulary::Cli),
         applied,
         note: m.batch_note.clone(),
         decisions: decisions(m),

@@ -8,6 +8,7 @@ use super::client::{self, WaitError};
 use super::protocol::{Reply, Submission, Verdict};
 use crate::faces::hook::DEFAULT_WAIT_SECS;
 use crate::report::Mode;
+use crate::report::message::Vocabulary;
 use crate::request::Request;
 use crate::service::{Run, Settings};
 use serde_json::Value;
@@ -41,7 +42,7 @@ pub(crate) fn apply_reviewed(
 ) -> Result<Reviewed, Box<Reviewed>> {
     let nothing = |text: String| Box::new(Reviewed { run: None, text });
     // A batch that does not resolve is answered as apply_edits answers it, without the human.
-    let preview = crate::faces::run_json(arguments, Mode::DryRun, settings)
+    let preview = crate::faces::run_json(arguments, Mode::DryRun, settings, Vocabulary::Mcp)
         .ok_or_else(|| nothing(crate::faces::NOT_A_REQUEST.to_string()))?;
     let (Ok(resp), Some(plan)) = (&preview.response, &preview.plan) else {
         return Err(Box::new(Reviewed {
@@ -146,7 +147,7 @@ pub(crate) fn apply_reviewed(
             "the user rejected every edit in review; nothing was written.\n{text}"
         )));
     }
-    let run = crate::service::run(&req, Mode::Apply, settings);
+    let run = crate::service::run_in(&req, Mode::Apply, settings, Vocabulary::Mcp);
     Ok(Reviewed {
         run: Some(run),
         text,

@@ -503,7 +503,7 @@ mod tests {
         let e = err("\n\nhello\n*** Begin Patch\n*** End Patch\n");
         assert_eq!(e.line, Some(3));
         assert!(e.message.contains("first line"));
-        assert!(e.hint.as_deref().unwrap().contains("before"));
+        assert!(e.hint_text().as_deref().unwrap().contains("before"));
 
         let e = err("*** Begin Patch\n*** Delete File: x\n");
         assert!(e.message.contains("last line"), "{e:?}");

@@ -296,7 +296,7 @@ fn two_names_of_one_field_are_refused() {
         "/files/0/edits/0/old_string",
         "`oldText` and `old_string` are two names for one field in /files/0/edits/0",
     );
-    assert!(e.hint.unwrap().contains("oldText"));
+    assert!(e.hint_text().unwrap().contains("oldText"));
     err_at(
         json!({"path": "a", "file_path": "a", "delete": true}),
         "/file_path",
@@ -322,7 +322,11 @@ fn unknown_fields_name_field_and_pointer() {
     .unwrap());
     assert_eq!(e.message, "unknown field `foo` in /files/0/edits/2");
     assert_eq!(e.pointer.as_deref(), Some("/files/0/edits/2/foo"));
-    assert!(e.hint.unwrap().contains("oldText, newText, replaceAll, id"));
+    assert!(
+        e.hint_text()
+            .unwrap()
+            .contains("oldText, newText, replaceAll, id")
+    );
     err_at(
         json!({"files": [{"path": "a", "delete": true}], "x": 1}),
         "/x",
@@ -533,7 +537,7 @@ fn empty_lists_and_missing_operations() {
         "/files/0",
         "file object /files/0 names a path but no operation",
     );
-    assert!(e.hint.unwrap().contains("moveTo"));
+    assert!(e.hint_text().unwrap().contains("moveTo"));
     err_at(
         json!({"path": "a"}),
         "",
@@ -926,7 +930,7 @@ fn fixtures_match_expectations() {
             );
             assert_eq!(e.message, want["message"].as_str().unwrap(), "{name}");
             assert_eq!(e.pointer.as_deref(), want["pointer"].as_str(), "{name}");
-            assert_eq!(e.hint.as_deref(), want["hint"].as_str(), "{name}");
+            assert_eq!(e.hint_text().as_deref(), want["hint"].as_str(), "{name}");
             errors += 1;
         }
     }
@@ -1378,7 +1382,7 @@ fn text_editor_errors_name_its_fields() {
     }
     let e = err(json!({"command": "view", "path": "src/a.rs", "view_range": [3, 7]}));
     assert!(
-        e.hint
+        e.hint_text()
             .unwrap()
             .contains("redline read src/a.rs --offset 3 --limit 5")
     );
