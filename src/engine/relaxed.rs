@@ -459,10 +459,10 @@ impl<'a> View<'a> {
                     return decide(t0, w.replace_all);
                 }
                 if let Some(r) = remainder[i].take() {
+                    // `trims` is in edit order: a search, not a scan per edit.
                     let new = trims
-                        .iter()
-                        .find(|(k, _, _)| *k == i)
-                        .map(|(_, _, n)| n.clone())
+                        .binary_search_by_key(&i, |(k, _, _)| *k)
+                        .map(|at| trims[at].2.clone())
                         .unwrap_or_default();
                     match r {
                         Ok(f) => {
