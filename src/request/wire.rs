@@ -461,7 +461,7 @@ fn view(c: TextEditorCommand, at: &Sent) -> Result<View, RequestError> {
 ///
 /// Malformed JSON fails with its line and column; every other error carries the JSON pointer
 /// of the offending value (of the parent object for a missing field). The text is read straight
-/// into the typed structs ([`de`]), never into a tree of JSON values.
+/// into the typed structs (the `de` module), never into a tree of JSON values.
 pub fn parse_json(text: &str) -> Result<Request, RequestError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let outline = de::outline(text)?;

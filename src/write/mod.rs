@@ -37,7 +37,7 @@ pub use sys::PORTABLE_ENV;
 /// Name of the hidden directory that holds the journal while a commit runs. It exists only
 /// between the start of a commit and its cleanup (or the next recovery); paths into it are
 /// refused.
-pub const JOURNAL_DIR: &str = ".redline-journal";
+pub(crate) const JOURNAL_DIR: &str = ".redline-journal";
 
 /// Limits that bound what one request can cost (time and memory linear in them).
 #[derive(Debug, Clone, Copy)]
@@ -53,9 +53,9 @@ pub struct Limits {
 }
 
 /// Default `--max-file-size`.
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 256 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_FILE_SIZE: u64 = 256 * 1024 * 1024;
 /// Default `--max-edits`.
-pub const DEFAULT_MAX_EDITS: usize = 10_000;
+pub(crate) const DEFAULT_MAX_EDITS: usize = 10_000;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -173,7 +173,7 @@ pub struct Snapshot {
 /// What [`Root::probe`] saw at a path: device, inode, size, mtime, ctime and mode of what is
 /// there (`None`: nothing), or the code of why it could not be looked up.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Probe(Result<Option<[i64; 6]>, Code>);
+pub(crate) struct Probe(Result<Option<[i64; 6]>, Code>);
 
 /// The state a change requires of its path right before commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -344,7 +344,7 @@ impl Root {
     ///
     /// This is for display and bookkeeping; confinement is enforced again by the kernel when
     /// the file is opened.
-    pub fn relative(&self, path: &str) -> Result<PathBuf, FsError> {
+    pub(crate) fn relative(&self, path: &str) -> Result<PathBuf, FsError> {
         match confine::normalize(&self.dir, path.as_ref()) {
             Err(_) if Path::new(path).is_absolute() && self.spelled != self.dir => {
                 confine::normalize(&self.spelled, path.as_ref()).map_err(|m| m.into_error(path))
@@ -368,7 +368,7 @@ impl Root {
     /// probes mean nothing replaced, wrote, created or removed the file in between (but for an
     /// in-place write of the same size within one timestamp tick, which the commit's content
     /// check still catches as `stale`).
-    pub fn probe(&self, path: &str) -> Probe {
+    pub(crate) fn probe(&self, path: &str) -> Probe {
         let r = self.relative(path).and_then(|rel| {
             confine::resolve_target(self, &rel, true).map_err(|m| m.into_error(path))
         });
