@@ -189,9 +189,11 @@ pub(super) fn read_all(fd: &OwnedFd, limit: u64) -> Result<Vec<u8>, Errno> {
 
 /// The version ([`crate::hash::version`]) of everything left to read, read in chunks through
 /// one small buffer: checking a file costs no buffer of its size. `FBIG` past `limit` bytes.
-pub(super) fn version_of(fd: &OwnedFd, limit: u64) -> Result<String, Errno> {
+/// `size` (the file's size at `fstat`) sizes the buffer, so a small file costs no 256 KiB one.
+pub(super) fn version_of(fd: &OwnedFd, size: u64, limit: u64) -> Result<String, Errno> {
     let mut v = crate::hash::Versioner::default();
-    let mut buf = vec![0u8; 256 * 1024];
+    let len = size.saturating_add(1).clamp(4096, 256 * 1024) as usize;
+    let mut buf = vec![0u8; len];
     let mut total = 0u64;
     loop {
         match rustix::io::read(fd, &mut buf[..]) {

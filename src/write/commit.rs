@@ -371,10 +371,13 @@ fn verify(
             return Ok((fd, fst));
         }
         // Hashed as it is read: the check holds no second copy of the file.
-        let version = atomic::version_of(&fd, root.limits.max_file_size).map_err(|e| match e {
-            Errno::FBIG => FsError::new(Code::TooLarge, path, "the file grew over the size limit"),
-            e => FsError::from_errno(path, "cannot read the file", e),
-        })?;
+        let version = atomic::version_of(&fd, fst.st_size.max(0) as u64, root.limits.max_file_size)
+            .map_err(|e| match e {
+                Errno::FBIG => {
+                    FsError::new(Code::TooLarge, path, "the file grew over the size limit")
+                }
+                e => FsError::from_errno(path, "cannot read the file", e),
+            })?;
         let after = rustix::fs::fstat(&fd)
             .map_err(|e| FsError::from_errno(path, "cannot stat the file", e))?;
         if !atomic::same_version(&fst, &after) {
