@@ -28,32 +28,149 @@ pub(crate) enum Tag {
     Insert,
 }
 
-/// One line of a hunk.
+/// One line of a hunk, as [`Hunk::lines`] yields it (borrowed from the texts).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Line {
+pub(crate) struct Line<'a> {
     pub tag: Tag,
     /// 1-based line numbers on each side (absent on the side the line is not on).
     pub old_no: Option<usize>,
     pub new_no: Option<usize>,
     /// The line without its `\n` (a CR before it stays).
-    pub text: String,
+    pub text: &'a str,
     /// The line is the last of its side and has no `\n`.
     pub no_newline: bool,
     /// The edit this changed line comes from.
     pub edit: Option<usize>,
 }
 
+/// A run of consecutive lines of one hunk with the same tag and edit: a byte range of whole git
+/// lines of one side (the old text for context and deleted lines, the new text for inserted
+/// ones). A hunk keeps runs, not one record per line, so a huge replaced block costs a few
+/// words, and its lines are read from the text when rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Run {
+    tag: Tag,
+    bytes: Range<usize>,
+    /// Number of lines.
+    len: usize,
+    /// 0-based number of the first line on the old and new side (the side a line is not on is
+    /// ignored).
+    old: usize,
+    new: usize,
+    edit: Option<usize>,
+}
+
 /// A unified-diff hunk.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Hunk {
+pub(crate) struct Hunk<'a> {
     pub old_start: usize,
     pub old_len: usize,
     pub new_start: usize,
     pub new_len: usize,
-    pub lines: Vec<Line>,
+    runs: Vec<Run>,
+    old_text: &'a str,
+    new_text: &'a str,
 }
 
-impl Hunk {
+impl<'a> Hunk<'a> {
+    /// The hunk's lines, in order.
+    pub(crate) fn lines(&self) -> impl Iterator<Item = Line<'a>> + '_ {
+        self.runs.iter().flat_map(move |r| {
+            let text = if r.tag == Tag::Insert {
+                self.new_text
+            } else {
+                self.old_text
+            };
+            let body = &text[r.bytes.clone()];
+            let mut at = 0;
+            (0..r.len).map(move |k| {
+                let rest = &body[at..];
+                let (line, no_newline) = match memchr::memchr(b'\n', rest.as_bytes()) {
+                    Some(i) => {
+                        at += i + 1;
+                        (&rest[..i], false)
+                    }
+                    None => {
+                        at = body.len();
+                        (rest, true)
+                    }
+                };
+                Line {
+                    tag: r.tag,
+                    old_no: (r.tag != Tag::Insert).then_some(r.old + k + 1),
+                    new_no: (r.tag != Tag::Delete).then_some(r.new + k + 1),
+                    text: line,
+                    no_newline,
+                    edit: r.edit,
+                }
+            })
+        })
+    }
+
+    /// Whether the hunk has no lines.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// Appends `len` lines of `side` (context and deleted lines: old, inserted lines: new)
+    /// starting at line `first` of that side, merging them into the last run when they continue
+    /// it. `other` is the new side's number of the first line of a context run.
+    fn push(
+        &mut self,
+        side: &Lines<'_>,
+        tag: Tag,
+        first: usize,
+        len: usize,
+        other: usize,
+        edit: Option<usize>,
+    ) {
+        if len == 0 {
+            return;
+        }
+        let bytes = side.start(first)..side.start(first + len);
+        let (old, new) = match tag {
+            Tag::Context => (first, other),
+            Tag::Delete => (first, 0),
+            Tag::Insert => (0, first),
+        };
+        if let Some(r) = self.runs.last_mut()
+            && r.tag == tag
+            && r.edit == edit
+            && r.bytes.end == bytes.start
+            && match tag {
+                Tag::Context => r.old + r.len == old && r.new + r.len == new,
+                Tag::Delete => r.old + r.len == old,
+                Tag::Insert => r.new + r.len == new,
+            }
+        {
+            r.bytes.end = bytes.end;
+            r.len += len;
+            return;
+        }
+        self.runs.push(Run {
+            tag,
+            bytes,
+            len,
+            old,
+            new,
+            edit,
+        });
+    }
+
+    /// Lines on the old side and on the new side.
+    fn sides(&self) -> (usize, usize) {
+        let count = |skip: Tag| {
+            self.runs
+                .iter()
+                .filter(|r| r.tag != skip)
+                .map(|r| r.len)
+                .sum::<usize>()
+        };
+        (count(Tag::Insert), count(Tag::Delete))
+    }
+}
+
+impl Hunk<'_> {
     /// The `@@ -a,b +c,d @@` header (git's convention for empty sides).
     pub(crate) fn header(&self) -> String {
         fn side(start: usize, len: usize) -> String {
@@ -186,14 +303,6 @@ impl<'a> Lines<'a> {
     fn raw(&self, i: usize) -> &'a str {
         &self.text[self.start(i)..self.start(i + 1)]
     }
-
-    fn line(&self, i: usize) -> (&'a str, bool) {
-        let s = &self.text[self.start(i)..self.start(i + 1)];
-        match s.strip_suffix('\n') {
-            Some(t) => (t, false),
-            None => (s, true),
-        }
-    }
 }
 
 /// A region of whole changed lines: old lines `old`, new lines `new`, with its changes.
@@ -216,7 +325,7 @@ fn touched(ol: &Lines<'_>, nl: &Lines<'_>, c: &Change) -> (Range<usize>, Range<u
 }
 
 /// Computes the hunks for `changes` (sorted, non-overlapping) turning `old` into `new`.
-pub(crate) fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
+pub(crate) fn hunks<'a>(old: &'a str, new: &'a str, changes: &[Change]) -> Vec<Hunk<'a>> {
     let (ol, nl) = (Lines::new(old), Lines::new(new));
     let mut regions: Vec<Region> = Vec::new();
     for (k, c) in changes.iter().enumerate() {
@@ -238,10 +347,14 @@ pub(crate) fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
             }),
         }
     }
-    let mut out: Vec<Hunk> = Vec::new();
+    let mut out: Vec<Hunk<'a>> = Vec::new();
     let mut prev_old_end = 0usize;
     for r in regions {
         let owner = |line_old: Option<usize>, line_new: Option<usize>| -> Option<usize> {
+            if r.changes.len() == 1 {
+                // One change owns every line of its region (the loop below would say so too).
+                return Some(changes[r.changes.start].edit);
+            }
             for c in &changes[r.changes.clone()] {
                 let (to, tn) = touched(&ol, &nl, c);
                 if let Some(l) = line_old
@@ -257,6 +370,46 @@ pub(crate) fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
             }
             changes.get(r.changes.start).map(|c| c.edit)
         };
+        // Context before, merging with the previous hunk when the gap is small.
+        let merge = out.last().is_some() && r.old.start <= prev_old_end + 2 * CONTEXT;
+        let delta = r.new.start as isize - r.old.start as isize;
+        let shift = |l: usize| (l as isize + delta) as usize;
+        if merge {
+            let h = out.last_mut().expect("checked above");
+            let len = r.old.start - prev_old_end;
+            h.push(
+                &ol,
+                Tag::Context,
+                prev_old_end,
+                len,
+                shift(prev_old_end),
+                None,
+            );
+        } else {
+            if let Some(h) = out.last_mut() {
+                trail(h, &ol, prev_old_end, old_to_new(h));
+            }
+            let from = r.old.start.saturating_sub(CONTEXT);
+            let mut h = Hunk {
+                old_start: from + 1,
+                old_len: 0,
+                new_start: shift(from) + 1,
+                new_len: 0,
+                runs: Vec::new(),
+                old_text: old,
+                new_text: new,
+            };
+            h.push(
+                &ol,
+                Tag::Context,
+                from,
+                r.old.start - from,
+                shift(from),
+                None,
+            );
+            out.push(h);
+        }
+        let h = out.last_mut().expect("pushed or merged above");
         // Diff the region's git lines (with their `\n`, so a missing final newline differs);
         // the deadline bounds a huge replaced block to a plain delete-then-insert.
         let old_lines: Vec<&str> = (r.old.clone()).map(|i| ol.raw(i)).collect();
@@ -264,66 +417,22 @@ pub(crate) fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
         let deadline = Instant::now() + Duration::from_millis(100);
         let ops =
             capture_diff_slices_deadline(Algorithm::Myers, &old_lines, &new_lines, Some(deadline));
-        let mut lines: Vec<Line> = Vec::new();
+        drop((old_lines, new_lines));
         for op in ops {
             let (tag, o, n) = op.as_tag_tuple();
             if tag == DiffTag::Equal {
-                for (oi, ni) in o.zip(n) {
-                    lines.push(context(&ol, r.old.start + oi, r.new.start + ni));
-                }
+                let (oi, ni) = (r.old.start + o.start, r.new.start + n.start);
+                h.push(&ol, Tag::Context, oi, o.len(), ni, None);
                 continue;
             }
             for oi in o {
                 let oi = r.old.start + oi;
-                let (t, nn) = ol.line(oi);
-                lines.push(Line {
-                    tag: Tag::Delete,
-                    old_no: Some(oi + 1),
-                    new_no: None,
-                    text: t.into(),
-                    no_newline: nn,
-                    edit: owner(Some(oi), None),
-                });
+                h.push(&ol, Tag::Delete, oi, 1, 0, owner(Some(oi), None));
             }
             for ni in n {
                 let ni = r.new.start + ni;
-                let (t, nn) = nl.line(ni);
-                lines.push(Line {
-                    tag: Tag::Insert,
-                    old_no: None,
-                    new_no: Some(ni + 1),
-                    text: t.into(),
-                    no_newline: nn,
-                    edit: owner(None, Some(ni)),
-                });
+                h.push(&nl, Tag::Insert, ni, 1, 0, owner(None, Some(ni)));
             }
-        }
-        // Context before, merging with the previous hunk when the gap is small.
-        let merge = out.last().is_some() && r.old.start <= prev_old_end + 2 * CONTEXT;
-        let delta = r.new.start as isize - r.old.start as isize;
-        if merge {
-            let h = out.last_mut().expect("checked above");
-            for l in prev_old_end..r.old.start {
-                h.lines.push(context(&ol, l, shifted(l, delta)));
-            }
-            h.lines.extend(lines);
-        } else {
-            if let Some(h) = out.last_mut() {
-                trail(h, &ol, prev_old_end, old_to_new(h));
-            }
-            let from = r.old.start.saturating_sub(CONTEXT);
-            let mut hl = Vec::new();
-            for l in from..r.old.start {
-                hl.push(context(&ol, l, shifted(l, delta)));
-            }
-            hl.extend(lines);
-            out.push(Hunk {
-                old_start: from + 1,
-                old_len: 0,
-                new_start: (from as isize + delta) as usize + 1,
-                new_len: 0,
-                lines: hl,
-            });
         }
         prev_old_end = r.old.end;
     }
@@ -332,59 +441,60 @@ pub(crate) fn hunks(old: &str, new: &str, changes: &[Change]) -> Vec<Hunk> {
         trail(h, &ol, prev_old_end, d);
     }
     for h in &mut out {
-        h.old_len = h.lines.iter().filter(|l| l.tag != Tag::Insert).count();
-        h.new_len = h.lines.iter().filter(|l| l.tag != Tag::Delete).count();
+        (h.old_len, h.new_len) = h.sides();
     }
     out
 }
 
 /// Offset from old to new line numbers after the hunk's last line.
-fn old_to_new(h: &Hunk) -> isize {
-    let old = h.lines.iter().filter(|l| l.tag != Tag::Insert).count() as isize;
-    let new = h.lines.iter().filter(|l| l.tag != Tag::Delete).count() as isize;
-    (h.new_start as isize + new) - (h.old_start as isize + old)
+fn old_to_new(h: &Hunk<'_>) -> isize {
+    let (old, new) = h.sides();
+    (h.new_start as isize + new as isize) - (h.old_start as isize + old as isize)
 }
 
 /// Appends up to [`CONTEXT`] lines after `from` to `h`.
-fn trail(h: &mut Hunk, ol: &Lines<'_>, from: usize, delta: isize) {
-    for l in from..(from + CONTEXT).min(ol.count()) {
-        h.lines.push(context(ol, l, shifted(l, delta)));
+fn trail(h: &mut Hunk<'_>, ol: &Lines<'_>, from: usize, delta: isize) {
+    let to = (from + CONTEXT).min(ol.count());
+    if from < to {
+        h.push(
+            ol,
+            Tag::Context,
+            from,
+            to - from,
+            (from as isize + delta) as usize,
+            None,
+        );
     }
-}
-
-/// Old line `old` (0-based) as a context line that is line `new` (0-based) of the new text.
-fn context(ol: &Lines<'_>, old: usize, new: usize) -> Line {
-    let (t, nn) = ol.line(old);
-    Line {
-        tag: Tag::Context,
-        old_no: Some(old + 1),
-        new_no: Some(new + 1),
-        text: t.into(),
-        no_newline: nn,
-        edit: None,
-    }
-}
-
-/// Old line `l` moved by `delta` lines: its 0-based number in the new text.
-fn shifted(l: usize, delta: isize) -> usize {
-    (l as isize + delta) as usize
 }
 
 /// The body of a unified diff (hunks only).
-pub(crate) fn render_hunks(hunks: &[Hunk], out: &mut String) {
+pub(crate) fn render_hunks(hunks: &[Hunk<'_>], out: &mut String) {
+    const NO_NEWLINE: &str = "\\ No newline at end of file\n";
+    // Reserved once: a huge hunk would otherwise double the string's buffer as it grows.
+    let size: usize = hunks
+        .iter()
+        .map(|h| {
+            40 + h
+                .runs
+                .iter()
+                .map(|r| r.bytes.len() + r.len + 1 + NO_NEWLINE.len())
+                .sum::<usize>()
+        })
+        .sum();
+    out.reserve(size);
     for h in hunks {
         out.push_str(&h.header());
         out.push('\n');
-        for l in &h.lines {
+        for l in h.lines() {
             out.push(match l.tag {
                 Tag::Context => ' ',
                 Tag::Delete => '-',
                 Tag::Insert => '+',
             });
-            out.push_str(&l.text);
+            out.push_str(l.text);
             out.push('\n');
             if l.no_newline {
-                out.push_str("\\ No newline at end of file\n");
+                out.push_str(NO_NEWLINE);
             }
         }
     }
@@ -492,10 +602,14 @@ fn git_line(a: &str, b: &str) -> String {
 
 /// A unified diff with `a/` `b/` headers; `None` names `/dev/null` (create or delete). Names are
 /// written as git writes them, so that `git apply` and GNU `patch` read the same paths.
-pub(crate) fn unified(old_path: Option<&str>, new_path: Option<&str>, hunks: &[Hunk]) -> String {
+pub(crate) fn unified(
+    old_path: Option<&str>,
+    new_path: Option<&str>,
+    hunks: &[Hunk<'_>],
+) -> String {
     // A whole-file change of an empty file yields one hunk without lines (`@@ -0,0 +0,0 @@`),
     // which git rejects as a corrupt patch: such a file has no hunks at all.
-    let hunks = if hunks.iter().all(|h| h.lines.is_empty()) {
+    let hunks = if hunks.iter().all(Hunk::is_empty) {
         &[][..]
     } else {
         hunks
@@ -582,7 +696,7 @@ pub(crate) fn join<'a>(diffs: impl IntoIterator<Item = &'a str>) -> String {
 }
 
 /// Hunks for a whole-file create (`old` empty) or delete (`new` empty).
-pub(crate) fn whole(old: &str, new: &str) -> Vec<Hunk> {
+pub(crate) fn whole<'a>(old: &'a str, new: &'a str) -> Vec<Hunk<'a>> {
     hunks(
         old,
         new,
@@ -857,7 +971,7 @@ mod tests {
                 },
             ],
         );
-        let owners: Vec<_> = h[0].lines.iter().filter_map(|l| l.edit).collect();
+        let owners: Vec<_> = h[0].lines().filter_map(|l| l.edit).collect();
         assert_eq!(owners, vec![4, 4, 7, 7]);
     }
 }

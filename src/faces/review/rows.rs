@@ -159,7 +159,7 @@ pub(crate) fn build(
                 });
             }
             prev_end = h.old_start + h.old_len;
-            for l in &h.lines {
+            for l in h.lines() {
                 let unit = l
                     .edit
                     .and_then(unit_of_edit)
@@ -169,7 +169,7 @@ pub(crate) fn build(
                         tag: l.tag,
                         old_no: l.old_no,
                         new_no: l.new_no,
-                        text: l.text.clone(),
+                        text: l.text.to_string(),
                         emph: Vec::new(),
                         syntax: Vec::new(),
                     },
