@@ -15,7 +15,6 @@
 use crate::engine::document::Document;
 use crate::engine::matcher::{self, MAX_AMBIGUOUS, Miss, Needle};
 use crate::engine::normalize::{Normalization, Normalized, lf};
-use std::hash::{Hash, Hasher};
 use std::ops::Range;
 
 /// How far matching may go (`--tolerance`, SPEC §1 and §3b).
@@ -121,12 +120,34 @@ fn collapsed(s: &str) -> impl Iterator<Item = char> + '_ {
     })
 }
 
+/// A hash of `collapsed(s)`, computed on the bytes (indentation is ASCII, so collapsing runs of
+/// spaces and tabs byte by byte gives the same text): one multiply per byte and a final mix,
+/// where hashing each character through `DefaultHasher` cost most of the view's build time.
 fn key_hash(s: &str) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    for c in collapsed(s) {
-        c.hash(&mut h);
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let body = s.trim_start_matches(is_indent).trim_end_matches(is_indent);
+    let mut h: u64 = 0;
+    let mut prev_ws = false;
+    for &b in body.as_bytes() {
+        let b = if b == b' ' || b == b'\t' {
+            if prev_ws {
+                continue;
+            }
+            prev_ws = true;
+            b' '
+        } else {
+            prev_ws = false;
+            b
+        };
+        h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
     }
-    h.finish()
+    // A finalizer (MurmurHash3's fmix64), so that the low bits [`key_id`] keeps depend on every
+    // byte.
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    h ^ (h >> 33)
 }
 
 /// A line's key id: 28 bits of its key's hash (what [`encode`] carries). Two different keys
@@ -162,26 +183,6 @@ fn columns(indent: &str, width: usize) -> usize {
             col + 1
         }
     })
-}
-
-/// Splits at CRLF, LF and lone CR; (content start, content end) per line.
-fn line_spans(text: &str, lines: usize) -> Vec<(u32, u32)> {
-    let b = text.as_bytes();
-    let mut out = Vec::with_capacity(lines);
-    let mut start = 0;
-    let mut i = 0;
-    while let Some(k) = memchr::memchr2(b'\n', b'\r', &b[i..]) {
-        let at = i + k;
-        out.push((start as u32, at as u32));
-        i = if b[at] == b'\r' && b.get(at + 1) == Some(&b'\n') {
-            at + 2
-        } else {
-            at + 1
-        };
-        start = i;
-    }
-    out.push((start as u32, text.len() as u32));
-    out
 }
 
 /// A read tool's line-number prefix: `%6d<TAB>` (redline `read`, `cat -n`), `N→`, `N |`, `N:`.
@@ -328,9 +329,9 @@ struct Cand {
 pub(crate) struct View<'a> {
     text: &'a str,
     file: &'a Normalized<'a>,
-    /// Per line: (content start, content end) in the original. 32-bit offsets, as in N(·)'s map.
-    lines: Vec<(u32, u32)>,
-    /// Where each line of N(file) starts, and one past the end.
+    /// Where each line of N(file) starts, and one past the end. A line's original span is
+    /// found from these through N(·)'s map (a line break is never inside a cluster), so the
+    /// view keeps 8 bytes per line: this and the key.
     nstarts: Vec<u32>,
     /// Each line's key id, four bytes per line ([`encode`]).
     encoded: Vec<u8>,
@@ -338,36 +339,31 @@ pub(crate) struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    /// `None` when the file's lines and N(·)'s lines do not correspond (never expected).
+    /// The view of `doc`, whose N(·) is `file`.
     pub(crate) fn new(
         doc: &'a Document,
         file: &'a Normalized<'a>,
         tab_width: Option<usize>,
-    ) -> Option<View<'a>> {
+    ) -> View<'a> {
         let text = doc.text.as_str();
         let breaks = memchr::memchr_iter(b'\n', file.text.as_bytes()).count();
         let mut nstarts = Vec::with_capacity(breaks + 2);
         nstarts.push(0);
         nstarts.extend(memchr::memchr_iter(b'\n', file.text.as_bytes()).map(|i| i as u32 + 1));
         nstarts.push(file.text.len() as u32 + 1);
-        let lines = line_spans(text, breaks + 1);
-        if lines.len() + 1 != nstarts.len() {
-            return None;
-        }
         let mut view = View {
             text,
             file,
-            lines,
             nstarts,
             encoded: Vec::new(),
             tab_width,
         };
-        let mut encoded = Vec::with_capacity(view.lines.len() * 4);
-        for i in 0..view.lines.len() {
+        let mut encoded = Vec::with_capacity(view.count() * 4);
+        for i in 0..view.count() {
             encode(key_id(view.nline(i)), &mut encoded);
         }
         view.encoded = encoded;
-        Some(view)
+        view
     }
 
     /// N(·) of file line `i`.
@@ -376,10 +372,18 @@ impl<'a> View<'a> {
         &t[self.nstarts[i] as usize..self.nstarts[i + 1] as usize - 1]
     }
 
-    /// Original (content start, content end) of file line `i`.
-    fn line(&self, i: usize) -> (usize, usize) {
-        let (s, e) = self.lines[i];
-        (s as usize, e as usize)
+    /// Number of file lines.
+    fn count(&self) -> usize {
+        self.nstarts.len() - 1
+    }
+
+    /// Original (content start, content end) of file line `i`: where its N(·) line starts and
+    /// where its line break (or the end of the file) is. N(·) builds clusters line by line, so
+    /// both are cluster boundaries; `None` would mean a broken map and drops the window.
+    fn line(&self, i: usize) -> Option<(usize, usize)> {
+        let start = self.file.orig_start(self.nstarts[i] as usize)?;
+        let end = self.file.orig_start(self.nstarts[i + 1] as usize - 1)?;
+        Some((start, end))
     }
 
     /// Finds every edit (each must have failed §3 with not found).
@@ -562,7 +566,7 @@ impl<'a> View<'a> {
     /// Checks the window of `v` starting at file line `start`.
     fn verify(&self, v: &Variant, start: usize) -> Option<Cand> {
         let k = v.lines.len();
-        if start + k > self.lines.len() {
+        if start + k > self.count() {
             return None;
         }
         if let Some(first) = v.first_number
@@ -573,18 +577,18 @@ impl<'a> View<'a> {
         let last = start + k - 1;
         let span_end = if v.eol_end {
             // The line break after the last line must exist.
-            if last + 1 >= self.lines.len() {
+            if last + 1 >= self.count() {
                 return None;
             }
-            self.line(last + 1).0
+            self.line(last + 1)?.0
         } else {
-            self.line(last).1
+            self.line(last)?.1
         };
-        let span = self.line(start).0..span_end;
+        let span = self.line(start)?.0..span_end;
         let mut norms: Vec<Normalization> = Vec::new();
         let mut pairs: Vec<(&str, &str)> = Vec::new(); // (file indent, old indent) of non-blank lines
         for i in 0..k {
-            let (s, e) = self.line(start + i);
+            let (s, e) = self.line(start + i)?;
             let fline = &self.text[s..e];
             let nf = self.nline(start + i);
             let no = v.nline(i);
@@ -989,7 +993,7 @@ mod tests {
     fn find_w(text: &str, old: &str, new: &str, all: bool, w: Option<usize>) -> Result<Hit, Fail> {
         let doc = Document::from_text(text.to_string(), false);
         let file = Normalized::new(&doc.text);
-        let view = View::new(&doc, &file, w).unwrap();
+        let view = View::new(&doc, &file, w);
         view.find_all(&[Wanted {
             old_text: old,
             new_text: new,

@@ -300,7 +300,13 @@ pub(crate) fn response_rendered(
     let failed: usize = plan
         .files
         .iter()
-        .map(|f| 1 + f.edits.iter().filter(|e| matches!(e.outcome, Outcome::Failed(_))).count())
+        .map(|f| {
+            1 + f
+                .edits
+                .iter()
+                .filter(|e| matches!(e.outcome, Outcome::Failed(_)))
+                .count()
+        })
         .sum();
     let mut errors = Vec::with_capacity(failed + 1);
     let mut files = Vec::with_capacity(plan.files.len());

@@ -456,7 +456,6 @@ fn view(c: TextEditorCommand, at: &Sent) -> Result<View, RequestError> {
     })
 }
 
-
 /// Parses a JSON request in any accepted shape into the canonical [`Request`].
 ///
 /// Malformed JSON fails with its line and column; every other error carries the JSON pointer
@@ -681,7 +680,13 @@ impl Parser {
                 });
             }
         };
-        self.top_level(ctx, top_level.version, top_level.documents, top_level.dry_run, &top)?;
+        self.top_level(
+            ctx,
+            top_level.version,
+            top_level.documents,
+            top_level.dry_run,
+            &top,
+        )?;
         if top_level.items == 0 {
             return Err(empty(&top, list.field()));
         }
@@ -716,7 +721,8 @@ impl Parser {
             ctx,
             items,
         };
-        de.deserialize_seq(visitor).map_err(|e| de::placed(ctx, e, ""))
+        de.deserialize_seq(visitor)
+            .map_err(|e| de::placed(ctx, e, ""))
     }
 
     /// One file object outside `files[]` (single-object and array shapes).

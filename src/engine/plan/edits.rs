@@ -129,10 +129,7 @@ pub(crate) fn match_edits_with(
         }
     }
     if !not_found.is_empty() {
-        let olds: Vec<&str> = not_found
-            .iter()
-            .map(|&i| &*specs[i].old_text)
-            .collect();
+        let olds: Vec<&str> = not_found.iter().map(|&i| &*specs[i].old_text).collect();
         let cands = hint::candidates(&file, &olds);
         let applied = already_applied(
             doc,
@@ -213,9 +210,7 @@ fn relax(
     not_found: &mut Vec<usize>,
     cannot_take: &mut [Option<Clue>],
 ) {
-    let Some(view) = relaxed::View::new(doc, file, opts.tab_width) else {
-        return;
-    };
+    let view = relaxed::View::new(doc, file, opts.tab_width);
     let wanted: Vec<relaxed::Wanted<'_>> = not_found
         .iter()
         .map(|&i| relaxed::Wanted {

@@ -137,8 +137,14 @@ pub(super) fn typed<'de, T: de::Deserialize<'de>, D: Deserializer<'de>>(
     pointer: &str,
     schema: &'static Value,
 ) -> Result<T, RequestError> {
-    T::deserialize(Tracked::new(ctx, de, pointer.to_owned(), None, Some(schema)))
-        .map_err(|e| rendered(e, pointer))
+    T::deserialize(Tracked::new(
+        ctx,
+        de,
+        pointer.to_owned(),
+        None,
+        Some(schema),
+    ))
+    .map_err(|e| rendered(e, pointer))
 }
 
 /// Reads the object `de` (at `pointer`, whose schema is `schema`) with `visitor`, its keys
@@ -487,7 +493,6 @@ impl<'a, 'de, V: Visitor<'de>> Expect<'a, V> {
         })))
     }
 
-
     fn text<E: de::Error>(self, text: &str) -> Result<V::Value, E> {
         self.accept("a string", &[Want::Str, Want::Enum, Want::SeqOrText])?;
         match self.want {
@@ -747,7 +752,9 @@ impl<A> Object<'_, A> {
     fn field(&self, key: &str) -> Result<(&'static str, Option<&'static Value>), Error> {
         let Some(Value::Object(properties)) = self.schema.and_then(|s| find(s, "properties"))
         else {
-            return Err(de::Error::custom("an object without a schema has no fields to check"));
+            return Err(de::Error::custom(
+                "an object without a schema has no fields to check",
+            ));
         };
         if let Some((name, schema)) = properties.get_key_value(key) {
             return Ok((name.as_str(), Some(schema)));
@@ -894,7 +901,11 @@ pub(super) struct Top {
 impl Top {
     fn of(map: &serde_json::Map<String, Value>, keys: bool) -> Top {
         Top {
-            keys: if keys { map.keys().cloned().collect() } else { Vec::new() },
+            keys: if keys {
+                map.keys().cloned().collect()
+            } else {
+                Vec::new()
+            },
             command: map.contains_key("command"),
             stringified_edits: match map.get("edits") {
                 Some(Value::String(text)) => Some(holds_array(text)),
@@ -912,7 +923,11 @@ impl Outline {
             Value::Array(items) => Outline::Array(
                 items
                     .iter()
-                    .map(|item| item.as_object().map(|m| Top::of(m, false)).unwrap_or_default())
+                    .map(|item| {
+                        item.as_object()
+                            .map(|m| Top::of(m, false))
+                            .unwrap_or_default()
+                    })
                     .collect(),
             ),
             other => Outline::Other(kind(other)),

@@ -663,7 +663,11 @@ fn objects_for_one_path_merge_in_request_order() {
     assert_eq!(a.path, "./src/a.rs");
     assert_eq!(a.pointer.as_deref(), Some("/files/0"));
     assert_eq!(olds(a), ["one", "two", "three"]);
-    let pointers: Vec<_> = a.edits.iter().map(|e| e.pointer.as_deref().unwrap()).collect();
+    let pointers: Vec<_> = a
+        .edits
+        .iter()
+        .map(|e| e.pointer.as_deref().unwrap())
+        .collect();
     assert_eq!(
         pointers,
         ["/files/0/edits/0", "/files/2/edits/0", "/files/2/edits/1"]
@@ -860,11 +864,15 @@ fn request_objects_are_read_field_by_field_as_their_schemas_say() {
         assert_eq!(fields, read);
     }
     // And every one of them is read.
-    let r = ok_value(json!({"version": 1, "dryRun": true, "documents": [{"path": "b", "text": "x"}],
-                            "files": [{"path": "a", "delete": true}]}));
+    let r = ok_value(
+        json!({"version": 1, "dryRun": true, "documents": [{"path": "b", "text": "x"}],
+                            "files": [{"path": "a", "delete": true}]}),
+    );
     assert!(r.dry_run && r.documents.len() == 1 && r.files[0].delete);
-    let r = ok_value(json!({"edits": [{"path": "a", "oldText": "x", "newText": "y"}],
-                            "version": 1, "dryRun": true, "documents": [{"path": "b", "text": "x"}]}));
+    let r = ok_value(
+        json!({"edits": [{"path": "a", "oldText": "x", "newText": "y"}],
+                            "version": 1, "dryRun": true, "documents": [{"path": "b", "text": "x"}]}),
+    );
     assert!(r.dry_run && r.documents.len() == 1 && r.files[0].edits.len() == 1);
 }
 
