@@ -1,9 +1,14 @@
 //! Locating Codex patch chunks in a document (SPEC §6), redline's answer to Codex's
 //! `seek_sequence`.
 //!
-//! The Codex dialect only parses; the engine locates its chunks here. These line rules still
-//! count and cap candidates themselves rather than through [`super::find_all`] (one matcher for
-//! every dialect is issue 8 part 2, not done yet).
+//! The Codex dialect only parses; the engine locates its chunks here. Old lines are found by
+//! the matcher's one search ([`matcher::whole_lines`], the scan [`super::find_all`] makes, in
+//! one pass for every chunk of the file) and judged by its one verdict ([`matcher::verdict`]:
+//! unique, ambiguous with its cap); what stays here is what only a patch has: the cursor, `@@`
+//! anchors, the retry without trailing blank lines, and the splice that keeps context lines.
+//! Exactness and the normalizations reported are judged line by line, whole lines against
+//! whole lines (a context line's trailing whitespace counts, where `find_all` leaves whitespace
+//! after a span outside it).
 //!
 //! Rules, per chunk, with a cursor that starts at the first line and moves forward:
 //!
@@ -27,7 +32,7 @@
 //!    a file without a final newline keeps that state.
 //! 5. The cursor moves past the whole matched window, so chunks must come in file order.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::ops::Range;
 
 use similar::{Algorithm, DiffTag, capture_diff_slices};
@@ -35,12 +40,9 @@ use similar::{Algorithm, DiffTag, capture_diff_slices};
 use crate::engine::document::Document;
 use crate::engine::failure::{ChunkError, ChunkScope};
 use crate::engine::hint;
-use crate::engine::matcher;
+use crate::engine::matcher::{self, Verdict};
 use crate::engine::normalize::{Normalization, Normalized};
 use crate::request::PatchChunk;
-
-/// How many matches an `ambiguous` error lists (SPEC §3.9): the matcher's cap.
-const MAX_MATCHES: usize = matcher::MAX_AMBIGUOUS;
 
 /// Where a chunk goes and what replaces it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,21 +61,70 @@ pub(crate) struct Located {
 /// cursor where it was, so later chunks are still tried and reported.
 pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, ChunkError>> {
     let normalized = Normalized::new(&doc.text);
-    // Only the lines the chunks mention are indexed (old lines, and new lines for the
-    // already-applied search): a file's other lines are never looked up.
-    let mentioned: Vec<String> = chunks
+    let lines = Lines::new(doc, &normalized);
+    // Every chunk's old lines (without the trailing blank lines the retry may drop, see
+    // [`base_len`]) are found by the engine's one search, in one scan for all chunks.
+    let olds: Vec<Vec<String>> = chunks
         .iter()
-        .flat_map(|c| c.old_lines.iter().chain(&c.new_lines))
-        .map(|l| n_line(l))
+        .map(|c| c.old_lines.iter().map(|l| n_line(l)).collect())
         .collect();
-    let lines = Lines::new(doc, &normalized, &mentioned);
-    let mut cursor = 0;
-    chunks
+    let bases: Vec<Option<String>> = chunks
         .iter()
-        .map(|chunk| {
-            let (located, next) = lines.chunk(chunk, cursor)?;
+        .zip(&olds)
+        .map(|(c, n)| joined(&n[..base_len(&c.old_lines)]))
+        .collect();
+    let occ = lines.occurrences(&bases);
+    let mut cursor = 0;
+    let mut steps: Vec<Step> = Vec::with_capacity(chunks.len());
+    for (k, chunk) in chunks.iter().enumerate() {
+        let step = lines.chunk(chunk, &olds[k], &occ[k], cursor);
+        if let Step::Placed(_, next) = step {
             cursor = next;
-            Ok(located)
+        }
+        steps.push(step);
+    }
+    // SPEC §3a "Already applied" for the chunks not found: their new lines, non-blank and not
+    // inside the old ones, as whole lines after where the chunk was looked for; one scan for
+    // all of them.
+    let news: Vec<Option<String>> = chunks
+        .iter()
+        .zip(&steps)
+        .zip(&olds)
+        .map(|((c, step), old)| {
+            if !matches!(step, Step::Missing(_)) {
+                return None;
+            }
+            let new: Vec<String> = c.new_lines.iter().map(|l| n_line(l)).collect();
+            let joined_new = new.join("\n");
+            if joined_new.trim().is_empty() || old.join("\n").contains(&joined_new) {
+                return None;
+            }
+            joined(&new)
+        })
+        .collect();
+    let applied = if news.iter().any(Option::is_some) {
+        lines.occurrences(&news)
+    } else {
+        vec![Vec::new(); chunks.len()]
+    };
+    steps
+        .into_iter()
+        .zip(chunks)
+        .enumerate()
+        .map(|(k, (step, chunk))| match step {
+            Step::Placed(located, _) => Ok(located),
+            Step::Failed(why) => Err(why),
+            Step::Missing(from) => {
+                let len = chunk.new_lines.len();
+                let at = news[k].as_ref().and_then(|_| {
+                    match lines.search(&applied[k], len, from, None, chunk.end_of_file) {
+                        Verdict::One(at) => Some(at),
+                        Verdict::Ambiguous { first, .. } => first.first().copied(),
+                        Verdict::NotFound => None,
+                    }
+                });
+                Err(lines.not_found(chunk, from, at))
+            }
         })
         .collect()
 }
@@ -83,52 +134,92 @@ fn n_line(line: &str) -> String {
     Normalized::new(line).text.into_owned()
 }
 
+/// N(·) lines joined into one search pattern; `None` when one of them holds a line break (a
+/// lone CR inside a patch line), which no single file line can equal.
+fn joined(lines: &[String]) -> Option<String> {
+    (!lines.iter().any(|l| l.contains('\n'))).then(|| lines.join("\n"))
+}
+
+/// How many old lines are left once the trailing blank ones that Codex's retry may drop are
+/// dropped (at least one is always kept).
+fn base_len(old: &[String]) -> usize {
+    let mut len = old.len();
+    while len > 1 && old[len - 1].trim().is_empty() {
+        len -= 1;
+    }
+    len
+}
+
+/// What became of one chunk.
+enum Step {
+    /// Placed, and the cursor for the next chunk.
+    Placed(Located, usize),
+    Failed(ChunkError),
+    /// Its old lines are nowhere after line `from` (the error is made once every chunk is done).
+    Missing(usize),
+}
+
 /// The lines of a document, with N(·) of each.
 struct Lines<'a> {
     doc: &'a Document,
     normalized: &'a Normalized<'a>,
-    /// N(·) of each line; N maps every line break to one `\n` and never joins lines.
-    n: Vec<&'a str>,
-    /// Where each N(line) that a chunk mentions occurs, ascending, so that a search only visits
-    /// the places where the pattern's rarest line is (counting every match must not scan the
-    /// file per chunk).
-    index: HashMap<&'a str, Vec<usize>>,
-}
-
-enum Found {
-    One(usize),
-    Many(Vec<usize>),
-    None,
+    /// Where each line of N(file) starts, and one past its end (N maps every line break to one
+    /// `\n` and never joins lines, so N's lines are the document's).
+    nstarts: Vec<u32>,
+    count: usize,
 }
 
 impl<'a> Lines<'a> {
-    fn new(doc: &'a Document, normalized: &'a Normalized, mentioned: &'a [String]) -> Lines<'a> {
-        let mut n: Vec<&str> = if normalized.text.is_empty() {
-            Vec::new()
-        } else {
-            normalized.text.split('\n').collect()
-        };
-        if doc.final_newline() {
+    fn new(doc: &'a Document, normalized: &'a Normalized<'a>) -> Lines<'a> {
+        let n = normalized.text.as_bytes();
+        let mut nstarts = Vec::with_capacity(memchr::memchr_iter(b'\n', n).count() + 2);
+        nstarts.push(0);
+        nstarts.extend(memchr::memchr_iter(b'\n', n).map(|i| i as u32 + 1));
+        nstarts.push(n.len() as u32 + 1);
+        let count = if n.is_empty() {
+            0
+        } else if doc.final_newline() {
             // The empty piece after the last line break is not a line.
-            n.pop();
-        }
-        let mut index: HashMap<&str, Vec<usize>> =
-            mentioned.iter().map(|l| (l.as_str(), Vec::new())).collect();
-        for (i, line) in n.iter().enumerate() {
-            if let Some(at) = index.get_mut(line) {
-                at.push(i);
-            }
-        }
+            nstarts.len() - 2
+        } else {
+            nstarts.len() - 1
+        };
         Lines {
             doc,
             normalized,
-            n,
-            index,
+            nstarts,
+            count,
         }
     }
 
     fn count(&self) -> usize {
-        self.n.len()
+        self.count
+    }
+
+    /// N(·) of line `i`.
+    fn nline(&self, i: usize) -> &'a str {
+        let t: &'a str = &self.normalized.text;
+        &t[self.nstarts[i] as usize..self.nstarts[i + 1] as usize - 1]
+    }
+
+    /// The first line of every whole-line occurrence of each pattern, ascending
+    /// ([`matcher::whole_lines`]); none for a `None` pattern.
+    fn occurrences(&self, patterns: &[Option<String>]) -> Vec<Vec<usize>> {
+        let wanted: Vec<&str> = patterns.iter().flatten().map(String::as_str).collect();
+        let open_end = self.count > 0 && !self.doc.final_newline();
+        let mut found = matcher::whole_lines(self.normalized, open_end, &wanted).into_iter();
+        patterns
+            .iter()
+            .map(|p| {
+                let Some(offsets) = p.as_ref().and_then(|_| found.next()) else {
+                    return Vec::new();
+                };
+                offsets
+                    .into_iter()
+                    .map(|o| self.nstarts.partition_point(|&s| s as usize <= o) - 1)
+                    .collect()
+            })
+            .collect()
     }
 
     /// The file's own text of line `i`, without its line break.
@@ -142,81 +233,66 @@ impl<'a> Lines<'a> {
         self.doc.line_start(first)..self.doc.line_content_end(last)
     }
 
-    fn matches_at(&self, pattern: &[String], at: usize) -> bool {
-        pattern.iter().zip(&self.n[at..]).all(|(p, l)| p == l)
-    }
-
-    /// Every start in `starts` where `pattern` matches.
-    fn all_matches(&self, pattern: &[String], starts: Range<usize>) -> Vec<usize> {
-        let Some(last) = self.count().checked_sub(pattern.len()) else {
-            return Vec::new();
-        };
-        let starts = starts.start..starts.end.min(last + 1);
-        let places = |line: &String| self.index.get(line.as_str()).map_or(&[][..], Vec::as_slice);
-        let Some((offset, rarest)) = pattern
-            .iter()
-            .map(places)
-            .enumerate()
-            .min_by_key(|(_, p)| p.len())
-        else {
-            return Vec::new();
-        };
-        rarest
-            .iter()
-            .filter_map(|&p| p.checked_sub(offset))
-            .filter(|at| starts.contains(at) && self.matches_at(pattern, *at))
-            .collect()
-    }
-
     /// The end of the block under the anchor at line `a`: the first non-blank line after it that
     /// is not more indented. The rest of the file when the next non-blank line is not indented
     /// more than the anchor (no block to speak of).
     fn block_end(&self, a: usize) -> usize {
         let indent = |s: &str| s.len() - s.trim_start().len();
-        let base = indent(self.n[a]);
+        let base = indent(self.nline(a));
         let mut j = a + 1;
-        while j < self.count() && self.n[j].is_empty() {
+        while j < self.count() && self.nline(j).is_empty() {
             j += 1;
         }
-        if j == self.count() || indent(self.n[j]) <= base {
+        if j == self.count() || indent(self.nline(j)) <= base {
             return self.count();
         }
-        while j < self.count() && (self.n[j].is_empty() || indent(self.n[j]) > base) {
+        while j < self.count() && (self.nline(j).is_empty() || indent(self.nline(j)) > base) {
             j += 1;
         }
         j
     }
 
-    fn search(&self, pattern: &[String], from: usize, anchor: Option<usize>, eof: bool) -> Found {
+    /// The verdict on the `len`-line windows starting at `starts` (ascending occurrences of the
+    /// pattern) that the chunk may take: from line `from` on; with an anchor, those inside its
+    /// block first; an end-of-file chunk only the window that ends at the last line.
+    fn search(
+        &self,
+        starts: &[usize],
+        len: usize,
+        from: usize,
+        anchor: Option<usize>,
+        eof: bool,
+    ) -> Verdict<usize> {
         if eof {
-            return match self.count().checked_sub(pattern.len()) {
-                Some(at) if at >= from && self.matches_at(pattern, at) => Found::One(at),
-                _ => Found::None,
+            return match self.count().checked_sub(len) {
+                Some(at) if at >= from && starts.binary_search(&at).is_ok() => Verdict::One(at),
+                _ => Verdict::NotFound,
             };
         }
-        let all = self.all_matches(pattern, from..self.count());
+        let all = &starts[starts.partition_point(|&s| s < from)..];
         if let Some(a) = anchor {
             let end = self.block_end(a);
-            let inside: Vec<usize> = all.iter().copied().filter(|&at| at < end).collect();
+            let inside = &all[..all.partition_point(|&s| s < end)];
             if !inside.is_empty() {
-                return found(inside);
+                return matcher::verdict(inside.len(), inside.iter().copied());
             }
         }
-        found(all)
+        matcher::verdict(all.len(), all.iter().copied())
     }
 
-    /// Places one chunk; returns it and the cursor for the next chunk.
-    fn chunk(&self, chunk: &PatchChunk, cursor: usize) -> Result<(Located, usize), ChunkError> {
+    /// Places one chunk. `old` is N(·) of its old lines, `base` the occurrences of their first
+    /// [`base_len`] lines.
+    fn chunk(&self, chunk: &PatchChunk, old: &[String], base: &[usize], cursor: usize) -> Step {
         if chunk.old_lines == chunk.new_lines {
-            return Err(ChunkError::NoOp);
+            return Step::Failed(ChunkError::NoOp);
         }
         let mut from = cursor;
         let mut anchor = None;
         for text in &chunk.anchors {
             let want = n_line(text);
             let want = want.trim_start();
-            let Some(i) = (from..self.count()).find(|&i| self.n[i].trim_start() == want) else {
-                return Err(ChunkError::AnchorNotFound {
+            let Some(i) = (from..self.count()).find(|&i| self.nline(i).trim_start() == want) else {
+                return Step::Failed(ChunkError::AnchorNotFound {
                     anchor: text.clone(),
                     after: from,
                 });
@@ -228,71 +304,61 @@ impl<'a> Lines<'a> {
         if chunk.old_lines.is_empty() {
             let line = match anchor {
                 Some(_) => from,
-                None if self.count() > 0 && self.n[self.count() - 1].is_empty() => self.count() - 1,
+                None if self.count() > 0 && self.nline(self.count() - 1).is_empty() => {
+                    self.count() - 1
+                }
                 None => self.count(),
             };
             let located = self.splice(line, &[], &chunk.new_lines);
-            return Ok((located, if anchor.is_some() { from } else { cursor }));
+            return Step::Placed(located, if anchor.is_some() { from } else { cursor });
         }
 
-        let mut old: &[String] = &chunk.old_lines;
+        let b = base_len(&chunk.old_lines);
+        let mut len = chunk.old_lines.len();
         let mut new: &[String] = &chunk.new_lines;
         loop {
-            let pattern: Vec<String> = old.iter().map(|l| n_line(l)).collect();
-            match self.search(&pattern, from, anchor, chunk.end_of_file) {
-                Found::One(start) => {
-                    let located = self.splice(start, old, new);
-                    return Ok((located, start + old.len()));
+            // The occurrences of the first `len` old lines: those of the base whose following
+            // lines are the dropped blank ones too.
+            let starts: Vec<usize> = base
+                .iter()
+                .copied()
+                .filter(|&s| {
+                    s + len <= self.count() && (b..len).all(|i| old[i] == self.nline(s + i))
+                })
+                .collect();
+            match self.search(&starts, len, from, anchor, chunk.end_of_file) {
+                Verdict::One(start) => {
+                    let located = self.splice(start, &chunk.old_lines[..len], new);
+                    return Step::Placed(located, start + len);
                 }
-                Found::Many(starts) => return Err(self.ambiguous(&starts, old.len())),
-                Found::None => {}
+                Verdict::Ambiguous { first, count } => {
+                    return Step::Failed(ChunkError::Ambiguous {
+                        matches: first.iter().map(|&s| self.window(s, len)).collect(),
+                        occurrences: count,
+                    });
+                }
+                Verdict::NotFound => {}
             }
             // Codex: a chunk ending in empty context lines may have meant the end of the file.
-            match old.split_last() {
-                Some((last, rest)) if !rest.is_empty() && last.trim().is_empty() => {
-                    old = rest;
-                    if new.last().is_some_and(|l| l.trim().is_empty()) {
-                        new = &new[..new.len() - 1];
-                    }
+            if len > b {
+                len -= 1;
+                if new.last().is_some_and(|l| l.trim().is_empty()) {
+                    new = &new[..new.len() - 1];
                 }
-                _ => break,
+            } else {
+                return Step::Missing(from);
             }
         }
-        Err(self.not_found(chunk, from))
     }
 
-    fn ambiguous(&self, starts: &[usize], len: usize) -> ChunkError {
-        ChunkError::Ambiguous {
-            matches: starts
-                .iter()
-                .take(MAX_MATCHES)
-                .map(|&s| self.window(s, len))
-                .collect(),
-            occurrences: starts.len(),
-        }
-    }
-
-    fn not_found(&self, chunk: &PatchChunk, from: usize) -> ChunkError {
-        let new: Vec<String> = chunk.new_lines.iter().map(|l| n_line(l)).collect();
+    /// The error of a chunk whose old lines are nowhere after line `from`; `applied_at` is the
+    /// line where its new lines are, if they are.
+    fn not_found(&self, chunk: &PatchChunk, from: usize, applied_at: Option<usize>) -> ChunkError {
         let scope = if chunk.end_of_file {
             ChunkScope::EndOfFile
         } else {
             ChunkScope::After(from)
         };
-        // SPEC §3a "Already applied": the new lines, non-blank and not inside the old ones, are
-        // there as whole lines; the message says where and leaves the decision to the caller.
-        let joined_new = new.join("\n");
-        let joined_old: Vec<String> = chunk.old_lines.iter().map(|l| n_line(l)).collect();
-        let applied_at =
-            if joined_new.trim().is_empty() || joined_old.join("\n").contains(&joined_new) {
-                None
-            } else {
-                match self.search(&new, from, None, chunk.end_of_file) {
-                    Found::One(at) => Some(at),
-                    Found::Many(ats) => ats.first().copied(),
-                    Found::None => None,
-                }
-            };
         let old = chunk.old_lines.join("\n");
         ChunkError::NotFound {
             scope,
@@ -362,14 +428,6 @@ impl<'a> Lines<'a> {
             exact,
             normalizations: found.into_iter().collect(),
         }
-    }
-}
-
-fn found(mut starts: Vec<usize>) -> Found {
-    match starts.len() {
-        0 => Found::None,
-        1 => Found::One(starts.remove(0)),
-        _ => Found::Many(starts),
     }
 }
 

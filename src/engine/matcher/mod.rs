@@ -79,6 +79,81 @@ pub(crate) enum Miss {
     },
 }
 
+/// SPEC §3.9's verdict on the occurrences of one edit (a unique one is the match).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Verdict<T> {
+    /// No occurrence.
+    NotFound,
+    /// Exactly one.
+    One(T),
+    /// More than one: the first [`MAX_AMBIGUOUS`] and the total.
+    Ambiguous {
+        /// The first occurrences, in order.
+        first: Vec<T>,
+        /// Total number of occurrences.
+        count: usize,
+    },
+}
+
+/// The verdict on `count` occurrences, of which `occ` yields the first ones in order (all of
+/// them, or at least [`MAX_AMBIGUOUS`]). Every dialect's edits are judged here.
+pub(crate) fn verdict<T>(count: usize, occ: impl IntoIterator<Item = T>) -> Verdict<T> {
+    let mut occ = occ.into_iter();
+    match (count, occ.next()) {
+        (0, _) | (_, None) => Verdict::NotFound,
+        (1, Some(one)) => Verdict::One(one),
+        (count, Some(first)) => Verdict::Ambiguous {
+            first: std::iter::once(first)
+                .chain(occ)
+                .take(MAX_AMBIGUOUS)
+                .collect(),
+            count,
+        },
+    }
+}
+
+/// Where each pattern occurs as whole lines of N(file): the N offset of its first line, for
+/// every occurrence, ascending (overlapping ones included). A pattern is the N(·) text of one or
+/// more whole lines joined by `\n`, without a final one (SPEC §6: patch lines match whole
+/// lines); `open_end` says that N(file)'s last line has no line break after it (the original
+/// has no final newline), so an occurrence may end there. One scan for all patterns, through
+/// the search [`find_all`] uses.
+pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) -> Vec<Vec<usize>> {
+    let text = file.text.as_bytes();
+    let with_break: Vec<Vec<u8>> = patterns
+        .iter()
+        .map(|p| {
+            let mut b = Vec::with_capacity(p.len() + 1);
+            b.extend_from_slice(p.as_bytes());
+            b.push(b'\n');
+            b
+        })
+        .collect();
+    let refs: Vec<&[u8]> = with_break.iter().map(Vec::as_slice).collect();
+    let at_line_start = |i: usize| i == 0 || text[i - 1] == b'\n';
+    let mut out = vec![Vec::new(); patterns.len()];
+    search::occurrences(text, &refs, |p, m| {
+        if at_line_start(m.start) {
+            out[p].push(m.start);
+        }
+    });
+    drop(with_break);
+    if open_end {
+        for (p, pat) in patterns.iter().enumerate() {
+            if let Some(start) = text.len().checked_sub(pat.len())
+                && at_line_start(start)
+                && text[start..] == *pat.as_bytes()
+            {
+                out[p].push(start);
+            }
+        }
+    }
+    for o in &mut out {
+        o.sort_unstable();
+    }
+    out
+}
+
 #[derive(Default)]
 struct Hits {
     count: usize,
@@ -215,17 +290,12 @@ pub(crate) fn find_all(
                     })
                     .collect()
             } else {
-                match h.count {
-                    0 => return Err(Miss::NotFound),
-                    1 => h.occ.iter().collect(),
-                    count => {
+                match verdict(h.count, &h.occ) {
+                    Verdict::NotFound => return Err(Miss::NotFound),
+                    Verdict::One(one) => vec![one],
+                    Verdict::Ambiguous { first, count } => {
                         return Err(Miss::Ambiguous {
-                            spans: h
-                                .occ
-                                .iter()
-                                .take(MAX_AMBIGUOUS)
-                                .map(|(_, s)| s.clone())
-                                .collect(),
+                            spans: first.into_iter().map(|(_, s)| s.clone()).collect(),
                             count,
                         });
                     }
