@@ -126,18 +126,82 @@ fn long(hay: &[u8], pat: &[u8], mut each: impl FnMut(usize)) {
         };
         let mut r = from + i;
         each(r);
-        let q = *period.get_or_insert_with(|| smallest_period(pat));
-        while q < m && r + m + q <= hay.len() && hay[r + m..r + m + q] == pat[m - q..] {
-            r += q;
-            each(r);
-        }
-        from = r + q.max(m - q + 1);
+        from = match *period.get_or_insert_with(|| period_of(pat)) {
+            Period::Exact(q) => {
+                while q < m && r + m + q <= hay.len() && hay[r + m..r + m + q] == pat[m - q..] {
+                    r += q;
+                    each(r);
+                }
+                r + q.max(m - q + 1)
+            }
+            // Two occurrences closer than the period would make their distance a period.
+            Period::AtLeast(b) => r + b.min(m),
+        };
     }
 }
 
+/// What is known of a pattern's smallest period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Period {
+    /// It is this.
+    Exact(usize),
+    /// It is at least this, which is more than half the pattern.
+    AtLeast(usize),
+}
+
+/// The smallest period of `pat` when it is at most half its length, else a lower bound over
+/// half of it, in constant memory (Crochemore and Perrin's critical factorization, as in the
+/// Two-Way search): `pat = u v` with `v` the greater of the maximal suffixes under the two
+/// orders and `p` the period of `v`; when `u` is a suffix of `v[..p]`, `p` is the period of
+/// `pat`, else the period exceeds `max(|u|, |v|)`. A prefix function would take four bytes per
+/// pattern byte (32 MB for an 8 MB `oldText`).
+fn period_of(pat: &[u8]) -> Period {
+    let m = pat.len();
+    let (l1, p1) = maximal_suffix(pat, false);
+    let (l2, p2) = maximal_suffix(pat, true);
+    let (l, p) = if l1 >= l2 { (l1, p1) } else { (l2, p2) };
+    if l + p <= m && pat[..l] == pat[p..p + l] {
+        Period::Exact(p)
+    } else {
+        Period::AtLeast(l.max(m - l) + 1)
+    }
+}
+
+/// The start of the maximal suffix of `x` (under the byte order, or its reverse) and that
+/// suffix's period.
+fn maximal_suffix(x: &[u8], reversed: bool) -> (usize, usize) {
+    // `ms + 1` is the suffix's start (`ms` starts at -1, hence the offset by one).
+    let (mut ms, mut j, mut k, mut p) = (0usize, 1usize, 1usize, 1usize);
+    let m = x.len();
+    while j + k <= m {
+        let (a, b) = (x[j + k - 1], x[ms + k - 1]);
+        let less = if reversed { a > b } else { a < b };
+        if less {
+            j += k;
+            k = 1;
+            p = j - ms;
+        } else if a == b {
+            if k == p {
+                j += p;
+                k = 1;
+            } else {
+                k += 1;
+            }
+        } else {
+            ms = j;
+            j = ms + 1;
+            k = 1;
+            p = 1;
+        }
+    }
+    (ms, p)
+}
+
 /// The smallest `q > 0` with `pat[i] == pat[i + q]` for every valid `i` (the length when there
-/// is none), from the prefix function: length minus the longest proper border.
-pub(crate) fn smallest_period(pat: &[u8]) -> usize {
+/// is none), from the prefix function: length minus the longest proper border. The reference
+/// [`period_of`] is tested against.
+#[cfg(test)]
+fn smallest_period(pat: &[u8]) -> usize {
     let m = pat.len();
     if m == 0 {
         return 0;
@@ -219,6 +283,26 @@ mod tests {
     }
 
     proptest! {
+        /// The constant-memory period is the smallest one when that is at most half the
+        /// pattern, and a true lower bound of it otherwise.
+        #[test]
+        fn period_of_agrees_with_the_prefix_function(
+            unit in prop::collection::vec(prop::sample::select(vec![b'a', b'b', b'c']), 1..7),
+            reps in 1usize..5,
+            tail in prop::collection::vec(prop::sample::select(vec![b'a', b'b', b'c']), 0..6),
+        ) {
+            let mut pat = unit.repeat(reps);
+            pat.extend(&tail);
+            let q = smallest_period(&pat);
+            match period_of(&pat) {
+                Period::Exact(p) => prop_assert_eq!(p, q, "{:?}", pat),
+                Period::AtLeast(b) => {
+                    prop_assert!(2 * q > pat.len(), "{:?}: period {} not found", pat, q);
+                    prop_assert!(b.min(pat.len()) <= q, "{:?}: bound {} over {}", pat, b, q);
+                }
+            }
+        }
+
         /// Both paths find exactly the naive occurrences; long patterns are forced by repetition.
         #[test]
         fn same_as_naive(
