@@ -13,7 +13,7 @@
 //! be the only candidate, and replaces only its span.
 
 use crate::engine::document::Document;
-use crate::engine::matcher::{self, MAX_AMBIGUOUS, Miss, Needle};
+use crate::engine::matcher::{self, MAX_AMBIGUOUS, Miss, Needle, search};
 use crate::engine::normalize::{Normalization, Normalized, lf};
 use std::ops::Range;
 
@@ -120,55 +120,29 @@ fn collapsed(s: &str) -> impl Iterator<Item = char> + '_ {
     })
 }
 
-/// A hash of `collapsed(s)`, computed on the bytes (indentation is ASCII, so collapsing runs of
-/// spaces and tabs byte by byte gives the same text): one multiply per byte and a final mix,
-/// where hashing each character through `DefaultHasher` cost most of the view's build time.
-fn key_hash(s: &str) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+/// A line's key id: [`search::line_key`] of its collapsed form (indentation is ASCII, so
+/// collapsing runs of spaces and tabs byte by byte gives the same text). Two different keys may
+/// share an id; the windows that makes are dropped when each line is verified, so an id table
+/// (a map entry per distinct line of the file) is not needed.
+fn key_id(s: &str) -> u32 {
     let body = s.trim_start_matches(is_indent).trim_end_matches(is_indent);
-    let mut h: u64 = 0;
     let mut prev_ws = false;
-    for &b in body.as_bytes() {
-        let b = if b == b' ' || b == b'\t' {
+    search::line_key(body.bytes().filter_map(move |b| {
+        if b == b' ' || b == b'\t' {
             if prev_ws {
-                continue;
+                return None;
             }
             prev_ws = true;
-            b' '
+            Some(b' ')
         } else {
             prev_ws = false;
-            b
-        };
-        h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-    }
-    // A finalizer (MurmurHash3's fmix64), so that the low bits [`key_id`] keeps depend on every
-    // byte.
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-    h ^ (h >> 33)
-}
-
-/// A line's key id: 28 bits of its key's hash (what [`encode`] carries). Two different keys
-/// may share an id; the windows that makes are dropped when each line is verified, so an id
-/// table (a map entry per distinct line of the file) is not needed.
-fn key_id(s: &str) -> u32 {
-    (key_hash(s) & 0x0FFF_FFFF) as u32
+            Some(b)
+        }
+    }))
 }
 
 fn key_is_blank(s: &str) -> bool {
     s.chars().all(char::is_whitespace)
-}
-
-/// Four bytes per key id; only the first has its high bit set, so matches start at key starts.
-fn encode(id: u32, out: &mut Vec<u8>) {
-    out.extend_from_slice(&[
-        0x80 | ((id >> 21) & 0x7F) as u8,
-        ((id >> 14) & 0x7F) as u8,
-        ((id >> 7) & 0x7F) as u8,
-        (id & 0x7F) as u8,
-    ]);
 }
 
 fn leading(s: &str) -> &str {
@@ -360,7 +334,7 @@ impl<'a> View<'a> {
         };
         let mut encoded = Vec::with_capacity(view.count() * 4);
         for i in 0..view.count() {
-            encode(key_id(view.nline(i)), &mut encoded);
+            search::encode_key(key_id(view.nline(i)), &mut encoded);
         }
         view.encoded = encoded;
         view
@@ -399,7 +373,7 @@ impl<'a> View<'a> {
         for (vi, v) in variants.iter().enumerate() {
             let mut bytes = Vec::with_capacity(v.nline_count() * 4);
             for l in (0..v.nline_count()).map(|i| v.nline(i)) {
-                encode(key_id(l), &mut bytes);
+                search::encode_key(key_id(l), &mut bytes);
             }
             if !bytes.is_empty() {
                 patterns.push(bytes);

@@ -210,15 +210,7 @@ impl<'a> Lines<'a> {
         let mut found = matcher::whole_lines(self.normalized, open_end, &wanted).into_iter();
         patterns
             .iter()
-            .map(|p| {
-                let Some(offsets) = p.as_ref().and_then(|_| found.next()) else {
-                    return Vec::new();
-                };
-                offsets
-                    .into_iter()
-                    .map(|o| self.nstarts.partition_point(|&s| s as usize <= o) - 1)
-                    .collect()
-            })
+            .map(|p| p.as_ref().and_then(|_| found.next()).unwrap_or_default())
             .collect()
     }
 

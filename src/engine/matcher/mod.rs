@@ -112,42 +112,60 @@ pub(crate) fn verdict<T>(count: usize, occ: impl IntoIterator<Item = T>) -> Verd
     }
 }
 
-/// Where each pattern occurs as whole lines of N(file): the N offset of its first line, for
-/// every occurrence, ascending (overlapping ones included). A pattern is the N(·) text of one or
-/// more whole lines joined by `\n`, without a final one (SPEC §6: patch lines match whole
-/// lines); `open_end` says that N(file)'s last line has no line break after it (the original
-/// has no final newline), so an occurrence may end there. One scan for all patterns, through
-/// the search [`find_all`] uses.
+/// Where each pattern occurs as whole lines of N(file): the number of its first line (0-based,
+/// N(file)'s lines being its `\n`-separated pieces), for every occurrence, ascending
+/// (overlapping ones included). A pattern is the N(·) text of one or more whole lines joined by
+/// `\n`, without a final one (SPEC §6: patch lines match whole lines); `open_end` says that
+/// N(file)'s last piece is a line, with no line break after it (the original has no final
+/// newline); otherwise a piece after a final `\n` is not a line. The lines are searched as a
+/// sequence of line keys, all patterns in one scan ([`search::key_occurrences`], as the relaxed
+/// tier does: a byte automaton over the text would cost a transition per byte), and every
+/// window found is compared byte for byte.
 pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) -> Vec<Vec<usize>> {
     let text = file.text.as_bytes();
-    let with_break: Vec<Vec<u8>> = patterns
+    let mut out = vec![Vec::new(); patterns.len()];
+    if patterns.is_empty() {
+        return out;
+    }
+    // Where each line starts, and one past the end of the last (its line break, if any).
+    let mut starts: Vec<u32> = Vec::with_capacity(memchr::memchr_iter(b'\n', text).count() + 2);
+    starts.push(0);
+    starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i as u32 + 1));
+    // One past the last line's end: its line break, or the end of the text.
+    let count = if open_end {
+        starts.push(text.len() as u32 + 1);
+        starts.len() - 1
+    } else {
+        // The piece after the last line break (empty when there is one) is not a line; its
+        // start stays as the end mark.
+        starts.len() - 1
+    };
+    let line = |i: usize| &text[starts[i] as usize..starts[i + 1] as usize - 1];
+    let mut keys = Vec::with_capacity(count * 4);
+    for i in 0..count {
+        search::encode_key(search::line_key(line(i).iter().copied()), &mut keys);
+    }
+    let encoded: Vec<Vec<u8>> = patterns
         .iter()
         .map(|p| {
-            let mut b = Vec::with_capacity(p.len() + 1);
-            b.extend_from_slice(p.as_bytes());
-            b.push(b'\n');
+            let mut b = Vec::new();
+            for l in p.split('\n') {
+                search::encode_key(search::line_key(l.bytes()), &mut b);
+            }
             b
         })
         .collect();
-    let refs: Vec<&[u8]> = with_break.iter().map(Vec::as_slice).collect();
-    let at_line_start = |i: usize| i == 0 || text[i - 1] == b'\n';
-    let mut out = vec![Vec::new(); patterns.len()];
-    search::occurrences(text, &refs, |p, m| {
-        if at_line_start(m.start) {
-            out[p].push(m.start);
+    let refs: Vec<&[u8]> = encoded.iter().map(Vec::as_slice).collect();
+    search::key_occurrences(&keys, &refs, |p, m| {
+        if m.start % 4 != 0 {
+            return;
+        }
+        let (first, last) = (m.start / 4, m.end / 4 - 1);
+        let (from, to) = (starts[first] as usize, starts[last + 1] as usize - 1);
+        if text[from..to] == *patterns[p].as_bytes() {
+            out[p].push(first);
         }
     });
-    drop(with_break);
-    if open_end {
-        for (p, pat) in patterns.iter().enumerate() {
-            if let Some(start) = text.len().checked_sub(pat.len())
-                && at_line_start(start)
-                && text[start..] == *pat.as_bytes()
-            {
-                out[p].push(start);
-            }
-        }
-    }
     for o in &mut out {
         o.sort_unstable();
     }
@@ -759,6 +777,52 @@ mod tests {
         assert!(matches!(r[1], Err(Miss::Ambiguous { count: 2, .. })));
         assert_eq!(r[2].as_ref().unwrap().spans, vec![6..10, 17..21]);
         assert_eq!(r[3], Err(Miss::NotFound));
+    }
+}
+
+#[cfg(test)]
+mod whole_line_tests {
+    use super::*;
+
+    fn lines(text: &str, open_end: bool, pats: &[&str]) -> Vec<Vec<usize>> {
+        whole_lines(&Normalized::new(text), open_end, pats)
+    }
+
+    #[test]
+    fn whole_lines_only_overlapping_included() {
+        let t = "a\na\na\nab\n";
+        assert_eq!(
+            lines(t, false, &["a\na", "a", "b", "ab"]),
+            vec![vec![0, 1], vec![0, 1, 2], vec![], vec![3]]
+        );
+    }
+
+    #[test]
+    fn empty_lines_and_the_open_end() {
+        // "x\n\n": two lines, the second empty; the piece after the final break is none.
+        assert_eq!(lines("x\n\n", false, &["", "x\n"]), vec![vec![1], vec![0]]);
+        // Without a final newline the last piece is a line, empty or not.
+        assert_eq!(lines("x\n", true, &["", "x\n"]), vec![vec![1], vec![0]]);
+        assert_eq!(lines("x\ny", true, &["y", "x\ny"]), vec![vec![1], vec![0]]);
+        // N(·) folds before lines are compared: trailing whitespace, smart quotes.
+        assert_eq!(
+            lines("say(\u{201C}x\u{201D})  \n", false, &["say(\"x\")"]),
+            vec![vec![0]]
+        );
+    }
+
+    #[test]
+    fn verdict_caps_the_list() {
+        assert_eq!(verdict(0, Vec::<usize>::new()), Verdict::NotFound);
+        assert_eq!(verdict(1, [7]), Verdict::One(7));
+        let v = verdict(30, 0..30);
+        assert_eq!(
+            v,
+            Verdict::Ambiguous {
+                first: (0..MAX_AMBIGUOUS).collect(),
+                count: 30
+            }
+        );
     }
 }
 

@@ -111,6 +111,32 @@ fn automaton(
     }
 }
 
+/// A line's key id for [`key_occurrences`]: 28 bits of a hash (what [`encode_key`] carries).
+/// Two different lines may share an id; callers verify the windows found.
+pub(crate) fn line_key(bytes: impl IntoIterator<Item = u8>) -> u32 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h: u64 = 0;
+    for b in bytes {
+        h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+    }
+    // MurmurHash3's fmix64, so that the low bits kept depend on every byte.
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    ((h ^ (h >> 33)) & 0x0FFF_FFFF) as u32
+}
+
+/// Four bytes per key id; only the first has its high bit set, so matches start at key starts.
+pub(crate) fn encode_key(id: u32, out: &mut Vec<u8>) {
+    out.extend_from_slice(&[
+        0x80 | ((id >> 21) & 0x7F) as u8,
+        ((id >> 14) & 0x7F) as u8,
+        ((id >> 7) & 0x7F) as u8,
+        (id & 0x7F) as u8,
+    ]);
+}
+
 /// Every occurrence of one pattern, in ascending order (module docs).
 fn long(hay: &[u8], pat: &[u8], mut each: impl FnMut(usize)) {
     let m = pat.len();
