@@ -351,11 +351,13 @@ impl<'a> View<'a> {
         self.nstarts.len() - 1
     }
 
-    /// Original (content start, content end) of file line `i`: where its N(·) line starts and
-    /// where its line break (or the end of the file) is. N(·) builds clusters line by line, so
-    /// both are cluster boundaries; `None` would mean a broken map and drops the window.
+    /// Original (content start, content end) of file line `i`: where the line break before its
+    /// N(·) line ends (`orig_end`: whitespace N removed at the start of a blank line is not
+    /// before it) and where its own line break (or the end of the file) is (`orig_start`: after
+    /// the trailing whitespace N removed). N(·) builds clusters line by line, so both are
+    /// cluster boundaries; `None` would mean a broken map and drops the window.
     fn line(&self, i: usize) -> Option<(usize, usize)> {
-        let start = self.file.orig_start(self.nstarts[i] as usize)?;
+        let start = self.file.orig_end(self.nstarts[i] as usize)?;
         let end = self.file.orig_start(self.nstarts[i + 1] as usize - 1)?;
         Some((start, end))
     }
@@ -974,6 +976,18 @@ mod tests {
             replace_all: all,
         }])
         .remove(0)
+    }
+
+    /// A line's original span comes from N(·)'s map: a blank line whose whitespace N removed
+    /// starts where its own bytes start, not after them (found by the property test).
+    #[test]
+    fn line_spans_through_the_map() {
+        let text = "a  \r\n  \n\n\u{201C}x\u{201D}\t\rend";
+        let doc = Document::from_text(text.to_string(), false);
+        let file = Normalized::new(&doc.text);
+        let view = View::new(&doc, &file, None);
+        let got: Vec<(usize, usize)> = (0..view.count()).map(|i| view.line(i).unwrap()).collect();
+        assert_eq!(got, vec![(0, 3), (5, 7), (8, 8), (9, 17), (18, 21)]);
     }
 
     fn apply(text: &str, h: &Hit) -> String {
