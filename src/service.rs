@@ -14,6 +14,7 @@ use crate::report::{self, Mode, WriteOutcome};
 use crate::request::{Request, RequestError};
 use crate::write::{Change, Expect, FsError, Limits, Root, WriterLock};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Settings shared by every command.
 #[derive(Debug, Clone)]
@@ -46,8 +47,8 @@ pub struct Run {
     pub response: Result<Response, RequestFailure>,
     /// The process exit status the run maps to.
     pub exit: ExitStatus,
-    /// The resolved plan, when the request got that far.
-    pub(crate) plan: Option<Plan>,
+    /// The resolved plan, when the request got that far (the response's edits are made from it).
+    pub(crate) plan: Option<Arc<Plan>>,
     /// Why the commit failed, when it did (the writer's error, naming the path it was about).
     pub(crate) commit_failure: Option<FsError>,
 }
@@ -347,7 +348,7 @@ pub(crate) fn run_in(
         match lock(&root) {
             Ok(l) => Some(l),
             Err(e) => {
-                let plan = Plan { files: Vec::new() };
+                let plan = Arc::new(Plan { files: Vec::new() });
                 let (wrote, _) = failed(
                     &e,
                     Some(
@@ -357,7 +358,7 @@ pub(crate) fn run_in(
                     ),
                 );
                 // The response lists the failure (it names no file of the request).
-                let resp = report::response(&plan, mode, settings.encoding, &wrote, vocabulary);
+                let resp = report::response(plan, mode, settings.encoding, &wrote, vocabulary);
                 return Run {
                     response: Ok(resp),
                     exit: e.code.exit_status().worst(ExitStatus::WriteFailed),
@@ -386,8 +387,9 @@ pub(crate) fn run_in(
     };
     let (mut wrote, exit, written, versions) = loop {
         if !plan.ok() {
+            let plan = Arc::new(plan);
             let resp = report::response(
-                &plan,
+                Arc::clone(&plan),
                 mode,
                 settings.encoding,
                 &WriteOutcome::default(),
@@ -439,8 +441,9 @@ pub(crate) fn run_in(
             _ => None,
         })
         .collect();
+    let plan = Arc::new(plan);
     let resp = report::response_rendered(
-        &plan,
+        Arc::clone(&plan),
         mode,
         settings.encoding,
         &wrote,

@@ -49,7 +49,7 @@ pub(crate) struct Filtered {
     /// The edited buffer bytes.
     pub output: Result<Vec<u8>, FilterError>,
     /// The plan of the path's edits against the buffer, once it was made.
-    pub plan: Option<Plan>,
+    pub plan: Option<std::sync::Arc<Plan>>,
 }
 
 impl Filtered {
@@ -65,7 +65,7 @@ impl Filtered {
     pub(crate) fn report(&self, settings: &Settings) -> serde_json::Value {
         if let Some(plan) = &self.plan {
             let mut resp = report::response(
-                plan,
+                std::sync::Arc::clone(plan),
                 Mode::Resolve,
                 settings.encoding,
                 &WriteOutcome::default(),
@@ -178,7 +178,7 @@ pub(crate) fn filter(req: &Request, path: &str, input: &[u8], settings: &Setting
     let output = buffer(&plan, path);
     Filtered {
         output,
-        plan: Some(plan),
+        plan: Some(plan.into()),
     }
 }
 

@@ -11,6 +11,7 @@ use crate::report::response as wire;
 use crate::write::FsError;
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// How the batch was run, for statuses and flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,7 +276,7 @@ fn binary_diff(file: &FilePlan) -> Option<String> {
 
 /// Builds the response.
 pub(crate) fn response(
-    plan: &Plan,
+    plan: Arc<Plan>,
     mode: Mode,
     enc: PositionEncoding,
     wrote: &WriteOutcome,
@@ -284,10 +285,91 @@ pub(crate) fn response(
     response_rendered(plan, mode, enc, wrote, &[], vocabulary)
 }
 
+/// What a response's edit results and edit errors are rendered from, each time they are read or
+/// serialized: the plan and how the face words and places them. The response holds no words
+/// or positions per edit (10,000 failed edits were 6 MB of results, errors, messages and hints,
+/// built whole before the first byte was written; one edit's at a time now).
+#[derive(Debug)]
+pub(crate) struct Source {
+    plan: Arc<Plan>,
+    enc: PositionEncoding,
+    vocabulary: message::Vocabulary,
+}
+
+impl Source {
+    /// How many edits file `file` of the plan has.
+    pub(crate) fn edits_of(&self, file: usize) -> usize {
+        self.plan.files.get(file).map_or(0, |f| f.edits.len())
+    }
+
+    /// Whether edit `k` of file `file` failed.
+    pub(crate) fn failed(&self, file: usize, k: usize) -> bool {
+        matches!(self.plan.files[file].edits[k].outcome, Outcome::Failed(_))
+    }
+
+    /// The result of edit `k` of file `file`.
+    pub(crate) fn edit_result(&self, file: usize, k: usize) -> wire::EditResult {
+        let f = &self.plan.files[file];
+        let e = &f.edits[k];
+        let doc = f.original.as_ref().map(|o| &o.doc);
+        let enc = self.enc;
+        let mut r = wire::EditResult {
+            index: e.index,
+            id: e.spec.id.clone(),
+            status: wire::EditStatus::Skipped,
+            match_kind: None,
+            normalizations: None,
+            occurrences: None,
+            range: None,
+            ranges: None,
+            error: None,
+        };
+        match &e.outcome {
+            Outcome::Resolved(res) => {
+                r.status = wire::EditStatus::Resolved;
+                r.match_kind = Some(res.kind);
+                r.normalizations = Some(res.normalizations.clone());
+                r.occurrences = Some(res.spans.len());
+                if let Some(doc) = doc {
+                    r.range = res.spans.first().map(|s| range(doc, s, enc));
+                    if e.spec.replace_all {
+                        r.ranges = Some(res.spans.iter().map(|s| range(doc, s, enc)).collect());
+                    }
+                }
+            }
+            Outcome::Failed(fail) => {
+                r.status = wire::EditStatus::Failed;
+                let said = message::edit_in(fail, &f.path, e.index, doc, self.vocabulary);
+                r.error = Some(edit_detail(fail, said, doc, enc));
+            }
+            Outcome::Skipped => {}
+        }
+        r
+    }
+
+    /// The entry of the error list for edit `k` of file `file`, if it failed.
+    pub(crate) fn edit_error(&self, file: usize, k: usize) -> Option<wire::ErrorEntry> {
+        let f = &self.plan.files[file];
+        let e = &f.edits[k];
+        let Outcome::Failed(fail) = &e.outcome else {
+            return None;
+        };
+        let doc = f.original.as_ref().map(|o| &o.doc);
+        let said = message::edit_in(fail, &f.path, e.index, doc, self.vocabulary);
+        Some(wire::ErrorEntry {
+            code: fail.code(),
+            path: f.path.clone(),
+            edit: Some(e.index),
+            message: said.message,
+            hint: None,
+        })
+    }
+}
+
 /// [`response`] for a plan whose every edit was accepted and whose new texts `rendered` holds
 /// (what [`crate::service::changes`] built for the writer).
 pub(crate) fn response_rendered(
-    plan: &Plan,
+    plan: Arc<Plan>,
     mode: Mode,
     enc: PositionEncoding,
     wrote: &WriteOutcome,
@@ -295,67 +377,17 @@ pub(crate) fn response_rendered(
     vocabulary: message::Vocabulary,
 ) -> wire::Response {
     let batch_ok = plan.ok() && wrote.failure.is_none();
-    // One entry per failed edit and at most one per file (and one for the write): sized up
-    // front, since 10,000 failed edits would grow the list to 16,384 entries by doubling.
-    let failed: usize = plan
-        .files
-        .iter()
-        .map(|f| {
-            1 + f
-                .edits
-                .iter()
-                .filter(|e| matches!(e.outcome, Outcome::Failed(_)))
-                .count()
-        })
-        .sum();
-    let mut errors = Vec::with_capacity(failed + 1);
+    let source = Arc::new(Source {
+        plan: Arc::clone(&plan),
+        enc,
+        vocabulary,
+    });
+    // Each file's own error (after its edits' in the list), then the write's.
+    let mut file_errors = Vec::with_capacity(plan.files.len());
     let mut files = Vec::with_capacity(plan.files.len());
-    for f in &plan.files {
-        let doc = f.original.as_ref().map(|o| &o.doc);
+    for (fi, f) in plan.files.iter().enumerate() {
         // eol and bom describe a decoded text only (§3a "Failed files").
         let decoded = f.original.as_ref().filter(|o| o.decoded).map(|o| &o.doc);
-        let mut edits = Vec::with_capacity(f.edits.len());
-        for e in &f.edits {
-            let mut r = wire::EditResult {
-                index: e.index,
-                id: e.spec.id.clone(),
-                status: wire::EditStatus::Skipped,
-                match_kind: None,
-                normalizations: None,
-                occurrences: None,
-                range: None,
-                ranges: None,
-                error: None,
-            };
-            match &e.outcome {
-                Outcome::Resolved(res) => {
-                    r.status = wire::EditStatus::Resolved;
-                    r.match_kind = Some(res.kind);
-                    r.normalizations = Some(res.normalizations.clone());
-                    r.occurrences = Some(res.spans.len());
-                    if let Some(doc) = doc {
-                        r.range = res.spans.first().map(|s| range(doc, s, enc));
-                        if e.spec.replace_all {
-                            r.ranges = Some(res.spans.iter().map(|s| range(doc, s, enc)).collect());
-                        }
-                    }
-                }
-                Outcome::Failed(fail) => {
-                    r.status = wire::EditStatus::Failed;
-                    let said = message::edit_in(fail, &f.path, e.index, doc, vocabulary);
-                    errors.push(wire::ErrorEntry {
-                        code: fail.code(),
-                        path: f.path.clone(),
-                        edit: Some(e.index),
-                        message: said.message.clone(),
-                        hint: None,
-                    });
-                    r.error = Some(edit_detail(fail, said, doc, enc));
-                }
-                Outcome::Skipped => {}
-            }
-            edits.push(r);
-        }
         let write_fail = wrote
             .failure
             .as_ref()
@@ -365,15 +397,13 @@ pub(crate) fn response_rendered(
             (None, Some(e)) => Some((e.code, message::write(e))),
             (None, None) => None,
         };
-        if let Some((code, said)) = &failure {
-            errors.push(wire::ErrorEntry {
-                code: *code,
-                path: f.path.clone(),
-                edit: None,
-                message: said.message.clone(),
-                hint: said.hint.clone(),
-            });
-        }
+        file_errors.push(failure.as_ref().map(|(code, said)| wire::ErrorEntry {
+            code: *code,
+            path: f.path.clone(),
+            edit: None,
+            message: said.message.clone(),
+            hint: said.hint.clone(),
+        }));
         // Old and new texts once: the diff, the new hash and "unchanged" all come from them.
         let to = f.move_to.as_ref().unwrap_or(&f.path);
         let known = rendered.iter().find(|r| r.path == to.as_str());
@@ -445,13 +475,14 @@ pub(crate) fn response_rendered(
                 .as_ref()
                 .map(|(old, new, ch)| diff_of(f, old, new, ch))
                 .unwrap_or_default(),
-            edits,
+            edits: wire::EditResults::new(Arc::clone(&source), fi),
             warnings,
             error: failure.map(|(code, said)| file_detail(code, said)),
         });
     }
     // A commit failure of something no file of the request names (the journal, a directory
     // being created or synced, the root): its own entry, so a failure always says why.
+    let mut errors = wire::Errors::new(source, file_errors);
     if let Some(e) = &wrote.failure {
         let named = plan
             .files

@@ -6,7 +6,10 @@ pub use crate::engine::matcher::MatchKind as Match;
 pub use crate::engine::normalize::Normalization;
 pub use crate::engine::plan::Op;
 use crate::error::{Code, WarningCode};
+use crate::report::Source;
 use serde::Serialize;
+use serde::ser::SerializeSeq as _;
+use std::sync::Arc;
 
 /// Wire format version.
 pub const VERSION: u32 = 1;
@@ -144,6 +147,209 @@ pub struct EditResult {
     pub error: Option<ErrorDetail>,
 }
 
+/// Every edit's outcome of one file, in request order, as a list of [`EditResult`]s that are
+/// made from the plan one at a time, each time the list is read or serialized: a response holds
+/// no words or positions per edit, so a batch of many failed edits is written without being
+/// built whole first. Serializes as the JSON array of its results.
+#[derive(Clone, Default)]
+pub struct EditResults {
+    from: Option<(Arc<Source>, usize)>,
+}
+
+impl EditResults {
+    /// The results of file `file` of the plan `from` holds.
+    pub(crate) fn new(from: Arc<Source>, file: usize) -> EditResults {
+        EditResults {
+            from: Some((from, file)),
+        }
+    }
+
+    /// How many edits there are.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.from.as_ref().map_or(0, |(s, file)| s.edits_of(*file))
+    }
+
+    /// Whether there are no edits.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The outcome of the edit at position `i`.
+    #[must_use]
+    pub fn get(&self, i: usize) -> Option<EditResult> {
+        let (s, file) = self.from.as_ref()?;
+        (i < s.edits_of(*file)).then(|| s.edit_result(*file, i))
+    }
+
+    /// The outcomes in request order.
+    pub fn iter(&self) -> EditResultsIter<'_> {
+        EditResultsIter {
+            results: self,
+            next: 0,
+            end: self.len(),
+        }
+    }
+}
+
+/// The outcomes of an [`EditResults`], made one at a time.
+#[derive(Debug, Clone)]
+pub struct EditResultsIter<'a> {
+    results: &'a EditResults,
+    next: usize,
+    end: usize,
+}
+
+impl Iterator for EditResultsIter<'_> {
+    type Item = EditResult;
+
+    fn next(&mut self) -> Option<EditResult> {
+        if self.next >= self.end {
+            return None;
+        }
+        self.next += 1;
+        self.results.get(self.next - 1)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.end - self.next;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for EditResultsIter<'_> {}
+
+impl<'a> IntoIterator for &'a EditResults {
+    type Item = EditResult;
+    type IntoIter = EditResultsIter<'a>;
+
+    fn into_iter(self) -> EditResultsIter<'a> {
+        self.iter()
+    }
+}
+
+impl Serialize for EditResults {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.len()))?;
+        for r in self {
+            seq.serialize_element(&r)?;
+        }
+        seq.end()
+    }
+}
+
+impl std::fmt::Debug for EditResults {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self).finish()
+    }
+}
+
+impl PartialEq for EditResults {
+    fn eq(&self, other: &EditResults) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+/// The flat error list of a response, in order: each file's edit errors then its own error,
+/// then the errors that name no file of the request. The edits' entries are made from the plan
+/// each time the list is read or serialized (see [`EditResults`]). Serializes as the JSON array
+/// of its entries.
+#[derive(Clone, Default)]
+pub struct Errors {
+    from: Option<Arc<Source>>,
+    /// Per file of the plan, its own error.
+    files: Vec<Option<ErrorEntry>>,
+    /// After the files'.
+    rest: Vec<ErrorEntry>,
+}
+
+impl Errors {
+    /// The errors of the plan `from` holds, with `files[k]` the error of its file `k`.
+    pub(crate) fn new(from: Arc<Source>, files: Vec<Option<ErrorEntry>>) -> Errors {
+        Errors {
+            from: Some(from),
+            files,
+            rest: Vec::new(),
+        }
+    }
+
+    /// Adds an entry at the end.
+    pub fn push(&mut self, e: ErrorEntry) {
+        self.rest.push(e);
+    }
+
+    /// How many entries there are.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        let edits: usize = self.from.as_ref().map_or(0, |s| {
+            (0..self.files.len())
+                .map(|f| (0..s.edits_of(f)).filter(|&k| s.failed(f, k)).count())
+                .sum()
+        });
+        edits + self.files.iter().flatten().count() + self.rest.len()
+    }
+
+    /// Whether there are no entries.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.iter().next().is_none()
+    }
+
+    /// The entries in order.
+    pub fn iter(&self) -> Box<dyn Iterator<Item = ErrorEntry> + '_> {
+        let files = (0..self.files.len()).flat_map(move |f| {
+            let edits = self
+                .from
+                .iter()
+                .flat_map(move |s| (0..s.edits_of(f)).filter_map(move |k| s.edit_error(f, k)));
+            edits.chain(self.files[f].iter().cloned())
+        });
+        Box::new(files.chain(self.rest.iter().cloned()))
+    }
+}
+
+impl<'a> IntoIterator for &'a Errors {
+    type Item = ErrorEntry;
+    type IntoIter = Box<dyn Iterator<Item = ErrorEntry> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl From<Vec<ErrorEntry>> for Errors {
+    fn from(rest: Vec<ErrorEntry>) -> Errors {
+        Errors {
+            from: None,
+            files: Vec::new(),
+            rest,
+        }
+    }
+}
+
+impl Serialize for Errors {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.len()))?;
+        for e in self {
+            seq.serialize_element(&e)?;
+        }
+        seq.end()
+    }
+}
+
+impl std::fmt::Debug for Errors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self).finish()
+    }
+}
+
+impl PartialEq for Errors {
+    fn eq(&self, other: &Errors) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
 /// A warning about a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Warning {
@@ -181,7 +387,8 @@ pub struct FileResult {
     /// Unified diff with a/ b/ headers (empty when nothing changes or the file failed).
     pub diff: String,
     /// Every edit's outcome, in request order.
-    pub edits: Vec<EditResult>,
+    #[schemars(with = "Vec<EditResult>")]
+    pub edits: EditResults,
     /// Non-fatal notes about the file.
     pub warnings: Vec<Warning>,
     /// The file's own error (path, read, decode, stale, write).
@@ -221,7 +428,8 @@ pub struct Response {
     /// One result per file, in request order.
     pub files: Vec<FileResult>,
     /// Every error of the batch, in one flat list.
-    pub errors: Vec<ErrorEntry>,
+    #[schemars(with = "Vec<ErrorEntry>")]
+    pub errors: Errors,
     /// After a failed write: what was rolled back.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rolled_back: Option<String>,

@@ -236,7 +236,7 @@ pub(super) fn paint_diff(diff: &str, color: bool) -> String {
 
 /// Errors that belong to no file of the response (the journal, a directory being created, the
 /// root): printed on their own so that a failure always says why.
-fn unattached(resp: &Response) -> impl Iterator<Item = &crate::report::response::ErrorEntry> {
+fn unattached(resp: &Response) -> impl Iterator<Item = crate::report::response::ErrorEntry> + '_ {
     resp.errors.iter().filter(|e| {
         e.edit.is_none()
             && !resp

@@ -109,13 +109,13 @@ pub(crate) fn decisions(m: &Model) -> Vec<DecisionEntry> {
 /// The result for the plan of accepted edits and what the writer did with it.
 pub(crate) fn result(
     m: &Model,
-    plan: &Plan,
+    plan: Plan,
     wrote: &WriteOutcome,
     enc: PositionEncoding,
     applied: bool,
 ) -> ReviewResult {
     ReviewResult {
-        response: report::response(plan, Mode::Apply, enc, wrote, Vocabulary::Cli),
+        response: report::response(plan.into(), Mode::Apply, enc, wrote, Vocabulary::Cli),
         applied,
         note: m.batch_note.clone(),
         decisions: decisions(m),
@@ -128,7 +128,7 @@ pub(crate) fn quit_result(m: &Model, enc: PositionEncoding) -> ReviewResult {
         return ap.json.clone();
     }
     let (plan, _) = accepted_plan(m);
-    result(m, &plan, &WriteOutcome::default(), enc, false)
+    result(m, plan, &WriteOutcome::default(), enc, false)
 }
 
 /// Writes the accepted edits. Returns the outcome and the model indexes of stale files.
@@ -150,7 +150,7 @@ pub(crate) fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, 
     };
     let mut results = vec![FileResult::Untouched; m.files.len()];
     if changes.is_empty() {
-        let json = result(m, &plan, &WriteOutcome::default(), enc, true);
+        let json = result(m, plan, &WriteOutcome::default(), enc, true);
         let applied = Applied {
             files: results,
             written: false,
@@ -229,7 +229,7 @@ pub(crate) fn apply(m: &Model, root: &Root, enc: PositionEncoding) -> (Applied, 
             .unwrap_or_default();
         format!("Nothing was written: {why}")
     };
-    let json = result(m, &plan, &wrote, enc, wrote.written);
+    let json = result(m, plan, &wrote, enc, wrote.written);
     (
         Applied {
             files: results,
