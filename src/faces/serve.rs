@@ -130,8 +130,12 @@ fn header_value<'a>(line: &'a [u8], name: &str) -> Option<&'a [u8]> {
 }
 
 /// Writes one message in `framing` and flushes.
-pub(crate) fn write_message(w: &mut impl Write, framing: Framing, msg: &Value) -> io::Result<()> {
-    // Invariant: a serde_json::Value always serializes.
+pub(crate) fn write_message(
+    w: &mut impl Write,
+    framing: Framing,
+    msg: &impl serde::Serialize,
+) -> io::Result<()> {
+    // Invariant: replies hold only JSON values and responses, which always serialize.
     let body = serde_json::to_string(msg).unwrap_or_default();
     match framing {
         Framing::Line => writeln!(w, "{body}")?,
@@ -168,8 +172,8 @@ pub(crate) fn serve(
     let mut cut = false;
     while let Some((framing, body)) = read_message(&mut input, cap, &mut cut)? {
         let reply = match body {
-            Ok(body) => handle(&body, settings, &mut session),
-            Err(reply) => Some(reply),
+            Ok(body) => answer(&body, settings, &mut session),
+            Err(reply) => Some(Reply::Value(reply)),
         };
         if let Some(reply) = reply {
             write_message(&mut output, framing, &reply)?;
@@ -181,30 +185,87 @@ pub(crate) fn serve(
     Ok(session)
 }
 
+/// A reply, serialized as it is written: the response of a run is serialized from its plan, never
+/// made a JSON tree first (the tree of 10,000 failed edits took 38 MB for 3 MB of text).
+enum Reply {
+    /// Any other reply.
+    Value(Value),
+    /// A successful call's reply.
+    Result {
+        /// The call's id.
+        id: Value,
+        /// What the method returned.
+        result: Answer,
+    },
+    /// The replies to a batch.
+    Batch(Vec<Reply>),
+}
+
+/// What a method returned.
+enum Answer {
+    /// A JSON value.
+    Value(Value),
+    /// The response of `resolve` or `apply` (or its request failure).
+    Run(Box<Run>),
+}
+
+impl serde::Serialize for Reply {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        match self {
+            Reply::Value(v) => v.serialize(s),
+            Reply::Batch(replies) => s.collect_seq(replies),
+            Reply::Result { id, result } => {
+                let mut m = s.serialize_map(Some(3))?;
+                m.serialize_entry("jsonrpc", "2.0")?;
+                m.serialize_entry("id", id)?;
+                match result {
+                    Answer::Value(v) => m.serialize_entry("result", v)?,
+                    Answer::Run(run) => match &run.response {
+                        Ok(r) => m.serialize_entry("result", r)?,
+                        Err(f) => m.serialize_entry("result", f)?,
+                    },
+                }
+                m.end()
+            }
+        }
+    }
+}
+
+/// Handles one message body: the reply as JSON (none for notifications); `session` records
+/// `shutdown` and `exit`.
+#[cfg(test)]
+pub(crate) fn handle(body: &[u8], settings: &Settings, session: &mut Session) -> Option<Value> {
+    answer(body, settings, session).map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+}
+
 /// Handles one message body: the reply (none for notifications); `session` records `shutdown`
 /// and `exit`.
-pub(crate) fn handle(body: &[u8], settings: &Settings, session: &mut Session) -> Option<Value> {
+fn answer(body: &[u8], settings: &Settings, session: &mut Session) -> Option<Reply> {
     let msg: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {
-            return Some(error(
+            return Some(Reply::Value(error(
                 Value::Null,
                 PARSE_ERROR,
                 &format!("not JSON: {e}"),
                 None,
-            ));
+            )));
         }
     };
     match msg {
-        Value::Array(batch) if batch.is_empty() => {
-            Some(error(Value::Null, INVALID_REQUEST, "empty batch", None))
-        }
+        Value::Array(batch) if batch.is_empty() => Some(Reply::Value(error(
+            Value::Null,
+            INVALID_REQUEST,
+            "empty batch",
+            None,
+        ))),
         Value::Array(batch) => {
-            let replies: Vec<Value> = batch
+            let replies: Vec<Reply> = batch
                 .iter()
                 .filter_map(|m| call(m, settings, session))
                 .collect();
-            (!replies.is_empty()).then_some(Value::Array(replies))
+            (!replies.is_empty()).then_some(Reply::Batch(replies))
         }
         m => call(&m, settings, session),
     }
@@ -220,7 +281,7 @@ fn error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
 }
 
 /// Handles one request or notification object.
-fn call(msg: &Value, settings: &Settings, session: &mut Session) -> Option<Value> {
+fn call(msg: &Value, settings: &Settings, session: &mut Session) -> Option<Reply> {
     let id = msg.get("id").cloned();
     let valid_id = matches!(
         id,
@@ -235,13 +296,13 @@ fn call(msg: &Value, settings: &Settings, session: &mut Session) -> Option<Value
             Value::Null
         };
         let why = "expected {\"jsonrpc\": \"2.0\", \"method\": …, \"params\"?: …, \"id\"?: …}";
-        return Some(error(id, INVALID_REQUEST, why, None));
+        return Some(Reply::Value(error(id, INVALID_REQUEST, why, None)));
     };
     let params = msg.get("params");
     let outcome = match method {
         "exit" => {
             session.exited = true;
-            Ok(Value::Null)
+            Ok(Answer::Value(Value::Null))
         }
         _ if session.shut_down => Err((
             INVALID_REQUEST,
@@ -251,15 +312,15 @@ fn call(msg: &Value, settings: &Settings, session: &mut Session) -> Option<Value
         )),
         "shutdown" => {
             session.shut_down = true;
-            Ok(Value::Null)
+            Ok(Answer::Value(Value::Null))
         }
         _ => dispatch(method, params, settings),
     };
     // A notification gets no reply, even for errors.
     let id = id?;
     Some(match outcome {
-        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-        Err((code, message)) => error(id, code, &message, None),
+        Ok(result) => Reply::Result { id, result },
+        Err((code, message)) => Reply::Value(error(id, code, &message, None)),
     })
 }
 
@@ -267,12 +328,13 @@ fn dispatch(
     method: &str,
     params: Option<&Value>,
     settings: &Settings,
-) -> Result<Value, (i64, String)> {
+) -> Result<Answer, (i64, String)> {
     // By position: a one-element array holds the params.
     let params = match params {
         Some(Value::Array(a)) if a.len() == 1 => a.first(),
         p => p,
     };
+    let ran = |mode| Ok(Answer::Run(Box::new(run(need(params)?, mode, settings)?)));
     // Anthropic's text-editor `view` sent to resolve or apply is a read.
     let view = match method {
         "resolve" | "apply" => params.and_then(crate::faces::read::view_params),
@@ -280,12 +342,12 @@ fn dispatch(
     };
     match method {
         _ if view.is_some() => match view {
-            Some(Ok(p)) => Ok(read_result(&p, settings)),
-            Some(Err(e)) => Ok(Run::failed(&e).to_json()),
-            None => Ok(Value::Null),
+            Some(Ok(p)) => Ok(Answer::Value(read_result(&p, settings))),
+            Some(Err(e)) => Ok(Answer::Run(Box::new(Run::failed(&e)))),
+            None => Ok(Answer::Value(Value::Null)),
         },
-        "resolve" => Ok(run(need(params)?, Mode::Resolve, settings)?.to_json()),
-        "apply" => Ok(run(need(params)?, Mode::Apply, settings)?.to_json()),
+        "resolve" => ran(Mode::Resolve),
+        "apply" => ran(Mode::Apply),
         "read" => {
             let p: ReadParams = serde_json::from_value(need(params)?.clone()).map_err(|e| {
                 (
@@ -293,16 +355,16 @@ fn dispatch(
                     format!("read takes {{path, offset?, limit?}}: {e}"),
                 )
             })?;
-            Ok(read_result(&p, settings))
+            Ok(Answer::Value(read_result(&p, settings)))
         }
         "schema" => {
             // Without `which` (no params, `{}`): all three, like `redline schema`.
             let which = match params.map(|p| (p, p.get("which"))) {
-                None => return Ok(schema::all()),
+                None => return Ok(Answer::Value(schema::all())),
                 Some((Value::Object(o), None | Some(Value::Null)))
                     if o.keys().all(|k| k == "which") =>
                 {
-                    return Ok(schema::all());
+                    return Ok(Answer::Value(schema::all()));
                 }
                 Some((_, which)) => which.and_then(Value::as_str).and_then(Which::parse),
             };
@@ -311,7 +373,7 @@ fn dispatch(
                 "schema takes {\"which\": \"request\" | \"response\" | \"tools\"} (or no params for all three)"
                     .to_string(),
             ))?;
-            Ok(schema::schema(which))
+            Ok(Answer::Value(schema::schema(which)))
         }
         other => Err((
             METHOD_NOT_FOUND,
