@@ -12,7 +12,7 @@ use crate::report::message::Vocabulary;
 use crate::report::response::{RequestFailure, Response};
 use crate::report::{self, Mode, WriteOutcome};
 use crate::request::{Request, RequestError};
-use crate::write::{Change, Expect, FsError, Limits, Root, WriterLock};
+use crate::write::{Change, Expect, FsError, FsErrorKind, Limits, Root, Stale, WriterLock};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -95,7 +95,7 @@ pub(crate) fn open_root(settings: &Settings) -> Result<Root, RequestError> {
         RequestError::new(format!(
             "cannot use {} as the root: {}",
             settings.root.display(),
-            e.message
+            e.message()
         ))
         .hint("pass an existing directory with --root")
     })
@@ -237,12 +237,7 @@ pub(crate) fn commit(
     };
     if let Some(first) = stale.first() {
         let failed = failed(
-            &FsError {
-                code: Code::Stale,
-                path: first.clone(),
-                message: "the file changed on disk since the batch was resolved".into(),
-                hint: None,
-            },
+            &FsErrorKind::Stale(Stale::ChangedSinceResolved).at(first),
             None,
         );
         return Committed {
@@ -267,7 +262,7 @@ pub(crate) fn commit(
     };
     let mut stale = Vec::new();
     if let Some(e) = &outcome.failure
-        && e.code == Code::Stale
+        && e.code() == Code::Stale
     {
         stale.push(e.path.clone());
     }
@@ -285,7 +280,7 @@ pub(crate) fn failed(e: &FsError, rolled_back: Option<String>) -> (WriteOutcome,
         rolled_back,
         ..WriteOutcome::default()
     };
-    (outcome, e.code.exit_status())
+    (outcome, e.code().exit_status())
 }
 
 /// Paths of `changes` that are no longer as the plan found them.
@@ -361,7 +356,7 @@ pub(crate) fn run_in(
                 let resp = report::response(plan, mode, settings.encoding, &wrote, vocabulary);
                 return Run {
                     response: Ok(resp),
-                    exit: e.code.exit_status().worst(ExitStatus::WriteFailed),
+                    exit: e.code().exit_status().worst(ExitStatus::WriteFailed),
                     plan: None,
                     commit_failure: wrote.failure,
                 };

@@ -94,7 +94,7 @@ fn read_edit_create_delete_move() {
             &[write("a.txt", "x", Expect::Unchanged(snap.fingerprint))],
         )
         .unwrap_err();
-    assert_eq!(err.error.code, Code::Stale);
+    assert_eq!(err.error.code(), Code::Stale);
     assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"ALPHA\n");
 }
 
@@ -117,7 +117,7 @@ fn stale_rolls_back_whole_batch_and_created_dirs() {
             ],
         )
         .unwrap_err();
-    assert_eq!(err.error.code, Code::Stale);
+    assert_eq!(err.error.code(), Code::Stale);
     assert_eq!(err.error.path, "sub/b.txt");
     assert_eq!(fs::read(root.join("a.txt")).unwrap(), b"alpha\n");
     assert_eq!(fs::read(root.join("sub/b.txt")).unwrap(), b"beta changed\n");
@@ -126,7 +126,7 @@ fn stale_rolls_back_whole_batch_and_created_dirs() {
     let err = r
         .commit(&lock, &[write("a.txt", "A\n", Expect::Absent)])
         .unwrap_err();
-    assert_eq!(err.error.code, Code::Stale);
+    assert_eq!(err.error.code(), Code::Stale);
 }
 
 #[test]
@@ -149,11 +149,11 @@ fn confinement_refusals() {
         "/proc/self/root/etc/passwd",
         "sub/../../outside/secret",
     ] {
-        assert_eq!(r.read(p).unwrap_err().code, Code::OutsideRoot, "read {p}");
+        assert_eq!(r.read(p).unwrap_err().code(), Code::OutsideRoot, "read {p}");
         let e = r
             .commit(&lock, &[write(p, "pwned\n", Expect::Any)])
             .unwrap_err();
-        assert_eq!(e.error.code, Code::OutsideRoot, "write {p}");
+        assert_eq!(e.error.code(), Code::OutsideRoot, "write {p}");
     }
     assert_eq!(
         fs::read(t.path().join("outside/secret")).unwrap(),
@@ -218,7 +218,7 @@ fn symlink_inside_is_followed_and_kept() {
             ],
         )
         .unwrap_err();
-    assert_eq!(e.error.code, Code::InvalidRequest);
+    assert_eq!(e.error.code(), Code::InvalidRequest);
 }
 
 /// `mknod(2)` through libc (rustix has no `mknodat` on macOS).
@@ -253,10 +253,14 @@ fn special_files_are_not_a_file_without_blocking() {
         Err(e) => eprintln!("skipping the device target: mknod failed ({e}); needs CAP_MKNOD"),
     }
     for p in targets {
-        assert_eq!(r.read(p).unwrap_err().code, Code::NotAFile, "read {p}");
-        assert_eq!(r.exists(p).unwrap_err().code, Code::NotAFile, "exists {p}");
+        assert_eq!(r.read(p).unwrap_err().code(), Code::NotAFile, "read {p}");
+        assert_eq!(
+            r.exists(p).unwrap_err().code(),
+            Code::NotAFile,
+            "exists {p}"
+        );
         let e = r.commit(&lock, &[write(p, "x", Expect::Any)]).unwrap_err();
-        assert_eq!(e.error.code, Code::NotAFile, "write {p}");
+        assert_eq!(e.error.code(), Code::NotAFile, "write {p}");
         let e = r
             .commit(
                 &lock,
@@ -266,7 +270,7 @@ fn special_files_are_not_a_file_without_blocking() {
                 }],
             )
             .unwrap_err();
-        assert_eq!(e.error.code, Code::NotAFile, "delete {p}");
+        assert_eq!(e.error.code(), Code::NotAFile, "delete {p}");
     }
     assert!(
         fs::symlink_metadata(root.join("fifo"))
@@ -277,8 +281,8 @@ fn special_files_are_not_a_file_without_blocking() {
     assert!(r.exists("a.txt").unwrap());
     assert!(!r.exists("nope.txt").unwrap());
     assert!(!r.exists("nodir/nope.txt").unwrap());
-    assert_eq!(r.read("nope.txt").unwrap_err().code, Code::FileNotFound);
-    assert_eq!(r.read("a.txt/x").unwrap_err().code, Code::NotAFile);
+    assert_eq!(r.read("nope.txt").unwrap_err().code(), Code::FileNotFound);
+    assert_eq!(r.read("a.txt/x").unwrap_err().code(), Code::NotAFile);
 }
 
 trait FifoLike {
@@ -367,12 +371,12 @@ fn too_large_and_missing() {
         },
     )
     .unwrap();
-    assert_eq!(r.read("a.txt").unwrap_err().code, Code::TooLarge);
+    assert_eq!(r.read("a.txt").unwrap_err().code(), Code::TooLarge);
     let lock = r.lock().unwrap();
     let e = r
         .commit(&lock, &[write("n.txt", "12345", Expect::Absent)])
         .unwrap_err();
-    assert_eq!(e.error.code, Code::TooLarge);
+    assert_eq!(e.error.code(), Code::TooLarge);
     let e = r
         .commit(
             &lock,
@@ -382,8 +386,8 @@ fn too_large_and_missing() {
             }],
         )
         .unwrap_err();
-    assert_eq!(e.error.code, Code::FileNotFound);
-    assert!(e.error.hint.is_some());
+    assert_eq!(e.error.code(), Code::FileNotFound);
+    assert!(e.error.hint().is_some());
     assert!(!root.join("n.txt").exists());
 }
 
@@ -428,7 +432,7 @@ fn stale_when_rewritten_same_size_with_mtime_restored() {
             )],
         )
         .unwrap_err();
-    assert_eq!(err.error.code, Code::Stale);
+    assert_eq!(err.error.code(), Code::Stale);
     assert_eq!(fs::read_to_string(root.join("f")).unwrap(), "two\n");
     // Touched only (same content, new stamps): decided by the hash, not stale.
     let snap = r.read("f").unwrap();

@@ -677,7 +677,7 @@ fn counter_child(root: &Path) {
                 }],
             ) {
                 Ok(_) => break,
-                Err(e) if e.error.code == Code::Stale && !hold => stale += 1,
+                Err(e) if e.error.code() == Code::Stale && !hold => stale += 1,
                 Err(e) => panic!("{e:?}"),
             }
         }
@@ -787,7 +787,7 @@ fn in_place_writer_during_commits_is_never_lost() {
             }],
         ) {
             Ok(_) => ok += 1,
-            Err(e) if e.error.code == Code::Stale => stale += 1,
+            Err(e) if e.error.code() == Code::Stale => stale += 1,
             Err(e) => panic!("{e:?}"),
         }
     }
@@ -873,7 +873,7 @@ fn symlink_swap_race_never_escapes() {
             Err(e) => {
                 assert!(
                     matches!(
-                        e.error.code,
+                        e.error.code(),
                         Code::OutsideRoot | Code::FileNotFound | Code::Stale
                     ),
                     "{e:?}"
@@ -993,13 +993,13 @@ fn enospc_child(root: &Path) {
             }],
         )
         .unwrap_err();
-    assert_eq!(e.error.code, Code::Io, "{e:?}");
-    assert!(e.error.message.contains("No space"), "{e:?}");
-    assert_eq!(e.error.code.exit_status(), ExitStatus::WriteFailed);
+    assert_eq!(e.error.code(), Code::Io, "{e:?}");
+    assert!(e.error.message().contains("No space"), "{e:?}");
+    assert_eq!(e.error.code().exit_status(), ExitStatus::WriteFailed);
     println!(
         "single: {} ({}); {}",
         e.error,
-        e.error.hint.clone().unwrap_or_default(),
+        e.error.hint().unwrap_or_default(),
         e.rolled_back
     );
     // In a batch, after another file's temp was written fine.
@@ -1025,7 +1025,7 @@ fn enospc_child(root: &Path) {
             ],
         )
         .unwrap_err();
-    assert_eq!(e.error.code, Code::Io, "{e:?}");
+    assert_eq!(e.error.code(), Code::Io, "{e:?}");
     // Disk completely full: even the journal does not fit.
     let mut filler = fs::File::create(root.join("filler")).unwrap();
     let _ = std::io::Write::write_all(&mut filler, &vec![0u8; 64 * 1024]);
@@ -1040,7 +1040,7 @@ fn enospc_child(root: &Path) {
             }],
         )
         .unwrap_err();
-    assert!(matches!(e.error.code, Code::Io), "{e:?}");
+    assert!(matches!(e.error.code(), Code::Io), "{e:?}");
     fs::remove_file(root.join("filler")).unwrap();
     assert_eq!(fs::read(root.join("big")).unwrap(), old);
     assert_eq!(fs::read(root.join("small")).unwrap(), b"small\n");
@@ -1126,18 +1126,18 @@ fn eacces_child(root: &Path) {
                 ],
             )
             .unwrap_err();
-        assert_eq!(e.error.code, Code::PermissionDenied, "{what}: {e:?}");
-        assert_eq!(e.error.code.exit_status(), ExitStatus::WriteFailed);
-        assert!(e.error.hint.is_some());
+        assert_eq!(e.error.code(), Code::PermissionDenied, "{what}: {e:?}");
+        assert_eq!(e.error.code().exit_status(), ExitStatus::WriteFailed);
+        assert!(e.error.hint().is_some());
         println!(
             "{what}: {} / hint: {} / {}",
             e.error,
-            e.error.hint.clone().unwrap_or_default(),
+            e.error.hint().unwrap_or_default(),
             e.rolled_back
         );
     }
     let e = r.read("noread").unwrap_err();
-    assert_eq!(e.code, Code::PermissionDenied);
+    assert_eq!(e.code(), Code::PermissionDenied);
     let e = r
         .commit(
             &lock,
@@ -1147,7 +1147,7 @@ fn eacces_child(root: &Path) {
             }],
         )
         .unwrap_err();
-    assert_eq!(e.error.code, Code::PermissionDenied, "{e:?}");
+    assert_eq!(e.error.code(), Code::PermissionDenied, "{e:?}");
     println!("EACCES: all refused");
 }
 

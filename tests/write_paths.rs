@@ -225,7 +225,7 @@ fn hostile_paths_change_nothing_outside_the_root() {
             };
             let key = match &result {
                 Ok(()) => "ok".to_string(),
-                Err(e) => e.code.as_str().to_string(),
+                Err(e) => e.code().as_str().to_string(),
             };
             *counts.borrow_mut().entry(key).or_default() += 1;
             if let Err(e) = &result {
@@ -238,7 +238,7 @@ fn hostile_paths_change_nothing_outside_the_root() {
                     || e.path.contains("race")
                     || e.path.ends_with(".redline-journal");
                 prop_assert!(
-                    !matches!(e.code, Code::Internal) && (raced || e.code != Code::Io),
+                    !matches!(e.code(), Code::Internal) && (raced || e.code() != Code::Io),
                     "{path:?}: {e:?}"
                 );
             }
@@ -266,8 +266,8 @@ fn hostile_paths_change_nothing_outside_the_root() {
         // The journal of a raced commit names the directory by the name it had then (`race` or
         // `race_out`): recovery keeps it and asks for the directory to be put back, which the
         // other arrangement does.
-        assert_eq!(e.code, Code::Io, "{e:?}");
-        assert!(e.message.contains("the journal is kept"), "{e:?}");
+        assert_eq!(e.code(), Code::Io, "{e:?}");
+        assert!(e.message().contains("the journal is kept"), "{e:?}");
         assert!(
             w.root.join(".redline-journal").exists(),
             "journal deleted: {e:?}"

@@ -229,7 +229,7 @@ impl FileError {
     #[must_use]
     pub fn code(&self) -> Code {
         match self {
-            FileError::Fs(e) => e.code,
+            FileError::Fs(e) => e.code(),
             FileError::Decode(e) => e.code(),
             FileError::Stale { .. } => Code::Stale,
         }

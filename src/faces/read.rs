@@ -143,9 +143,9 @@ pub(crate) fn read(p: &ReadParams, settings: &Settings) -> Result<FileLines, Rea
         message: e.message,
     })?;
     let snap = root.read(&p.path).map_err(|e| ReadError {
-        code: e.code,
+        code: e.code(),
         message: e.to_string(),
-        hint: e.hint,
+        hint: e.hint().map(str::to_string),
     })?;
     let version = snap.fingerprint.version.clone();
     let doc = Document::decode(snap.bytes).map_err(|e| ReadError {

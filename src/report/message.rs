@@ -9,7 +9,10 @@ use crate::engine::failure::{ChunkError, ChunkScope, Clue, EditError, FileError}
 use crate::engine::hint::Candidate;
 use crate::engine::plan::Warning;
 use crate::request::{Hint, RequestError};
-use crate::write::{CommitWarning, FsError};
+use crate::write::{
+    CommitWarning, FsError, FsErrorKind, JOURNAL_DIR, NotRegular, Outside, Stale, Step,
+};
+use rustix::io::Errno;
 
 /// What is said about a failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,9 +226,16 @@ pub(crate) fn file(e: &FileError, path: &str) -> Said {
 pub(crate) fn file_in(e: &FileError, path: &str, vocabulary: Vocabulary) -> Said {
     match e {
         // The writer's words, without the path: the response names the file beside them.
+        // A file that is not there gets the hint to create it when the writer had none.
         FileError::Fs(e) => Said {
-            message: e.message.clone(),
-            hint: e.hint.clone(),
+            message: e.message(),
+            hint: e.hint().map(str::to_string).or_else(|| {
+                (e.code() == crate::error::Code::FileNotFound).then(|| {
+                    format!(
+                        "check the path, or create the file with {{\"path\": \"{path}\", \"content\": …}}"
+                    )
+                })
+            }),
         },
         FileError::Decode(e) => Said {
             message: format!("{path}: {e}"),
@@ -276,7 +286,7 @@ pub(crate) fn commit_warning(w: &CommitWarning) -> String {
 pub(crate) fn write(e: &FsError) -> Said {
     Said {
         message: e.to_string(),
-        hint: e.hint.clone(),
+        hint: e.hint().map(str::to_string),
     }
 }
 
@@ -400,6 +410,287 @@ fn chunk(
                 ),
             }
         }
+    }
+}
+
+// The writer's words (`write::FsError`): the message after the path, and the hint.
+
+impl std::fmt::Display for FsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, fs_message(&self.kind))
+    }
+}
+
+impl FsError {
+    /// What went wrong, without the path (the `Display` form is `path: message`).
+    #[must_use]
+    pub fn message(&self) -> String {
+        fs_message(&self.kind)
+    }
+
+    /// What the user can do about it.
+    #[must_use]
+    pub fn hint(&self) -> Option<&'static str> {
+        fs_hint(&self.kind)
+    }
+}
+
+/// The message of a writer failure.
+fn fs_message(kind: &FsErrorKind) -> String {
+    match kind {
+        FsErrorKind::Sys { step: s, errno } => {
+            format!("{}: {}", step(*s), std::io::Error::from(*errno))
+        }
+        FsErrorKind::Outside(why) => match why {
+            Outside::Empty => "the path is empty".to_string(),
+            Outside::Nul => "the path contains a NUL byte".to_string(),
+            Outside::Absolute => "the absolute path is outside the root".to_string(),
+            Outside::DotDot => "the path leaves the root through `..`".to_string(),
+            Outside::Leaves => "the path leaves the root".to_string(),
+            Outside::JournalName => format!("{JOURNAL_DIR} is reserved for redline's journal"),
+            Outside::IntoJournal => {
+                format!("{JOURNAL_DIR} is reserved for redline's journal (the path leads into it)")
+            }
+            Outside::Symlink { to } => {
+                format!("the symlink points outside the root (to {})", to.display())
+            }
+            Outside::Resolution => "the path leads outside the root (through `..`, an absolute \
+                                    symlink or a symlink out)"
+                .to_string(),
+        },
+        FsErrorKind::NameTooLong { len, max } => format!(
+            "a component of the path is {len} bytes long; file names are at most {max} bytes"
+        ),
+        FsErrorKind::RootItself => "the path names the root directory".to_string(),
+        FsErrorKind::ParentNotDirectory => "a parent of the path is not a directory".to_string(),
+        FsErrorKind::NoSuchFile => "no such file".to_string(),
+        FsErrorKind::NothingToDelete => "cannot delete: no such file".to_string(),
+        FsErrorKind::NoParentDirectory => "the parent directory does not exist".to_string(),
+        FsErrorKind::RemovedWhileRead => "the file was removed while being read".to_string(),
+        FsErrorKind::NotRegular(what) => {
+            let what = match what {
+                NotRegular::Directory => "a directory",
+                NotRegular::Fifo => "a FIFO",
+                NotRegular::CharacterDevice => "a character device",
+                NotRegular::BlockDevice => "a block device",
+                NotRegular::Socket => "a socket",
+                NotRegular::Symlink => "a symlink",
+                NotRegular::Other => "not a regular file",
+            };
+            format!("the path is {what}, not a regular file")
+        }
+        FsErrorKind::KeptChanging => "the file kept changing while it was read".to_string(),
+        FsErrorKind::TooLarge { limit } => {
+            format!("the file is over the size limit of {limit} bytes")
+        }
+        FsErrorKind::GrewTooLarge => "the file grew over the size limit".to_string(),
+        FsErrorKind::Stale(how) => match how {
+            Stale::Replaced => "the file was replaced while the batch was being checked",
+            Stale::BeingWritten => "the file is being written by another program",
+            Stale::Changed => "the file changed on disk since it was read",
+            Stale::ChangedSinceResolved => "the file changed on disk since the batch was resolved",
+            Stale::Appeared => "the file exists now but did not when the edits were resolved",
+            Stale::Deleted => "the file was deleted since it was read",
+            Stale::AppearedWhileWriting => "the file appeared while the batch was being written",
+            Stale::ReplacedWhileWriting => {
+                "the file was replaced while the batch was being written"
+            }
+            Stale::WrittenWhileWriting => {
+                "the file was written by another program while the batch was being written"
+            }
+        }
+        .to_string(),
+        FsErrorKind::SameFile => "two changes of the batch name the same file".to_string(),
+        FsErrorKind::ReadOnlyFilesystem => "the file is on a read-only filesystem".to_string(),
+        FsErrorKind::NotWritable => "the file is not writable".to_string(),
+        FsErrorKind::ForeignJournal => {
+            "a file redline did not write has the journal's name".to_string()
+        }
+        FsErrorKind::JournalUnreadable { reason } => format!("the journal is unreadable: {reason}"),
+        FsErrorKind::JournalUnencodable { reason } => {
+            format!("cannot encode the journal: {reason}")
+        }
+        FsErrorKind::RecoveryUnreachable { dir } => format!(
+            "recovery cannot reach the directory {} of an interrupted commit: a directory on the \
+             way was moved or replaced; the journal is kept",
+            dir.display()
+        ),
+        FsErrorKind::RecoveryDirReplaced => {
+            "the directory of an interrupted commit was replaced".to_string()
+        }
+        FsErrorKind::RecoveryOldMissing => {
+            "the old content of an interrupted commit is missing".to_string()
+        }
+        FsErrorKind::RecoveryNameTaken { aside } => format!(
+            "the file moved aside by an interrupted delete is at {aside} and its name is taken \
+             now; the journal is kept"
+        ),
+        FsErrorKind::RecoveryDirsKept { dirs } => format!(
+            "recovery could not remove the directories an interrupted commit created: {}; the \
+             journal is kept",
+            dirs.iter()
+                .map(|(d, e)| format!("{} ({})", d.display(), std::io::Error::from(*e)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        FsErrorKind::ForeignLock => "the writer lock held belongs to another root".to_string(),
+        FsErrorKind::NoJournalDirectory => {
+            "a multi-file commit without its journal directory".to_string()
+        }
+        FsErrorKind::NoDirectory => "no directory after prepare".to_string(),
+    }
+}
+
+/// The hint of a writer failure.
+fn fs_hint(kind: &FsErrorKind) -> Option<&'static str> {
+    const CHECK_PATH: &str = "check the path; it is resolved beneath --root";
+    Some(match kind {
+        FsErrorKind::Sys {
+            step: Step::OpenRootDir,
+            ..
+        } => "--root must name an existing directory",
+        FsErrorKind::Sys {
+            step: Step::Chown,
+            errno: Errno::PERM,
+        } => {
+            "the file belongs to another user; a safe replace would change its owner, so edit it \
+             as its owner (or as root)"
+        }
+        FsErrorKind::Sys { errno, .. } => match *errno {
+            Errno::NOENT => CHECK_PATH,
+            Errno::ACCESS | Errno::PERM => {
+                "check the permissions of the file and of its directory (replacing a file needs \
+                 write permission on the directory)"
+            }
+            Errno::ROFS => "the filesystem is mounted read-only",
+            Errno::NOSPC | Errno::DQUOT => {
+                "free disk space or quota: a safe replace needs room for a second copy"
+            }
+            Errno::FBIG => "the file exceeds a size limit of the filesystem or process",
+            Errno::XDEV => {
+                "the path leads outside --root (through `..`, an absolute path or a symlink)"
+            }
+            Errno::NOTDIR => "a component of the path is not a directory",
+            Errno::LOOP => "the path goes through a symlink loop",
+            Errno::ISDIR => "the path is a directory",
+            Errno::NAMETOOLONG => "a file name is at most 255 bytes and a path at most 4095",
+            _ => "check the disk and retry",
+        },
+        FsErrorKind::Outside(_) => "use a path inside --root; symlinks may only point inside it",
+        FsErrorKind::NameTooLong { .. } => "use a shorter file name",
+        FsErrorKind::RootItself => "name a file inside --root",
+        FsErrorKind::ParentNotDirectory => "check the path",
+        FsErrorKind::NoSuchFile | FsErrorKind::NothingToDelete | FsErrorKind::NoParentDirectory => {
+            CHECK_PATH
+        }
+        FsErrorKind::NotRegular(_) => "only regular files can be read or edited",
+        FsErrorKind::KeptChanging => "retry when the other writer is done",
+        FsErrorKind::TooLarge { .. } => "raise the size limit or edit the file another way",
+        FsErrorKind::Stale(Stale::ChangedSinceResolved) => return None,
+        FsErrorKind::Stale(_) => "read the file again and redo the edits",
+        FsErrorKind::SameFile => {
+            "merge them into one change (a symlink and its target are the same file)"
+        }
+        FsErrorKind::ReadOnlyFilesystem => {
+            "the filesystem is mounted read-only; remount it read-write to edit"
+        }
+        FsErrorKind::NotWritable => "change its permissions (chmod u+w) if it should be edited",
+        FsErrorKind::ForeignJournal => {
+            "the name is reserved for redline's journal: move the file elsewhere"
+        }
+        FsErrorKind::JournalUnreadable { .. } => {
+            "it was not written by this version of redline; inspect it and remove the directory \
+             by hand"
+        }
+        FsErrorKind::RecoveryUnreachable { .. } => {
+            "put the directory back where it was (a symlink may stand in its place), then run \
+             `redline recover`"
+        }
+        FsErrorKind::RecoveryDirReplaced => {
+            "recovery left it alone; inspect .redline-journal/journal and fix by hand"
+        }
+        FsErrorKind::RecoveryOldMissing => {
+            "inspect .redline-journal/journal and the directory by hand"
+        }
+        FsErrorKind::RecoveryNameTaken { .. } => {
+            "move one of the two away by hand, then run `redline recover`"
+        }
+        FsErrorKind::RecoveryDirsKept { .. } => {
+            "a directory on the way was moved or replaced (by a symlink?); put it back, then run \
+             `redline recover`"
+        }
+        FsErrorKind::RemovedWhileRead
+        | FsErrorKind::GrewTooLarge
+        | FsErrorKind::JournalUnencodable { .. }
+        | FsErrorKind::ForeignLock
+        | FsErrorKind::NoJournalDirectory
+        | FsErrorKind::NoDirectory => return None,
+    })
+}
+
+/// What the writer was doing when a system call failed.
+fn step(s: Step) -> &'static str {
+    match s {
+        Step::OpenRootDir => "cannot open the root directory",
+        Step::StatRootDir => "cannot stat the root directory",
+        Step::OpenRootForLock => "cannot open the root for locking",
+        Step::LockRoot => "cannot lock the root",
+        Step::OpenRoot => "cannot open the root",
+        Step::SyncRootDir => "cannot sync the root directory",
+        Step::OpenParentDir => "cannot open the parent directory",
+        Step::CheckParentDir => "cannot check the parent directory",
+        Step::CheckDir => "cannot check the directory",
+        Step::LookUpFile => "cannot look up the file",
+        Step::ReadSymlink => "cannot read the symlink",
+        Step::FollowSymlinks => "too many symlinks",
+        Step::OpenFile => "cannot open the file",
+        Step::StatFile => "cannot stat the file",
+        Step::ReadFile => "cannot read the file",
+        Step::Reopened => "the file was replaced while being opened",
+        Step::OpenDir => "cannot open the directory",
+        Step::CreateDir => "cannot create the directory",
+        Step::SyncDir => "cannot sync the directory",
+        Step::OpenNewDir => "cannot open the new directory",
+        Step::StatDir => "cannot stat the directory",
+        Step::CreateTempInDir => "cannot create a temp file in the directory",
+        Step::StatTheTemp => "cannot stat the temp file",
+        Step::RecordTemp => "cannot record the temp file in the journal",
+        Step::LinkTemp => "cannot link the temp file into the directory",
+        Step::WriteTemp => "cannot write the temp file",
+        Step::Chmod => "cannot give the new file the mode of the old one",
+        Step::Chown => "cannot give the new file the owner of the old one",
+        Step::SyncTemp => "cannot sync the temp file to disk",
+        Step::CreateTemp => "cannot create a temp file",
+        Step::StatATemp => "cannot stat a temp file",
+        Step::KeepOldLink => "cannot keep a link to the old file",
+        Step::Replace => "cannot replace the file",
+        Step::RemoveTemp => "cannot remove a temp file",
+        Step::CreateFile => "cannot create the file",
+        Step::DeleteFile => "cannot delete the file",
+        Step::LookUpOldFile => "cannot look up the old file",
+        Step::StatOldFile => "cannot stat the old file",
+        Step::SyncDirs => "cannot sync a directory",
+        Step::SyncDirsAfterRecovery => "cannot sync a directory after recovery",
+        Step::SyncDirsAfterRollback => "cannot sync a directory after rollback",
+        Step::SyncDirsAfterCommit => "cannot sync a directory after commit",
+        Step::CreateJournalDir => "cannot create the journal directory",
+        Step::OpenJournalDir => "cannot open the journal directory",
+        Step::SyncJournalDir => "cannot sync the journal directory",
+        Step::RemoveJournalDir => "cannot remove the journal directory",
+        Step::CreateJournal => "cannot create the journal",
+        Step::WriteJournal => "cannot write the journal",
+        Step::SyncJournal => "cannot sync the journal",
+        Step::InstallJournal => "cannot install the journal",
+        Step::MarkCommitted => "cannot mark the journal committed",
+        Step::OpenJournal => "cannot open the journal",
+        Step::ReadJournal => "cannot read the journal",
+        Step::RemoveJournal => "cannot remove the journal",
+        Step::DupDirFd => "cannot duplicate a directory fd",
+        Step::RecoveryOpenDir => "recovery cannot open the directory",
+        Step::RecoveryStatDir => "recovery cannot stat the directory",
+        Step::RecoveryLookUp => "recovery cannot look up a file",
+        Step::PutOldBack => "cannot put the old file back",
+        Step::RestoreDeleted => "cannot restore the deleted file",
     }
 }
 

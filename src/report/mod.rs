@@ -394,7 +394,7 @@ pub(crate) fn response_rendered(
             .filter(|e| e.path == f.path || Some(&e.path) == f.move_to.as_ref());
         let failure = match (&f.failure, write_fail) {
             (Some(e), _) => Some((e.code(), message::file_in(e, &f.path, vocabulary))),
-            (None, Some(e)) => Some((e.code, message::write(e))),
+            (None, Some(e)) => Some((e.code(), message::write(e))),
             (None, None) => None,
         };
         file_errors.push(failure.as_ref().map(|(code, said)| wire::ErrorEntry {
@@ -491,7 +491,7 @@ pub(crate) fn response_rendered(
         if !named {
             let said = message::write(e);
             errors.push(wire::ErrorEntry {
-                code: e.code,
+                code: e.code(),
                 path: e.path.clone(),
                 edit: None,
                 message: said.message,

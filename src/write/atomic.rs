@@ -1,8 +1,7 @@
 //! Reading a regular file without blocking, and preparing a complete, synced temp file next to
 //! a target: the building blocks of the commit protocol.
 
-use super::{Fingerprint, FsError, Limits};
-use crate::error::Code;
+use super::{Fingerprint, FsError, FsErrorKind, Limits, Step};
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
@@ -16,11 +15,8 @@ const READ_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::NOCTTY)
     .union(OFlags::CLOEXEC);
 
-/// The action of a failed `fchown`: the old file's owner cannot be kept.
-pub(super) const CHOWN_FAILED: &str = "cannot give the new file the owner of the old one";
-
 /// A failed system call and what it was doing.
-pub(super) type Failure = (&'static str, Errno);
+pub(super) type Failure = (Step, Errno);
 
 /// Opens the regular file `name` in `dir` for reading; it must still be the inode `expected`.
 pub(super) fn open_existing(
@@ -29,14 +25,14 @@ pub(super) fn open_existing(
     expected: &Stat,
 ) -> Result<(OwnedFd, Stat), Failure> {
     let fd = rustix::fs::openat(dir, name, READ_FLAGS, Mode::empty())
-        .map_err(|e| ("cannot open the file", e))?;
-    let st = rustix::fs::fstat(&fd).map_err(|e| ("cannot stat the file", e))?;
+        .map_err(|e| (Step::OpenFile, e))?;
+    let st = rustix::fs::fstat(&fd).map_err(|e| (Step::StatFile, e))?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
         || st.st_ino != expected.st_ino
         || st.st_dev != expected.st_dev
     {
         // Replaced between the lookup and the open.
-        return Err(("the file was replaced while being opened", Errno::AGAIN));
+        return Err((Step::Reopened, Errno::AGAIN));
     }
     Ok((fd, st))
 }
@@ -60,46 +56,33 @@ pub(super) fn read_regular(
                     Ok(Some(s)) if FileType::from_raw_mode(s.st_mode) == FileType::RegularFile => s,
                     Ok(Some(s)) => return Err(super::not_a_file(path, &s)),
                     Ok(None) => {
-                        return Err(FsError::new(
-                            Code::FileNotFound,
-                            path,
-                            "the file was removed while being read",
-                        ));
+                        return Err(FsErrorKind::RemovedWhileRead.at(path));
                     }
-                    Err(e) => return Err(FsError::from_errno(path, "cannot look up the file", e)),
+                    Err(e) => return Err(FsError::sys(path, Step::LookUpFile, e)),
                 };
                 continue;
             }
-            Err((action, e)) => return Err(FsError::from_errno(path, action, e)),
+            Err((action, e)) => return Err(FsError::sys(path, action, e)),
         };
         let bytes = read_all(&fd, limits.max_file_size).map_err(|e| match e {
             Errno::FBIG => too_large(path, limits),
-            e => FsError::from_errno(path, "cannot read the file", e),
+            e => FsError::sys(path, Step::ReadFile, e),
         })?;
-        let after = rustix::fs::fstat(&fd)
-            .map_err(|e| FsError::from_errno(path, "cannot stat the file", e))?;
+        let after = rustix::fs::fstat(&fd).map_err(|e| FsError::sys(path, Step::StatFile, e))?;
         if same_version(&before, &after) && after.st_size as u64 == bytes.len() as u64 {
             let fp = fingerprint(&bytes, &after, started);
             return Ok((bytes, fp, after));
         }
         expected = after;
     }
-    Err(
-        FsError::new(Code::Io, path, "the file kept changing while it was read")
-            .hint("retry when the other writer is done"),
-    )
+    Err(FsErrorKind::KeptChanging.at(path))
 }
 
 fn too_large(path: &str, limits: &Limits) -> FsError {
-    FsError::new(
-        Code::TooLarge,
-        path,
-        format!(
-            "the file is over the size limit of {} bytes",
-            limits.max_file_size
-        ),
-    )
-    .hint("raise the size limit or edit the file another way")
+    FsErrorKind::TooLarge {
+        limit: limits.max_file_size,
+    }
+    .at(path)
 }
 
 /// `too_large` when `len` is over the limit.
@@ -266,13 +249,13 @@ pub(super) fn create_temp(
         OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         mode,
     )
-    .map_err(|e| ("cannot create a temp file in the directory", e))?;
+    .map_err(|e| (Step::CreateTempInDir, e))?;
     fill(&fd, bytes, &original)?;
-    rustix::fs::fstat(&fd).map_err(|e| ("cannot stat the temp file", e))
+    rustix::fs::fstat(&fd).map_err(|e| (Step::StatTheTemp, e))
 }
 
 /// The failure when `before_link` stopped the temp from getting its name.
-const STOPPED: Failure = ("cannot record the temp file in the journal", Errno::IO);
+const STOPPED: Failure = (Step::RecordTemp, Errno::IO);
 
 /// Linux: an `O_TMPFILE` filled and synced, then linked at `tmp_name` through `/proc`. `None`
 /// when the filesystem has no `O_TMPFILE` or there is no `/proc` (then the caller uses a name).
@@ -296,10 +279,10 @@ fn linked_tmpfile(
         Err(Errno::OPNOTSUPP) | Err(Errno::ISDIR) | Err(Errno::INVAL) | Err(Errno::NOENT) => {
             return None;
         }
-        Err(e) => return Some(Err(("cannot create a temp file in the directory", e))),
+        Err(e) => return Some(Err((Step::CreateTempInDir, e))),
     };
     let st = match fill(&fd, bytes, original)
-        .and_then(|()| rustix::fs::fstat(&fd).map_err(|e| ("cannot stat the temp file", e)))
+        .and_then(|()| rustix::fs::fstat(&fd).map_err(|e| (Step::StatTheTemp, e)))
     {
         Ok(st) => st,
         Err(f) => return Some(Err(f)),
@@ -319,16 +302,16 @@ fn linked_tmpfile(
         Ok(()) => Some(Ok(st)),
         // No /proc: fall back to a named temp.
         Err(Errno::NOENT) | Err(Errno::ACCESS) | Err(Errno::PERM) => None,
-        Err(e) => Some(Err(("cannot link the temp file into the directory", e))),
+        Err(e) => Some(Err((Step::LinkTemp, e))),
     }
 }
 
 /// Content, then owner (chown clears setuid/setgid), then mode, then xattrs, then fsync. An
 /// fsync error is final: it is never retried (a second fsync can "succeed" after lost pages).
 fn fill(fd: &OwnedFd, bytes: &[u8], original: &Option<Original<'_>>) -> Result<(), Failure> {
-    write_all(fd, bytes).map_err(|e| ("cannot write the temp file", e))?;
+    write_all(fd, bytes).map_err(|e| (Step::WriteTemp, e))?;
     if let Some(orig) = original {
-        let st = rustix::fs::fstat(fd).map_err(|e| ("cannot stat the temp file", e))?;
+        let st = rustix::fs::fstat(fd).map_err(|e| (Step::StatTheTemp, e))?;
         if st.st_uid != orig.stat.st_uid || st.st_gid != orig.stat.st_gid {
             use rustix::fs::{Gid, Uid};
             rustix::fs::fchown(
@@ -336,13 +319,13 @@ fn fill(fd: &OwnedFd, bytes: &[u8], original: &Option<Original<'_>>) -> Result<(
                 Some(Uid::from_raw(orig.stat.st_uid)),
                 Some(Gid::from_raw(orig.stat.st_gid)),
             )
-            .map_err(|e| (CHOWN_FAILED, e))?;
+            .map_err(|e| (Step::Chown, e))?;
         }
         rustix::fs::fchmod(fd, Mode::from_raw_mode(orig.stat.st_mode & 0o7777))
-            .map_err(|e| ("cannot give the new file the mode of the old one", e))?;
+            .map_err(|e| (Step::Chmod, e))?;
         copy_xattrs(orig.fd.as_fd(), fd.as_fd());
     }
-    rustix::fs::fsync(fd).map_err(|e| ("cannot sync the temp file to disk", e))
+    rustix::fs::fsync(fd).map_err(|e| (Step::SyncTemp, e))
 }
 
 /// Copies extended attributes (user.*, POSIX ACLs, security labels) where the filesystem and

@@ -32,9 +32,9 @@ use super::confine::{self, open_dir};
 use super::journal::{self, Entry, Journal, Kind, Records, State, StoreError};
 use super::sys::{self, unsupported};
 use super::{
-    Change, CommitError, CommitReport, CommitWarning, Expect, FsError, JOURNAL_DIR, Root, lstat_at,
+    Change, CommitError, CommitReport, CommitWarning, Expect, FsError, FsErrorKind, JOURNAL_DIR,
+    Root, Stale, Step, lstat_at,
 };
-use crate::error::Code;
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, OFlags, Stat};
 use rustix::io::Errno;
@@ -156,7 +156,7 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
         // The rename was the commit point: drop the old file, then one fsync of the directory
         // makes both the new name and the removal durable.
         if journal::roll_forward(root, &j, &held, false).is_err()
-            || journal::sync_dirs(&dirs, "cannot sync a directory").is_err()
+            || journal::sync_dirs(&dirs, Step::SyncDirs).is_err()
         {
             report.durability_unknown = true;
         }
@@ -165,18 +165,14 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
         }
         return Ok(report);
     }
-    if let Err(err) = journal::sync_dirs(&dirs, "cannot sync a directory") {
+    if let Err(err) = journal::sync_dirs(&dirs, Step::SyncDirs) {
         return Err(undo(root, &ops, &j, jdir, err, &restored));
     }
 
     // The commit point.
     let Some(dir) = jdir.dir() else {
         // Unreachable: only a single-file commit keeps its records outside the directory.
-        let err = FsError::new(
-            Code::Internal,
-            JOURNAL_DIR,
-            "a multi-file commit without its journal directory",
-        );
+        let err = FsErrorKind::NoJournalDirectory.at(JOURNAL_DIR);
         return Err(undo(root, &ops, &j, jdir, err, &restored));
     };
     match journal::commit_point(root, dir) {
@@ -246,8 +242,7 @@ fn check<'a>(root: &Root, changes: &'a [Change]) -> Result<Checked<'a>, FsError>
         let op = match ch {
             Change::Write { bytes, expect, .. } => {
                 atomic::check_size(path, bytes.len() as u64, &root.limits)?;
-                let t =
-                    confine::resolve_target(root, &rel, true).map_err(|r| r.into_error(path))?;
+                let t = confine::resolve_target(root, &rel, true).map_err(|r| r.at(path))?;
                 let old_fd = match (&t.stat, expect) {
                     (Some(st), _)
                         if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile =>
@@ -255,13 +250,10 @@ fn check<'a>(root: &Root, changes: &'a [Change]) -> Result<Checked<'a>, FsError>
                         return Err(super::not_a_file(path, st));
                     }
                     (Some(_), Expect::Absent) => {
-                        return Err(stale(
-                            path,
-                            "the file exists now but did not when the edits were resolved",
-                        ));
+                        return Err(stale(path, Stale::Appeared));
                     }
                     (None, Expect::Unchanged(_)) => {
-                        return Err(stale(path, "the file was deleted since it was read"));
+                        return Err(stale(path, Stale::Deleted));
                     }
                     (None, _) => None,
                     (Some(st), expect) => {
@@ -298,15 +290,9 @@ fn check<'a>(root: &Root, changes: &'a [Change]) -> Result<Checked<'a>, FsError>
                 }
             }
             Change::Delete { expect, .. } => {
-                let t =
-                    confine::resolve_target(root, &rel, false).map_err(|r| r.into_error(path))?;
+                let t = confine::resolve_target(root, &rel, false).map_err(|r| r.at(path))?;
                 let Some(st) = t.stat else {
-                    return Err(FsError::new(
-                        Code::FileNotFound,
-                        path,
-                        "cannot delete: no such file",
-                    )
-                    .hint("check the path; it is resolved beneath --root"));
+                    return Err(FsErrorKind::NothingToDelete.at(path));
                 };
                 let dir = t.dir_fd(path)?;
                 let old_fd = match FileType::from_raw_mode(st.st_mode) {
@@ -329,20 +315,15 @@ fn check<'a>(root: &Root, changes: &'a [Change]) -> Result<Checked<'a>, FsError>
         };
         let key = |o: &Op| (o.dir_rel.clone(), o.name.clone());
         if ops.iter().any(|o| key(o) == key(&op)) {
-            return Err(FsError::new(
-                Code::InvalidRequest,
-                path,
-                "two changes of the batch name the same file",
-            )
-            .hint("merge them into one change (a symlink and its target are the same file)"));
+            return Err(FsErrorKind::SameFile.at(path));
         }
         ops.push(op);
     }
     Ok((ops, mkdirs, warnings))
 }
 
-fn stale(path: &str, message: &str) -> FsError {
-    FsError::new(Code::Stale, path, message).hint("read the file again and redo the edits")
+fn stale(path: &str, how: Stale) -> FsError {
+    FsErrorKind::Stale(how).at(path)
 }
 
 /// Opens the existing regular file and checks `expect` against its current content.
@@ -355,11 +336,8 @@ fn verify(
     path: &str,
 ) -> Result<(OwnedFd, Stat), FsError> {
     let (fd, fst) = atomic::open_existing(dir, name, st).map_err(|(action, e)| match e {
-        Errno::AGAIN => stale(
-            path,
-            "the file was replaced while the batch was being checked",
-        ),
-        e => FsError::from_errno(path, action, e),
+        Errno::AGAIN => stale(path, Stale::Replaced),
+        e => FsError::sys(path, action, e),
     })?;
     if let Expect::Unchanged(fp) = expect {
         // The file's stamps and inode as read, and settled then: no write since (see
@@ -373,18 +351,15 @@ fn verify(
         // Hashed as it is read: the check holds no second copy of the file.
         let version = atomic::version_of(&fd, fst.st_size.max(0) as u64, root.limits.max_file_size)
             .map_err(|e| match e {
-                Errno::FBIG => {
-                    FsError::new(Code::TooLarge, path, "the file grew over the size limit")
-                }
-                e => FsError::from_errno(path, "cannot read the file", e),
+                Errno::FBIG => FsErrorKind::GrewTooLarge.at(path),
+                e => FsError::sys(path, Step::ReadFile, e),
             })?;
-        let after = rustix::fs::fstat(&fd)
-            .map_err(|e| FsError::from_errno(path, "cannot stat the file", e))?;
+        let after = rustix::fs::fstat(&fd).map_err(|e| FsError::sys(path, Step::StatFile, e))?;
         if !atomic::same_version(&fst, &after) {
-            return Err(stale(path, "the file is being written by another program"));
+            return Err(stale(path, Stale::BeingWritten));
         }
         if version != fp.version {
-            return Err(stale(path, "the file changed on disk since it was read"));
+            return Err(stale(path, Stale::Changed));
         }
     }
     Ok((fd, fst))
@@ -403,18 +378,8 @@ fn writable(
         AtFlags::EACCESS | AtFlags::SYMLINK_NOFOLLOW,
     ) {
         Ok(()) => Ok(()),
-        Err(Errno::ROFS) => Err(FsError::new(
-            Code::PermissionDenied,
-            path,
-            "the file is on a read-only filesystem",
-        )
-        .hint("the filesystem is mounted read-only; remount it read-write to edit")),
-        Err(Errno::ACCESS) | Err(Errno::PERM) => {
-            Err(
-                FsError::new(Code::PermissionDenied, path, "the file is not writable")
-                    .hint("change its permissions (chmod u+w) if it should be edited"),
-            )
-        }
+        Err(Errno::ROFS) => Err(FsErrorKind::ReadOnlyFilesystem.at(path)),
+        Err(Errno::ACCESS) | Err(Errno::PERM) => Err(FsErrorKind::NotWritable.at(path)),
         // Some filesystems cannot answer; the rename will tell.
         Err(_) => Ok(()),
     }
@@ -433,35 +398,28 @@ fn prepare(
         let (Some(parent), Some(name)) = (d.parent(), d.file_name()) else {
             continue;
         };
-        let pfd = open_dir(root, parent)
-            .map_err(|e| FsError::from_errno(&shown, "cannot open the directory", e))?;
+        let pfd = open_dir(root, parent).map_err(|e| FsError::sys(&shown, Step::OpenDir, e))?;
         not_journal(root, pfd.as_fd(), &shown)?;
         match rustix::fs::mkdirat(&pfd, name, rustix::fs::Mode::from_raw_mode(0o777)) {
             Ok(()) | Err(Errno::EXIST) => {}
             Err(e) => {
-                return Err(FsError::from_errno(
-                    &shown,
-                    "cannot create the directory",
-                    e,
-                ));
+                return Err(FsError::sys(&shown, Step::CreateDir, e));
             }
         }
-        rustix::fs::fsync(&pfd)
-            .map_err(|e| FsError::from_errno(&shown, "cannot sync the directory", e))?;
+        rustix::fs::fsync(&pfd).map_err(|e| FsError::sys(&shown, Step::SyncDir, e))?;
     }
     for i in 0..ops.len() {
         let op = &mut ops[i];
         if op.dir.is_none() {
-            let fd = open_dir(root, &op.dir_rel).map_err(|err| {
-                FsError::from_errno(op.path, "cannot open the new directory", err)
-            })?;
+            let fd = open_dir(root, &op.dir_rel)
+                .map_err(|err| FsError::sys(op.path, Step::OpenNewDir, err))?;
             not_journal(root, fd.as_fd(), op.path)?;
             op.dir = Some(fd);
         }
         let Some(dir) = op.dir.as_ref() else { continue };
         if j.ops[i].dir_ino == 0 {
-            let dst = rustix::fs::fstat(dir)
-                .map_err(|err| FsError::from_errno(op.path, "cannot stat the directory", err))?;
+            let dst =
+                rustix::fs::fstat(dir).map_err(|err| FsError::sys(op.path, Step::StatDir, err))?;
             j.ops[i].dir_ino = dst.st_ino;
         }
         if let Some(bytes) = op.bytes {
@@ -487,15 +445,11 @@ fn prepare(
                 original,
                 before_link,
             )
-            .map_err(|(action, err)| match (action, err) {
-                (atomic::CHOWN_FAILED, Errno::PERM) => FsError::from_errno(op.path, action, err)
-                    .hint(
-                        "the file belongs to another user; a safe replace would change its owner, \
-                         so edit it as its owner (or as root)",
-                    ),
+            .map_err(|(step, err)| match (step, err) {
+                (Step::Chown, Errno::PERM) => FsError::sys(op.path, step, err),
                 _ => intent_err
                     .take()
-                    .unwrap_or_else(|| FsError::from_errno(op.path, action, err)),
+                    .unwrap_or_else(|| FsError::sys(op.path, step, err)),
             })?;
             j.ops[i].new_ino = Some(st.st_ino);
         } else if op.kind == Kind::Delete {
@@ -509,9 +463,9 @@ fn prepare(
                 OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                 rustix::fs::Mode::from_raw_mode(0o600),
             )
-            .map_err(|err| FsError::from_errno(op.path, "cannot create a temp file", err))?;
+            .map_err(|err| FsError::sys(op.path, Step::CreateTemp, err))?;
             let st = rustix::fs::fstat(&fd)
-                .map_err(|err| FsError::from_errno(op.path, "cannot stat a temp file", err))?;
+                .map_err(|err| FsError::sys(op.path, Step::StatATemp, err))?;
             j.ops[i].new_ino = Some(st.st_ino);
             journal::store_intent(root, jdir, j)?;
         }
@@ -526,8 +480,8 @@ fn prepare(
 fn not_journal(root: &Root, dir: rustix::fd::BorrowedFd<'_>, path: &str) -> Result<(), FsError> {
     match confine::in_journal_dir(root, dir) {
         Ok(false) => Ok(()),
-        Ok(true) => Err(confine::journal_refusal().into_error(path)),
-        Err(e) => Err(FsError::from_errno(path, "cannot check the directory", e)),
+        Ok(true) => Err(confine::journal_refusal().at(path)),
+        Err(e) => Err(FsError::sys(path, Step::CheckDir, e)),
     }
 }
 
@@ -538,55 +492,41 @@ fn not_journal(root: &Root, dir: rustix::fd::BorrowedFd<'_>, path: &str) -> Resu
 fn apply(portable: bool, op: &Op<'_>, e: &Entry) -> Result<(), FsError> {
     let p = op.path;
     let Some(dir) = op.dir.as_ref() else {
-        return Err(FsError::new(
-            Code::Internal,
-            p,
-            "no directory after prepare",
-        ));
+        return Err(FsErrorKind::NoDirectory.at(p));
     };
-    let err = |action: &'static str| move |errno: Errno| FsError::from_errno(p, action, errno);
+    let err = |step: Step| move |errno: Errno| FsError::sys(p, step, errno);
     match e.kind {
         Kind::Modify => match sys::exchange(portable, dir.as_fd(), e.tmp(), e.name()) {
             Ok(()) => check_kept(op, dir, e.tmp()),
             Err(x) if unsupported(x) => {
                 rustix::fs::linkat(dir, e.name(), dir, e.old_name(), AtFlags::empty())
-                    .map_err(err("cannot keep a link to the old file"))?;
+                    .map_err(err(Step::KeepOldLink))?;
                 check_kept(op, dir, e.old_name())?;
-                rustix::fs::renameat(dir, e.tmp(), dir, e.name())
-                    .map_err(err("cannot replace the file"))
+                rustix::fs::renameat(dir, e.tmp(), dir, e.name()).map_err(err(Step::Replace))
             }
-            Err(x) => Err(err("cannot replace the file")(x)),
+            Err(x) => Err(err(Step::Replace)(x)),
         },
         Kind::Create => match sys::rename_noreplace(portable, dir.as_fd(), e.tmp(), e.name()) {
             Ok(()) => Ok(()),
-            Err(Errno::EXIST) => Err(stale(
-                p,
-                "the file appeared while the batch was being written",
-            )),
+            Err(Errno::EXIST) => Err(stale(p, Stale::AppearedWhileWriting)),
             Err(x) if unsupported(x) => {
                 match rustix::fs::linkat(dir, e.tmp(), dir, e.name(), AtFlags::empty()) {
                     Ok(()) => rustix::fs::unlinkat(dir, e.tmp(), AtFlags::empty())
-                        .map_err(err("cannot remove a temp file")),
-                    Err(Errno::EXIST) => Err(stale(
-                        p,
-                        "the file appeared while the batch was being written",
-                    )),
-                    Err(x) => Err(err("cannot create the file")(x)),
+                        .map_err(err(Step::RemoveTemp)),
+                    Err(Errno::EXIST) => Err(stale(p, Stale::AppearedWhileWriting)),
+                    Err(x) => Err(err(Step::CreateFile)(x)),
                 }
             }
-            Err(x) => Err(err("cannot create the file")(x)),
+            Err(x) => Err(err(Step::CreateFile)(x)),
         },
         Kind::Delete => {
             // Over the placeholder: a directory swapped in at the name cannot be moved.
             match rustix::fs::renameat(dir, e.name(), dir, e.tmp()) {
                 Ok(()) => {}
                 Err(Errno::NOTDIR | Errno::ISDIR) => {
-                    return Err(stale(
-                        p,
-                        "the file was replaced while the batch was being written",
-                    ));
+                    return Err(stale(p, Stale::ReplacedWhileWriting));
                 }
-                Err(x) => return Err(err("cannot delete the file")(x)),
+                Err(x) => return Err(err(Step::DeleteFile)(x)),
             }
             check_kept(op, dir, e.tmp())
         }
@@ -598,27 +538,19 @@ fn apply(portable: bool, op: &Op<'_>, e: &Entry) -> Result<(), FsError> {
 /// place, or replaced it, in that window makes the batch `stale` instead of losing its write.
 fn check_kept(op: &Op<'_>, dir: &OwnedFd, kept: &std::ffi::OsStr) -> Result<(), FsError> {
     let p = op.path;
-    let now = lstat_at(dir, kept)
-        .map_err(|e| FsError::from_errno(p, "cannot look up the old file", e))?;
+    let now = lstat_at(dir, kept).map_err(|e| FsError::sys(p, Step::LookUpOldFile, e))?;
     let same_inode =
         matches!((now, op.old), (Some(a), Some(b)) if a.st_ino == b.st_ino && a.st_dev == b.st_dev);
     if !same_inode {
-        return Err(stale(
-            p,
-            "the file was replaced while the batch was being written",
-        ));
+        return Err(stale(p, Stale::ReplacedWhileWriting));
     }
     if let Some((fd, checked)) = &op.old_fd {
-        let after = rustix::fs::fstat(fd)
-            .map_err(|e| FsError::from_errno(p, "cannot stat the old file", e))?;
+        let after = rustix::fs::fstat(fd).map_err(|e| FsError::sys(p, Step::StatOldFile, e))?;
         // ctime also moves when the rename itself touches the inode; compare content stamps.
         if after.st_size != checked.st_size
             || (after.st_mtime, after.st_mtime_nsec) != (checked.st_mtime, checked.st_mtime_nsec)
         {
-            return Err(stale(
-                p,
-                "the file was written by another program while the batch was being written",
-            ));
+            return Err(stale(p, Stale::WrittenWhileWriting));
         }
     }
     Ok(())

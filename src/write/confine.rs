@@ -12,8 +12,7 @@
 //! so every hop is confined.
 
 use super::sys::dev_ino;
-use super::{FsError, JOURNAL_DIR, Root, lstat_at};
-use crate::error::Code;
+use super::{FsError, FsErrorKind, JOURNAL_DIR, Outside, Root, Step, lstat_at};
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
@@ -29,53 +28,21 @@ const PATH_MAX: usize = 4096;
 const MAX_HOPS: usize = 40;
 
 /// Why a path was refused, before it is attached to the path that the caller named.
-#[derive(Debug)]
-pub(super) enum Refusal {
-    Plain {
-        code: Code,
-        message: String,
-        hint: &'static str,
-    },
-    Errno {
-        action: &'static str,
-        errno: Errno,
-    },
-}
-
-impl Refusal {
-    fn outside(message: impl Into<String>) -> Refusal {
-        Refusal::Plain {
-            code: Code::OutsideRoot,
-            message: message.into(),
-            hint: "use a path inside --root; symlinks may only point inside it",
-        }
-    }
-
-    pub(super) fn into_error(self, path: &str) -> FsError {
-        match self {
-            Refusal::Plain {
-                code,
-                message,
-                hint,
-            } => FsError::new(code, path, message).hint(hint),
-            Refusal::Errno { action, errno } => FsError::from_errno(path, action, errno),
-        }
-    }
-}
+type Refusal = FsErrorKind;
 
 /// The path relative to the root that `path` names, lexically: no `.`, `..`, empty or absolute
 /// components remain, and it names something other than the root itself.
 pub(super) fn normalize(root_dir: &Path, path: &OsStr) -> Result<PathBuf, Refusal> {
     if path.is_empty() {
-        return Err(Refusal::outside("the path is empty"));
+        return Err(FsErrorKind::Outside(Outside::Empty));
     }
     if path.as_bytes().contains(&0) {
-        return Err(Refusal::outside("the path contains a NUL byte"));
+        return Err(FsErrorKind::Outside(Outside::Nul));
     }
     let p = Path::new(path);
     let rel = if p.is_absolute() {
         p.strip_prefix(root_dir)
-            .map_err(|_| Refusal::outside("the absolute path is outside the root"))?
+            .map_err(|_| FsErrorKind::Outside(Outside::Absolute))?
     } else {
         p
     };
@@ -84,14 +51,9 @@ pub(super) fn normalize(root_dir: &Path, path: &OsStr) -> Result<PathBuf, Refusa
         match c {
             Component::Normal(s) => {
                 if s.len() > NAME_MAX {
-                    return Err(Refusal::Plain {
-                        code: Code::InvalidRequest,
-                        message: format!(
-                            "a component of the path is {} bytes long; file names are at most \
-                             {NAME_MAX} bytes",
-                            s.len()
-                        ),
-                        hint: "use a shorter file name",
+                    return Err(FsErrorKind::NameTooLong {
+                        len: s.len(),
+                        max: NAME_MAX,
                     });
                 }
                 out.push(s)
@@ -99,25 +61,19 @@ pub(super) fn normalize(root_dir: &Path, path: &OsStr) -> Result<PathBuf, Refusa
             Component::CurDir => {}
             Component::ParentDir => {
                 if !out.pop() {
-                    return Err(Refusal::outside("the path leaves the root through `..`"));
+                    return Err(FsErrorKind::Outside(Outside::DotDot));
                 }
             }
             Component::RootDir | Component::Prefix(_) => {
-                return Err(Refusal::outside("the path leaves the root"));
+                return Err(FsErrorKind::Outside(Outside::Leaves));
             }
         }
     }
     if out.as_os_str().is_empty() {
-        return Err(Refusal::Plain {
-            code: Code::NotAFile,
-            message: "the path names the root directory".into(),
-            hint: "name a file inside --root",
-        });
+        return Err(FsErrorKind::RootItself);
     }
     if out.components().next() == Some(Component::Normal(OsStr::new(JOURNAL_DIR))) {
-        return Err(Refusal::outside(format!(
-            "{JOURNAL_DIR} is reserved for redline's journal"
-        )));
+        return Err(FsErrorKind::Outside(Outside::JournalName));
     }
     Ok(out)
 }
@@ -145,12 +101,7 @@ impl Target {
     pub(super) fn dir_fd(&self, path: &str) -> Result<BorrowedFd<'_>, FsError> {
         match &self.dir {
             Some(fd) => Ok(fd.as_fd()),
-            None => Err(FsError::new(
-                Code::FileNotFound,
-                path,
-                "the parent directory does not exist",
-            )
-            .hint("check the path; it is resolved beneath --root")),
+            None => Err(FsErrorKind::NoParentDirectory.at(path)),
         }
     }
 }
@@ -165,11 +116,7 @@ pub(super) fn resolve_target(root: &Root, rel: &Path, follow: bool) -> Result<Ta
         let name = rel
             .file_name()
             .map(OsStr::to_os_string)
-            .ok_or_else(|| Refusal::Plain {
-                code: Code::NotAFile,
-                message: "the path names the root directory".into(),
-                hint: "name a file inside --root",
-            })?;
+            .ok_or(FsErrorKind::RootItself)?;
         let parent = rel.parent().unwrap_or(Path::new("")).to_path_buf();
         let dir = match open_dir(root, &parent) {
             Ok(fd) => fd,
@@ -186,22 +133,22 @@ pub(super) fn resolve_target(root: &Root, rel: &Path, follow: bool) -> Result<Ta
             }
             Err(errno) => return Err(dir_refusal(errno)),
         };
-        if in_journal_dir(root, dir.as_fd()).map_err(|errno| Refusal::Errno {
-            action: "cannot check the parent directory",
+        if in_journal_dir(root, dir.as_fd()).map_err(|errno| FsErrorKind::Sys {
+            step: Step::CheckParentDir,
             errno,
         })? {
             return Err(journal_refusal());
         }
         let dir_rel = real_rel(root, dir.as_fd()).unwrap_or(parent);
-        let stat = lstat_at(&dir, &name).map_err(|errno| Refusal::Errno {
-            action: "cannot look up the file",
+        let stat = lstat_at(&dir, &name).map_err(|errno| FsErrorKind::Sys {
+            step: Step::LookUpFile,
             errno,
         })?;
         match stat {
             Some(st) if follow && FileType::from_raw_mode(st.st_mode) == FileType::Symlink => {
                 let link = rustix::fs::readlinkat(&dir, name.as_os_str(), Vec::new()).map_err(
-                    |errno| Refusal::Errno {
-                        action: "cannot read the symlink",
+                    |errno| FsErrorKind::Sys {
+                        step: Step::ReadSymlink,
                         errno,
                     },
                 )?;
@@ -209,10 +156,9 @@ pub(super) fn resolve_target(root: &Root, rel: &Path, follow: bool) -> Result<Ta
                 // Absolute either way, so that `normalize` judges it against the root.
                 let joined = root.dir.join(&dir_rel).join(link);
                 rel = normalize(&root.dir, joined.as_os_str()).map_err(|_| {
-                    Refusal::outside(format!(
-                        "the symlink points outside the root (to {})",
-                        link.display()
-                    ))
+                    FsErrorKind::Outside(Outside::Symlink {
+                        to: link.to_path_buf(),
+                    })
                 })?;
                 via_symlink = true;
             }
@@ -228,17 +174,15 @@ pub(super) fn resolve_target(root: &Root, rel: &Path, follow: bool) -> Result<Ta
             }
         }
     }
-    Err(Refusal::Errno {
-        action: "too many symlinks",
+    Err(FsErrorKind::Sys {
+        step: Step::FollowSymlinks,
         errno: Errno::LOOP,
     })
 }
 
 /// The refusal for a path that leads into the journal directory (by name or through a symlink).
 pub(super) fn journal_refusal() -> Refusal {
-    Refusal::outside(format!(
-        "{JOURNAL_DIR} is reserved for redline's journal (the path leads into it)"
-    ))
+    FsErrorKind::Outside(Outside::IntoJournal)
 }
 
 /// Deepest directory nesting [`in_journal_dir`] walks up through before giving up.
@@ -305,16 +249,10 @@ fn walk_up(
 /// The refusal for a parent directory that could not be opened.
 fn dir_refusal(errno: Errno) -> Refusal {
     match errno {
-        Errno::XDEV => Refusal::outside(
-            "the path leads outside the root (through `..`, an absolute symlink or a symlink out)",
-        ),
-        Errno::NOTDIR => Refusal::Plain {
-            code: Code::NotAFile,
-            message: "a parent of the path is not a directory".into(),
-            hint: "check the path",
-        },
-        errno => Refusal::Errno {
-            action: "cannot open the parent directory",
+        Errno::XDEV => FsErrorKind::Outside(Outside::Resolution),
+        Errno::NOTDIR => FsErrorKind::ParentNotDirectory,
+        errno => FsErrorKind::Sys {
+            step: Step::OpenParentDir,
             errno,
         },
     }
@@ -328,8 +266,8 @@ fn find_missing(root: &Root, parent: &Path) -> Result<(PathBuf, Vec<PathBuf>), R
     let anchor = loop {
         match open_dir(root, &p) {
             Ok(fd) => {
-                if in_journal_dir(root, fd.as_fd()).map_err(|errno| Refusal::Errno {
-                    action: "cannot check the parent directory",
+                if in_journal_dir(root, fd.as_fd()).map_err(|errno| FsErrorKind::Sys {
+                    step: Step::CheckParentDir,
                     errno,
                 })? {
                     return Err(journal_refusal());
@@ -339,8 +277,8 @@ fn find_missing(root: &Root, parent: &Path) -> Result<(PathBuf, Vec<PathBuf>), R
             Err(Errno::NOENT) => {
                 let Some(name) = p.file_name() else {
                     // Only the root has no name, and the root always opens.
-                    return Err(Refusal::Errno {
-                        action: "cannot open the root",
+                    return Err(FsErrorKind::Sys {
+                        step: Step::OpenRoot,
                         errno: Errno::NOENT,
                     });
                 };
@@ -526,10 +464,11 @@ pub(super) fn real_rel(root: &Root, fd: BorrowedFd<'_>) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Code;
     use std::os::unix::ffi::OsStrExt;
 
     fn norm(p: &[u8]) -> Result<PathBuf, Code> {
-        normalize(Path::new("/r/root"), OsStr::from_bytes(p)).map_err(|r| r.into_error("p").code)
+        normalize(Path::new("/r/root"), OsStr::from_bytes(p)).map_err(|r| r.code())
     }
 
     #[test]

@@ -28,8 +28,7 @@
 //! be killed and run again any number of times.
 
 use super::confine::open_dir;
-use super::{FsError, JOURNAL_DIR, Root, lstat_at};
-use crate::error::Code;
+use super::{FsError, FsErrorKind, JOURNAL_DIR, Root, Step, lstat_at};
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use rustix::io::Errno;
@@ -133,9 +132,9 @@ pub enum RecoveryAction {
 }
 
 /// A failure inside the journal machinery, attached to the journal's path.
-fn jerr(root: &Root, action: &'static str, e: Errno) -> FsError {
+fn jerr(root: &Root, step: Step, e: Errno) -> FsError {
     let path = root.dir.join(JOURNAL_DIR).display().to_string();
-    FsError::from_errno(&path, action, e)
+    FsError::sys(&path, step, e)
 }
 
 /// Creates the journal directory (a crash leaves it for recovery) and opens it. `durable`: its
@@ -144,12 +143,12 @@ fn jerr(root: &Root, action: &'static str, e: Errno) -> FsError {
 pub(super) fn create_dir(root: &Root, durable: bool) -> Result<OwnedFd, FsError> {
     match rustix::fs::mkdirat(&root.fd, JOURNAL_DIR, Mode::from_raw_mode(0o700)) {
         Ok(()) | Err(Errno::EXIST) => {}
-        Err(e) => return Err(jerr(root, "cannot create the journal directory", e)),
+        Err(e) => return Err(jerr(root, Step::CreateJournalDir, e)),
     }
     if durable {
-        rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, "cannot sync the root directory", e))?;
+        rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, Step::SyncRootDir, e))?;
     }
-    open_journal_dir(root).map_err(|e| jerr(root, "cannot open the journal directory", e))
+    open_journal_dir(root).map_err(|e| jerr(root, Step::OpenJournalDir, e))
 }
 
 fn open_journal_dir(root: &Root) -> Result<OwnedFd, Errno> {
@@ -191,11 +190,12 @@ pub(super) enum StoreError {
 /// Atomically replaces the journal with `j`.
 pub(super) fn store(root: &Root, jdir: &OwnedFd, j: &Journal) -> Result<(), StoreError> {
     let bytes = serde_json::to_vec(j).map_err(|e| {
-        StoreError::NotWritten(FsError::new(
-            Code::Internal,
-            JOURNAL_DIR,
-            format!("cannot encode the journal: {e}"),
-        ))
+        StoreError::NotWritten(
+            FsErrorKind::JournalUnencodable {
+                reason: e.to_string(),
+            }
+            .at(JOURNAL_DIR),
+        )
     })?;
     let nw = |action, e| StoreError::NotWritten(jerr(root, action, e));
     let fd = rustix::fs::openat(
@@ -204,24 +204,22 @@ pub(super) fn store(root: &Root, jdir: &OwnedFd, j: &Journal) -> Result<(), Stor
         OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o600),
     )
-    .map_err(|e| nw("cannot create the journal", e))?;
-    super::atomic::write_all(&fd, &bytes).map_err(|e| nw("cannot write the journal", e))?;
-    rustix::fs::fsync(&fd).map_err(|e| nw("cannot sync the journal", e))?;
+    .map_err(|e| nw(Step::CreateJournal, e))?;
+    super::atomic::write_all(&fd, &bytes).map_err(|e| nw(Step::WriteJournal, e))?;
+    rustix::fs::fsync(&fd).map_err(|e| nw(Step::SyncJournal, e))?;
     drop(fd);
     rustix::fs::renameat(jdir, JOURNAL_TMP, jdir, JOURNAL)
-        .map_err(|e| nw("cannot install the journal", e))?;
-    rustix::fs::fsync(jdir)
-        .map_err(|e| StoreError::NotSynced(jerr(root, "cannot sync the journal directory", e)))
+        .map_err(|e| nw(Step::InstallJournal, e))?;
+    rustix::fs::fsync(jdir).map_err(|e| StoreError::NotSynced(jerr(root, Step::SyncJournalDir, e)))
 }
 
 /// Writes the intent record `prepare`, without fsync (see the module docs).
 pub(super) fn store_intent(root: &Root, records: &Records, j: &Journal) -> Result<(), FsError> {
     let bytes = serde_json::to_vec(j).map_err(|e| {
-        FsError::new(
-            Code::Internal,
-            JOURNAL_DIR,
-            format!("cannot encode the journal: {e}"),
-        )
+        FsErrorKind::JournalUnencodable {
+            reason: e.to_string(),
+        }
+        .at(JOURNAL_DIR)
     })?;
     let jdir = match records {
         Records::Dir(fd) => fd,
@@ -238,9 +236,9 @@ pub(super) fn store_intent(root: &Root, records: &Records, j: &Journal) -> Resul
                     | OFlags::CLOEXEC,
                 Mode::from_raw_mode(0o600),
             )
-            .map_err(|e| jerr(root, "cannot create the journal", e))?;
+            .map_err(|e| jerr(root, Step::CreateJournal, e))?;
             return super::atomic::write_all(&fd, &bytes)
-                .map_err(|e| jerr(root, "cannot write the journal", e));
+                .map_err(|e| jerr(root, Step::WriteJournal, e));
         }
     };
     // Replaced by rename, so a kill while it is rewritten leaves the previous version whole.
@@ -250,19 +248,18 @@ pub(super) fn store_intent(root: &Root, records: &Records, j: &Journal) -> Resul
         OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o600),
     )
-    .map_err(|e| jerr(root, "cannot create the journal", e))?;
-    super::atomic::write_all(&fd, &bytes).map_err(|e| jerr(root, "cannot write the journal", e))?;
+    .map_err(|e| jerr(root, Step::CreateJournal, e))?;
+    super::atomic::write_all(&fd, &bytes).map_err(|e| jerr(root, Step::WriteJournal, e))?;
     drop(fd);
     rustix::fs::renameat(jdir, PREPARE_TMP, jdir, PREPARE)
-        .map_err(|e| jerr(root, "cannot install the journal", e))
+        .map_err(|e| jerr(root, Step::InstallJournal, e))
 }
 
 /// The commit point of a multi-file commit: the `Apply` record becomes `committed`.
 pub(super) fn commit_point(root: &Root, jdir: &OwnedFd) -> Result<(), StoreError> {
     rustix::fs::renameat(jdir, JOURNAL, jdir, COMMITTED)
-        .map_err(|e| StoreError::NotWritten(jerr(root, "cannot mark the journal committed", e)))?;
-    rustix::fs::fsync(jdir)
-        .map_err(|e| StoreError::NotSynced(jerr(root, "cannot sync the journal directory", e)))
+        .map_err(|e| StoreError::NotWritten(jerr(root, Step::MarkCommitted, e)))?;
+    rustix::fs::fsync(jdir).map_err(|e| StoreError::NotSynced(jerr(root, Step::SyncJournalDir, e)))
 }
 
 /// Reads record `name`; `None` when absent. `Err` when unreadable.
@@ -275,13 +272,15 @@ fn load_named(root: &Root, jdir: BorrowedFd<'_>, name: &str) -> Result<Option<Jo
     ) {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Ok(None),
-        Err(e) => return Err(jerr(root, "cannot open the journal", e)),
+        Err(e) => return Err(jerr(root, Step::OpenJournal, e)),
     };
     let bytes = super::atomic::read_all(&fd, 64 * 1024 * 1024)
-        .map_err(|e| jerr(root, "cannot read the journal", e))?;
+        .map_err(|e| jerr(root, Step::ReadJournal, e))?;
     serde_json::from_slice(&bytes).map(Some).map_err(|e| {
-        FsError::new(Code::Io, &root.dir.join(JOURNAL_DIR).display().to_string(), format!("the journal is unreadable: {e}"))
-            .hint("it was not written by this version of redline; inspect it and remove the directory by hand")
+        FsErrorKind::JournalUnreadable {
+            reason: e.to_string(),
+        }
+        .at(&root.dir.join(JOURNAL_DIR).display().to_string())
     })
 }
 
@@ -294,11 +293,10 @@ pub(super) fn remove(root: &Root, records: Records, durable: bool) -> Result<(),
         Records::Intent => {
             match rustix::fs::unlinkat(&root.fd, JOURNAL_DIR, AtFlags::empty()) {
                 Ok(()) | Err(Errno::NOENT) => {}
-                Err(e) => return Err(jerr(root, "cannot remove the journal", e)),
+                Err(e) => return Err(jerr(root, Step::RemoveJournal, e)),
             }
             if durable {
-                rustix::fs::fsync(&root.fd)
-                    .map_err(|e| jerr(root, "cannot sync the root directory", e))?;
+                rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, Step::SyncRootDir, e))?;
             }
             return Ok(());
         }
@@ -306,17 +304,17 @@ pub(super) fn remove(root: &Root, records: Records, durable: bool) -> Result<(),
     for name in [JOURNAL_TMP, JOURNAL, COMMITTED, PREPARE_TMP, PREPARE] {
         match rustix::fs::unlinkat(&jdir, name, AtFlags::empty()) {
             Ok(()) | Err(Errno::NOENT) => {}
-            Err(e) => return Err(jerr(root, "cannot remove the journal", e)),
+            Err(e) => return Err(jerr(root, Step::RemoveJournal, e)),
         }
     }
     drop(jdir);
     match rustix::fs::unlinkat(&root.fd, JOURNAL_DIR, AtFlags::REMOVEDIR) {
         // Something else was put there: leave it to the user, the journal itself is gone.
         Ok(()) | Err(Errno::NOENT) | Err(Errno::NOTEMPTY) | Err(Errno::EXIST) => {}
-        Err(e) => return Err(jerr(root, "cannot remove the journal directory", e)),
+        Err(e) => return Err(jerr(root, Step::RemoveJournalDir, e)),
     }
     if durable {
-        rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, "cannot sync the root directory", e))?;
+        rustix::fs::fsync(&root.fd).map_err(|e| jerr(root, Step::SyncRootDir, e))?;
     }
     Ok(())
 }
@@ -337,7 +335,7 @@ pub(super) fn recover(root: &Root) -> Result<RecoveryReport, FsError> {
         {
             Records::Intent
         }
-        Err(e) => return Err(jerr(root, "cannot open the journal directory", e)),
+        Err(e) => return Err(jerr(root, Step::OpenJournalDir, e)),
     };
     if let Records::Intent = records {
         not_foreign(root)?;
@@ -404,20 +402,14 @@ fn not_foreign(root: &Root) -> Result<(), FsError> {
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
         Mode::empty(),
     )
-    .map_err(|e| jerr(root, "cannot open the journal", e))?;
+    .map_err(|e| jerr(root, Step::OpenJournal, e))?;
     let mut head = [0u8; 8];
-    let n = rustix::io::read(&fd, &mut head[..])
-        .map_err(|e| jerr(root, "cannot read the journal", e))?;
+    let n = rustix::io::read(&fd, &mut head[..]).map_err(|e| jerr(root, Step::ReadJournal, e))?;
     let head = &head[..n];
     if head.iter().all(|&b| b == 0) || b"{\"txid\":".starts_with(head) {
         return Ok(());
     }
-    Err(FsError::new(
-        Code::Io,
-        &root.dir.join(JOURNAL_DIR).display().to_string(),
-        "a file redline did not write has the journal's name",
-    )
-    .hint("the name is reserved for redline's journal: move the file elsewhere"))
+    Err(FsErrorKind::ForeignJournal.at(&root.dir.join(JOURNAL_DIR).display().to_string()))
 }
 
 /// Recovers from the intent record alone: every entry is finished if its rename happened and
@@ -476,7 +468,7 @@ fn settle(root: &Root, j: &Journal) -> Result<RecoveryAction, FsError> {
         }
         dirs.push(dir);
     }
-    sync_dirs(&dirs, "cannot sync a directory after recovery")?;
+    sync_dirs(&dirs, Step::SyncDirsAfterRecovery)?;
     if applied {
         return Ok(RecoveryAction::RolledForward);
     }
@@ -496,7 +488,7 @@ fn entry_dir(
 ) -> Result<Option<OwnedFd>, FsError> {
     let dir = match held {
         Some(fd) => rustix::io::fcntl_dupfd_cloexec(fd, 0)
-            .map_err(|err| FsError::from_errno(&e.path, "cannot duplicate a directory fd", err))?,
+            .map_err(|err| FsError::sys(&e.path, Step::DupDirFd, err))?,
         None => match open_dir(root, e.dir()) {
             Ok(fd) => fd,
             Err(Errno::NOENT) => return Ok(None),
@@ -504,40 +496,21 @@ fn entry_dir(
             // was moved or swapped for a symlink (out) since. Not an escape: work recovery
             // cannot reach, so the journal stays (issue 14.4).
             Err(Errno::XDEV | Errno::LOOP | Errno::NOTDIR | Errno::MLINK) => {
-                return Err(FsError::new(
-                    Code::Io,
-                    &e.path,
-                    format!(
-                        "recovery cannot reach the directory {} of an interrupted commit: a \
-                         directory on the way was moved or replaced; the journal is kept",
-                        e.dir().display()
-                    ),
-                )
-                .hint(
-                    "put the directory back where it was (a symlink may stand in its place), \
-                     then run `redline recover`",
-                ));
+                return Err(FsErrorKind::RecoveryUnreachable {
+                    dir: e.dir().to_path_buf(),
+                }
+                .at(&e.path));
             }
             Err(err) => {
-                return Err(FsError::from_errno(
-                    &e.path,
-                    "recovery cannot open the directory",
-                    err,
-                ));
+                return Err(FsError::sys(&e.path, Step::RecoveryOpenDir, err));
             }
         },
     };
     if e.dir_ino != 0 {
-        let st = rustix::fs::fstat(&dir).map_err(|err| {
-            FsError::from_errno(&e.path, "recovery cannot stat the directory", err)
-        })?;
+        let st = rustix::fs::fstat(&dir)
+            .map_err(|err| FsError::sys(&e.path, Step::RecoveryStatDir, err))?;
         if st.st_ino != e.dir_ino {
-            return Err(FsError::new(
-                Code::Io,
-                &e.path,
-                "the directory of an interrupted commit was replaced",
-            )
-            .hint("recovery left it alone; inspect .redline-journal/journal and fix by hand"));
+            return Err(FsErrorKind::RecoveryDirReplaced.at(&e.path));
         }
     }
     Ok(Some(dir))
@@ -546,13 +519,13 @@ fn entry_dir(
 fn ino(dir: &OwnedFd, name: &OsStr, path: &str) -> Result<Option<u64>, FsError> {
     lstat_at(dir, name)
         .map(|s| s.map(|s| s.st_ino))
-        .map_err(|e| FsError::from_errno(path, "recovery cannot look up a file", e))
+        .map_err(|e| FsError::sys(path, Step::RecoveryLookUp, e))
 }
 
 fn unlink_if(dir: &OwnedFd, name: &OsStr, path: &str) -> Result<(), FsError> {
     match rustix::fs::unlinkat(dir, name, AtFlags::empty()) {
         Ok(()) | Err(Errno::NOENT) => Ok(()),
-        Err(e) => Err(FsError::from_errno(path, "cannot remove a temp file", e)),
+        Err(e) => Err(FsError::sys(path, Step::RemoveTemp, e)),
     }
 }
 
@@ -591,20 +564,12 @@ pub(super) fn roll_back(
                             }
                             r => r,
                         }
-                        .map_err(|err| {
-                            FsError::from_errno(p, "cannot put the old file back", err)
-                        })?;
+                        .map_err(|err| FsError::sys(p, Step::PutOldBack, err))?;
                     } else if ino(&dir, e.old_name(), p)?.is_some() {
-                        rustix::fs::renameat(&dir, e.old_name(), &dir, e.name()).map_err(
-                            |err| FsError::from_errno(p, "cannot put the old file back", err),
-                        )?;
+                        rustix::fs::renameat(&dir, e.old_name(), &dir, e.name())
+                            .map_err(|err| FsError::sys(p, Step::PutOldBack, err))?;
                     } else {
-                        return Err(FsError::new(
-                            Code::Io,
-                            p,
-                            "the old content of an interrupted commit is missing",
-                        )
-                        .hint("inspect .redline-journal/journal and the directory by hand"));
+                        return Err(FsErrorKind::RecoveryOldMissing.at(p));
                     }
                 }
                 // The temp now holds the new content (never the only copy of the old file).
@@ -643,30 +608,22 @@ pub(super) fn roll_back(
                         }
                         r => r,
                     }
-                    .map_err(|err| {
-                        FsError::from_errno(p, "cannot restore the deleted file", err)
-                    })?;
+                    .map_err(|err| FsError::sys(p, Step::RestoreDeleted, err))?;
                 } else if tmp.is_some() {
                     // Something new took the name: putting the file back would replace it.
-                    return Err(FsError::new(
-                        Code::Io,
-                        p,
-                        format!(
-                            "the file moved aside by an interrupted delete is at {} and its name \
-                             is taken now; the journal is kept",
-                            OsStr::from_bytes(&e.tmp).to_string_lossy()
-                        ),
-                    )
-                    .hint("move one of the two away by hand, then run `redline recover`"));
+                    return Err(FsErrorKind::RecoveryNameTaken {
+                        aside: OsStr::from_bytes(&e.tmp).to_string_lossy().into_owned(),
+                    }
+                    .at(p));
                 }
             }
         }
         dirs.push(dir);
     }
-    sync_dirs(&dirs, "cannot sync a directory after rollback")?;
+    sync_dirs(&dirs, Step::SyncDirsAfterRollback)?;
     // Created directories, innermost first. One that cannot be reached (its parent was swapped
     // for a symlink out, say) is work recovery could not finish: the error keeps the journal.
-    let mut unreached: Vec<String> = Vec::new();
+    let mut unreached: Vec<(std::path::PathBuf, Errno)> = Vec::new();
     for d in j.mkdirs.iter().rev() {
         let d = Path::new(OsStr::from_bytes(d));
         let (Some(parent), Some(name)) = (d.parent(), d.file_name()) else {
@@ -679,7 +636,7 @@ pub(super) fn roll_back(
             Err(e) => match parent_by_held_dirs(root, j, dirs_held, d) {
                 Some(fd) => fd,
                 None => {
-                    unreached.push(format!("{} ({})", d.display(), std::io::Error::from(e)));
+                    unreached.push((d.to_path_buf(), e));
                     continue;
                 }
             },
@@ -690,24 +647,12 @@ pub(super) fn roll_back(
             }
             // Not empty: someone else uses it now. Gone or not a directory: not ours.
             Err(Errno::NOTEMPTY | Errno::EXIST | Errno::NOENT | Errno::NOTDIR) => {}
-            Err(e) => unreached.push(format!("{} ({})", d.display(), std::io::Error::from(e))),
+            Err(e) => unreached.push((d.to_path_buf(), e)),
         }
     }
     if !unreached.is_empty() {
         let path = root.dir.join(JOURNAL_DIR).display().to_string();
-        return Err(FsError::new(
-            Code::Io,
-            &path,
-            format!(
-                "recovery could not remove the directories an interrupted commit created: {}; \
-                 the journal is kept",
-                unreached.join(", ")
-            ),
-        )
-        .hint(
-            "a directory on the way was moved or replaced (by a symlink?); put it back, then run \
-             `redline recover`",
-        ));
+        return Err(FsErrorKind::RecoveryDirsKept { dirs: unreached }.at(&path));
     }
     Ok(())
 }
@@ -772,26 +717,26 @@ pub(super) fn roll_forward(
         dirs.push(dir);
     }
     if sync {
-        sync_dirs(&dirs, "cannot sync a directory after commit")?;
+        sync_dirs(&dirs, Step::SyncDirsAfterCommit)?;
     }
     Ok(())
 }
 
 /// fsyncs each distinct directory once.
-pub(super) fn sync_dirs(dirs: &[impl AsFd], action: &'static str) -> Result<(), FsError> {
+pub(super) fn sync_dirs(dirs: &[impl AsFd], step: Step) -> Result<(), FsError> {
     let mut seen = Vec::new();
     for d in dirs {
-        let st = rustix::fs::fstat(d).map_err(|e| FsError::from_errno("(directory)", action, e))?;
+        let st = rustix::fs::fstat(d).map_err(|e| FsError::sys("(directory)", step, e))?;
         if seen.contains(&(st.st_dev, st.st_ino)) {
             continue;
         }
         seen.push((st.st_dev, st.st_ino));
         rustix::fs::fsync(d).map_err(|e| {
-            FsError::from_errno(
+            FsError::sys(
                 &super::confine::fd_path(d.as_fd())
                     .map(|p| p.display().to_string())
                     .unwrap_or_default(),
-                action,
+                step,
                 e,
             )
         })?;
@@ -802,6 +747,7 @@ pub(super) fn sync_dirs(dirs: &[impl AsFd], action: &'static str) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Code;
     use crate::write::Limits;
     use std::fs;
 
@@ -858,9 +804,9 @@ mod tests {
         fs::rename(dir.join("n"), t.path().join("outside/n")).unwrap();
         std::os::unix::fs::symlink(t.path().join("outside/n"), dir.join("n")).unwrap();
         let e = recover(&root).unwrap_err();
-        assert!(e.message.contains("journal is kept"), "{e:?}");
-        assert!(e.message.contains("n/m"), "{e:?}");
-        assert!(e.hint.is_some());
+        assert!(e.message().contains("journal is kept"), "{e:?}");
+        assert!(e.message().contains("n/m"), "{e:?}");
+        assert!(e.hint().is_some());
         assert!(
             dir.join(JOURNAL_DIR).join(JOURNAL).exists(),
             "journal deleted"
@@ -897,8 +843,8 @@ mod tests {
         fs::rename(dir.join("n"), dir.join("m")).unwrap();
         std::os::unix::fs::symlink("../outside", dir.join("n")).unwrap();
         let e = recover(&root).unwrap_err();
-        assert_eq!(e.code, Code::Io, "{e:?}");
-        assert!(e.message.contains("the journal is kept"), "{e:?}");
+        assert_eq!(e.code(), Code::Io, "{e:?}");
+        assert!(e.message().contains("the journal is kept"), "{e:?}");
         assert!(
             dir.join(JOURNAL_DIR).join(PREPARE).exists(),
             "journal deleted"
@@ -976,7 +922,7 @@ mod tests {
         fs::write(dir.join("f"), "new\n").unwrap();
         intent(Some(placeholder_ino));
         let e = recover(&root).unwrap_err();
-        assert!(e.message.contains("journal is kept"), "{e:?}");
+        assert!(e.message().contains("journal is kept"), "{e:?}");
         assert!(
             dir.join(JOURNAL_DIR).join(PREPARE).exists(),
             "journal deleted"
@@ -1057,7 +1003,7 @@ mod tests {
         // A file that is not a record of ours is left alone, and said so.
         fs::write(dir.join(JOURNAL_DIR), "notes\n").unwrap();
         let e = recover(&root).unwrap_err();
-        assert!(e.message.contains("did not write"), "{e:?}");
+        assert!(e.message().contains("did not write"), "{e:?}");
         assert_eq!(fs::read(dir.join(JOURNAL_DIR)).unwrap(), b"notes\n");
         fs::remove_file(dir.join(JOURNAL_DIR)).unwrap();
         // Nothing to do: nothing reported.

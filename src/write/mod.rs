@@ -23,6 +23,7 @@
 mod atomic;
 mod commit;
 mod confine;
+mod error;
 mod journal;
 mod sys;
 
@@ -31,6 +32,7 @@ use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use std::path::{Path, PathBuf};
 
+pub use error::{FsError, FsErrorKind, NotRegular, Outside, Stale, Step};
 pub use journal::{RecoveryAction, RecoveryReport};
 pub use sys::PORTABLE_ENV;
 
@@ -63,68 +65,6 @@ impl Default for Limits {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             max_request_size: DEFAULT_MAX_FILE_SIZE,
             max_edits: DEFAULT_MAX_EDITS,
-        }
-    }
-}
-
-/// A failure to read or write one path.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{path}: {message}")]
-pub struct FsError {
-    /// Stable error code.
-    pub code: Code,
-    /// The path as the request wrote it.
-    pub path: String,
-    /// Human-readable explanation.
-    pub message: String,
-    /// What the user can do about it.
-    pub hint: Option<String>,
-}
-
-impl FsError {
-    fn new(code: Code, path: &str, message: impl Into<String>) -> FsError {
-        FsError {
-            code,
-            path: path.to_string(),
-            message: message.into(),
-            hint: None,
-        }
-    }
-
-    fn hint(mut self, hint: impl Into<String>) -> FsError {
-        self.hint = Some(hint.into());
-        self
-    }
-
-    /// Maps a failed system call on `path` while doing `action` to a code and a hint.
-    fn from_errno(path: &str, action: &str, e: rustix::io::Errno) -> FsError {
-        use rustix::io::Errno;
-        let msg = format!("{action}: {}", std::io::Error::from(e));
-        match e {
-            Errno::NOENT => FsError::new(Code::FileNotFound, path, msg)
-                .hint("check the path; it is resolved beneath --root"),
-            Errno::ACCESS | Errno::PERM => FsError::new(Code::PermissionDenied, path, msg).hint(
-                "check the permissions of the file and of its directory (replacing a file \
-                 needs write permission on the directory)",
-            ),
-            Errno::ROFS => FsError::new(Code::PermissionDenied, path, msg)
-                .hint("the filesystem is mounted read-only"),
-            Errno::NOSPC | Errno::DQUOT => FsError::new(Code::Io, path, msg)
-                .hint("free disk space or quota: a safe replace needs room for a second copy"),
-            Errno::FBIG => FsError::new(Code::TooLarge, path, msg)
-                .hint("the file exceeds a size limit of the filesystem or process"),
-            Errno::XDEV => FsError::new(Code::OutsideRoot, path, msg).hint(
-                "the path leads outside --root (through `..`, an absolute path or a symlink)",
-            ),
-            Errno::NOTDIR => FsError::new(Code::NotAFile, path, msg)
-                .hint("a component of the path is not a directory"),
-            Errno::LOOP => {
-                FsError::new(Code::NotAFile, path, msg).hint("the path goes through a symlink loop")
-            }
-            Errno::ISDIR => FsError::new(Code::NotAFile, path, msg).hint("the path is a directory"),
-            Errno::NAMETOOLONG => FsError::new(Code::InvalidRequest, path, msg)
-                .hint("a file name is at most 255 bytes and a path at most 4095"),
-            _ => FsError::new(Code::Io, path, msg).hint("check the disk and retry"),
         }
     }
 }
@@ -307,12 +247,8 @@ impl Root {
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
         )
-        .map_err(|e| {
-            FsError::from_errno(&shown, "cannot open the root directory", e)
-                .hint("--root must name an existing directory")
-        })?;
-        let st = rustix::fs::fstat(&fd)
-            .map_err(|e| FsError::from_errno(&shown, "cannot stat the root directory", e))?;
+        .map_err(|e| FsError::sys(&shown, Step::OpenRootDir, e))?;
+        let st = rustix::fs::fstat(&fd).map_err(|e| FsError::sys(&shown, Step::StatRootDir, e))?;
         let spelled = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
         // The name of the directory we actually opened, as the kernel sees it.
         let dir = confine::fd_path(fd.as_fd())
@@ -347,16 +283,16 @@ impl Root {
     pub(crate) fn relative(&self, path: &str) -> Result<PathBuf, FsError> {
         match confine::normalize(&self.dir, path.as_ref()) {
             Err(_) if Path::new(path).is_absolute() && self.spelled != self.dir => {
-                confine::normalize(&self.spelled, path.as_ref()).map_err(|m| m.into_error(path))
+                confine::normalize(&self.spelled, path.as_ref()).map_err(|m| m.at(path))
             }
-            r => r.map_err(|m| m.into_error(path)),
+            r => r.map_err(|m| m.at(path)),
         }
     }
 
     /// Whether `path` exists beneath the root (a regular file), without reading it.
     pub fn exists(&self, path: &str) -> Result<bool, FsError> {
         let rel = self.relative(path)?;
-        let target = confine::resolve_target(self, &rel, true).map_err(|m| m.into_error(path))?;
+        let target = confine::resolve_target(self, &rel, true).map_err(|m| m.at(path))?;
         match target.stat {
             None => Ok(false),
             Some(st) if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile => Ok(true),
@@ -369,9 +305,9 @@ impl Root {
     /// in-place write of the same size within one timestamp tick, which the commit's content
     /// check still catches as `stale`).
     pub(crate) fn probe(&self, path: &str) -> Probe {
-        let r = self.relative(path).and_then(|rel| {
-            confine::resolve_target(self, &rel, true).map_err(|m| m.into_error(path))
-        });
+        let r = self
+            .relative(path)
+            .and_then(|rel| confine::resolve_target(self, &rel, true).map_err(|m| m.at(path)));
         Probe(
             r.map(|t| {
                 t.stat.map(|st| {
@@ -385,17 +321,16 @@ impl Root {
                     ]
                 })
             })
-            .map_err(|e| e.code),
+            .map_err(|e| e.code()),
         )
     }
 
     /// Reads a regular file beneath the root, following symlinks that stay inside it.
     pub fn read(&self, path: &str) -> Result<Snapshot, FsError> {
         let rel = self.relative(path)?;
-        let target = confine::resolve_target(self, &rel, true).map_err(|m| m.into_error(path))?;
+        let target = confine::resolve_target(self, &rel, true).map_err(|m| m.at(path))?;
         let Some(st) = target.stat else {
-            return Err(FsError::new(Code::FileNotFound, path, "no such file")
-                .hint("check the path; it is resolved beneath --root"));
+            return Err(FsErrorKind::NoSuchFile.at(path));
         };
         if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
             return Err(not_a_file(path, &st));
@@ -422,12 +357,12 @@ impl Root {
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
         )
-        .map_err(|e| FsError::from_errno(&shown, "cannot open the root for locking", e))?;
+        .map_err(|e| FsError::sys(&shown, Step::OpenRootForLock, e))?;
         loop {
             match rustix::fs::flock(&fd, rustix::fs::FlockOperation::LockExclusive) {
                 Ok(()) => break,
                 Err(rustix::io::Errno::INTR) => continue,
-                Err(e) => return Err(FsError::from_errno(&shown, "cannot lock the root", e)),
+                Err(e) => return Err(FsError::sys(&shown, Step::LockRoot, e)),
             }
         }
         Ok(WriterLock {
@@ -459,11 +394,7 @@ impl Root {
     fn check_lock(&self, lock: &WriterLock) -> Result<(), FsError> {
         let _ = lock.fd.as_fd();
         if lock.dev != self.dev || lock.ino != self.ino {
-            return Err(FsError::new(
-                Code::Internal,
-                &self.dir.display().to_string(),
-                "the writer lock held belongs to another root",
-            ));
+            return Err(FsErrorKind::ForeignLock.at(&self.dir.display().to_string()));
         }
         Ok(())
     }
@@ -472,20 +403,15 @@ impl Root {
 /// `not_a_file` naming what the path is instead.
 fn not_a_file(path: &str, st: &rustix::fs::Stat) -> FsError {
     let kind = match FileType::from_raw_mode(st.st_mode) {
-        FileType::Directory => "a directory",
-        FileType::Fifo => "a FIFO",
-        FileType::CharacterDevice => "a character device",
-        FileType::BlockDevice => "a block device",
-        FileType::Socket => "a socket",
-        FileType::Symlink => "a symlink",
-        _ => "not a regular file",
+        FileType::Directory => NotRegular::Directory,
+        FileType::Fifo => NotRegular::Fifo,
+        FileType::CharacterDevice => NotRegular::CharacterDevice,
+        FileType::BlockDevice => NotRegular::BlockDevice,
+        FileType::Socket => NotRegular::Socket,
+        FileType::Symlink => NotRegular::Symlink,
+        _ => NotRegular::Other,
     };
-    FsError::new(
-        Code::NotAFile,
-        path,
-        format!("the path is {kind}, not a regular file"),
-    )
-    .hint("only regular files can be read or edited")
+    FsErrorKind::NotRegular(kind).at(path)
 }
 
 /// `statat` without following a final symlink; `None` when nothing is there.

@@ -550,7 +550,7 @@ fn fill(
                 check_hash(fr, plan.original.as_ref())?;
                 plan.warnings.push(Warning::ContentReplaces);
             }
-            Err(FileError::Fs(e)) if e.code == Code::FileNotFound && fr.expect_hash.is_none() => {
+            Err(FileError::Fs(e)) if e.code() == Code::FileNotFound && fr.expect_hash.is_none() => {
                 plan.op = Op::Create;
             }
             Err(f) => return Err(f),
@@ -642,14 +642,7 @@ fn read<E: From<FileError> + ReadError>(
         }
         return Ok(orig);
     }
-    let snap = root.read(path).map_err(|mut e| {
-        if e.code == Code::FileNotFound && e.hint.is_none() {
-            e.hint = Some(format!(
-                "check the path, or create the file with {{\"path\": \"{path}\", \"content\": …}}"
-            ));
-        }
-        E::from(FileError::Fs(e))
-    })?;
+    let snap = root.read(path).map_err(|e| E::from(FileError::Fs(e)))?;
     let target_rel = snap.via_symlink.then_some(snap.target_rel);
     let mut orig = Original {
         doc: Document::from_text(String::new(), false),

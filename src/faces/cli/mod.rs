@@ -702,8 +702,8 @@ fn recover(settings: &Settings) -> ExitStatus {
             ExitStatus::Success
         }
         Err(e) => {
-            output::diagnostic(&format!("{}: {}", e.path, e.message), e.hint.as_deref());
-            e.code.exit_status()
+            output::diagnostic(&e.to_string(), e.hint());
+            e.code().exit_status()
         }
     }
 }
