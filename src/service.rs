@@ -258,7 +258,7 @@ pub(crate) fn commit(
             };
             (outcome, ExitStatus::Success)
         }
-        Err(e) => failed(&e.error, Some(e.rolled_back)),
+        Err(e) => failed(&e.error, Some(e.rolled_back.to_string())),
     };
     let mut stale = Vec::new();
     if let Some(e) = &outcome.failure

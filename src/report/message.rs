@@ -10,7 +10,7 @@ use crate::engine::hint::Candidate;
 use crate::engine::plan::Warning;
 use crate::request::{Hint, RequestError};
 use crate::write::{
-    CommitWarning, FsError, FsErrorKind, JOURNAL_DIR, NotRegular, Outside, Stale, Step,
+    CommitWarning, FsError, FsErrorKind, JOURNAL_DIR, NotRegular, Outside, RolledBack, Stale, Step,
 };
 use rustix::io::Errno;
 
@@ -414,6 +414,29 @@ fn chunk(
 }
 
 // The writer's words (`write::FsError`): the message after the path, and the hint.
+
+impl std::fmt::Display for RolledBack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RolledBack::NothingWritten => f.write_str("nothing was written"),
+            RolledBack::RecoveryFailed => f.write_str(
+                "an earlier interrupted commit could not be recovered; nothing new was written \
+                 (run `redline recover`)",
+            ),
+            RolledBack::TempsRemoved => {
+                f.write_str("nothing was changed; temporary files were removed")
+            }
+            RolledBack::Restored { changes } => {
+                write!(f, "every file was restored ({changes} change(s) undone)")
+            }
+            RolledBack::Failed(e) => write!(
+                f,
+                "rolling back failed ({e}); the journal in {JOURNAL_DIR} is kept: run `redline \
+                 recover`"
+            ),
+        }
+    }
+}
 
 impl std::fmt::Display for FsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

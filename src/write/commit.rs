@@ -33,16 +33,13 @@ use super::journal::{self, Entry, Journal, Kind, Records, State, StoreError};
 use super::sys::{self, unsupported};
 use super::{
     Change, CommitError, CommitReport, CommitWarning, Expect, FsError, FsErrorKind, JOURNAL_DIR,
-    Root, Stale, Step, lstat_at,
+    RolledBack, Root, Stale, Step, lstat_at,
 };
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, OFlags, Stat};
 use rustix::io::Errno;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-
-/// What a failed commit says of the tree when it failed before any file was replaced.
-const TEMPS_REMOVED: &str = "nothing was changed; temporary files were removed";
 
 /// One checked change, ready to run.
 struct Op<'a> {
@@ -61,11 +58,11 @@ struct Op<'a> {
 pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, CommitError> {
     let nothing = |error: FsError| CommitError {
         error,
-        rolled_back: "nothing was written".into(),
+        rolled_back: RolledBack::NothingWritten,
     };
     let recovered = journal::recover(root).map_err(|error| CommitError {
         error,
-        rolled_back: "an earlier interrupted commit could not be recovered; nothing new was written (run `redline recover`)".into(),
+        rolled_back: RolledBack::RecoveryFailed,
     })?;
     let recovered = (recovered.action != journal::RecoveryAction::Nothing).then_some(recovered);
     if changes.is_empty() {
@@ -116,12 +113,12 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
     };
     let intent_now = matches!(jdir, Records::Dir(_)) || ops.iter().all(|o| o.bytes.is_none());
     if intent_now && let Err(e) = journal::store_intent(root, &jdir, &j) {
-        return Err(undo(root, &ops, &j, jdir, e, "nothing was written"));
+        return Err(undo(root, &ops, &j, jdir, e, RolledBack::NothingWritten));
     }
 
     // Prepare: directories and complete temps; the user's files are untouched.
     if let Err(e) = prepare(root, &mut ops, &mut j, &jdir, &mkdirs) {
-        return Err(undo(root, &ops, &j, jdir, e, TEMPS_REMOVED));
+        return Err(undo(root, &ops, &j, jdir, e, RolledBack::TempsRemoved));
     }
     if let Records::Dir(dir) = &jdir
         && !single
@@ -130,16 +127,15 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
         if let Err(StoreError::NotWritten(e) | StoreError::NotSynced(e)) =
             journal::store(root, dir, &j)
         {
-            return Err(undo(root, &ops, &j, jdir, e, TEMPS_REMOVED));
+            return Err(undo(root, &ops, &j, jdir, e, RolledBack::TempsRemoved));
         }
     }
 
     // Apply: each step reversible, the old files kept.
-    let n = ops.len();
-    let restored = format!("every file was restored ({n} change(s) undone)");
+    let restored = RolledBack::Restored { changes: ops.len() };
     for (op, e) in ops.iter().zip(&j.ops) {
         if let Err(err) = apply(root.portable, op, e) {
-            return Err(undo(root, &ops, &j, jdir, err, &restored));
+            return Err(undo(root, &ops, &j, jdir, err, restored.clone()));
         }
     }
     let mut report = CommitReport {
@@ -166,18 +162,20 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
         return Ok(report);
     }
     if let Err(err) = journal::sync_dirs(&dirs, Step::SyncDirs) {
-        return Err(undo(root, &ops, &j, jdir, err, &restored));
+        return Err(undo(root, &ops, &j, jdir, err, restored.clone()));
     }
 
     // The commit point.
     let Some(dir) = jdir.dir() else {
         // Unreachable: only a single-file commit keeps its records outside the directory.
         let err = FsErrorKind::NoJournalDirectory.at(JOURNAL_DIR);
-        return Err(undo(root, &ops, &j, jdir, err, &restored));
+        return Err(undo(root, &ops, &j, jdir, err, restored.clone()));
     };
     match journal::commit_point(root, dir) {
         Ok(()) => {}
-        Err(StoreError::NotWritten(err)) => return Err(undo(root, &ops, &j, jdir, err, &restored)),
+        Err(StoreError::NotWritten(err)) => {
+            return Err(undo(root, &ops, &j, jdir, err, restored.clone()));
+        }
         Err(StoreError::NotSynced(_)) => report.durability_unknown = true,
     }
     // Cleanup. A failure leaves the journal, so the next recovery finishes it.
@@ -198,7 +196,7 @@ fn undo(
     j: &Journal,
     jdir: Records,
     error: FsError,
-    done: &str,
+    done: RolledBack,
 ) -> CommitError {
     let held: Vec<_> = ops
         .iter()
@@ -207,11 +205,8 @@ fn undo(
     let rolled_back = match journal::roll_back(root, j, &held)
         .and_then(|()| journal::remove(root, jdir, ops.len() > 1))
     {
-        Ok(()) => done.to_string(),
-        Err(e) => format!(
-            "rolling back failed ({e}); the journal in {} is kept: run `redline recover`",
-            super::JOURNAL_DIR
-        ),
+        Ok(()) => done,
+        Err(e) => RolledBack::Failed(Box::new(e)),
     };
     CommitError { error, rolled_back }
 }

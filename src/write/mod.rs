@@ -205,8 +205,26 @@ pub struct CommitReport {
 pub struct CommitError {
     /// The first failure, on the path it happened to.
     pub error: FsError,
-    /// Human-readable account of what was rolled back (SPEC §5 exit 3).
-    pub rolled_back: String,
+    /// What was rolled back (SPEC §5 exit 3; worded by `report::message`).
+    pub rolled_back: RolledBack,
+}
+
+/// What a failed commit did to the tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RolledBack {
+    /// It failed before writing anything.
+    NothingWritten,
+    /// An earlier interrupted commit could not be recovered, so nothing new was written.
+    RecoveryFailed,
+    /// It failed before any file was replaced; its temporary files were removed.
+    TempsRemoved,
+    /// Every file was restored.
+    Restored {
+        /// How many changes were undone.
+        changes: usize,
+    },
+    /// Rolling back failed; the journal is kept for `redline recover`.
+    Failed(Box<FsError>),
 }
 
 /// Proof that the root's writer lock is held: an exclusive `flock` on the root directory.
@@ -386,7 +404,7 @@ impl Root {
     ) -> Result<CommitReport, CommitError> {
         self.check_lock(lock).map_err(|error| CommitError {
             error,
-            rolled_back: "nothing was written".into(),
+            rolled_back: RolledBack::NothingWritten,
         })?;
         commit::commit(self, changes)
     }
