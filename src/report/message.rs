@@ -717,6 +717,89 @@ fn step(s: Step) -> &'static str {
     }
 }
 
+/// The writer's words for its typed errors: the step's words before the system's, the hints that
+/// depend on the step, and what a failed commit says of the tree.
+#[cfg(test)]
+mod fs_words {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn a_failed_system_call_says_its_step_and_the_system_error() {
+        let e = FsError::sys("a.txt", Step::ReadFile, Errno::NOSPC);
+        assert_eq!(e.code(), crate::error::Code::Io);
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "a.txt: cannot read the file: {}",
+                std::io::Error::from(Errno::NOSPC)
+            )
+        );
+        assert_eq!(
+            e.hint(),
+            Some("free disk space or quota: a safe replace needs room for a second copy")
+        );
+    }
+
+    #[test]
+    fn the_step_can_override_the_errno_hint() {
+        let root = FsError::sys("/r", Step::OpenRootDir, Errno::NOENT);
+        assert_eq!(root.hint(), Some("--root must name an existing directory"));
+        let other = FsError::sys("a", Step::OpenDir, Errno::NOENT);
+        assert_eq!(
+            other.hint(),
+            Some("check the path; it is resolved beneath --root")
+        );
+        let chown = FsError::sys("a", Step::Chown, Errno::PERM);
+        assert!(
+            chown
+                .hint()
+                .unwrap()
+                .starts_with("the file belongs to another user")
+        );
+        let chown_io = FsError::sys("a", Step::Chown, Errno::IO);
+        assert_eq!(chown_io.hint(), Some("check the disk and retry"));
+    }
+
+    #[test]
+    fn refusals_carry_their_data_into_the_words() {
+        let long = FsErrorKind::NameTooLong { len: 300, max: 255 }.at("x");
+        assert_eq!(
+            long.message(),
+            "a component of the path is 300 bytes long; file names are at most 255 bytes"
+        );
+        let out = FsErrorKind::Outside(Outside::Symlink {
+            to: PathBuf::from("/etc/passwd"),
+        })
+        .at("l");
+        assert_eq!(
+            out.to_string(),
+            "l: the symlink points outside the root (to /etc/passwd)"
+        );
+        assert_eq!(out.code(), crate::error::Code::OutsideRoot);
+        let stale = FsErrorKind::Stale(Stale::ChangedSinceResolved).at("s");
+        assert_eq!(stale.hint(), None);
+        assert_eq!(
+            FsErrorKind::Stale(Stale::Changed).at("s").hint(),
+            Some("read the file again and redo the edits")
+        );
+    }
+
+    #[test]
+    fn a_failed_commit_says_what_became_of_the_tree() {
+        assert_eq!(
+            RolledBack::Restored { changes: 3 }.to_string(),
+            "every file was restored (3 change(s) undone)"
+        );
+        let failed = RolledBack::Failed(Box::new(FsErrorKind::RecoveryOldMissing.at("f")));
+        assert_eq!(
+            failed.to_string(),
+            "rolling back failed (f: the old content of an interrupted commit is missing); the \
+             journal in .redline-journal is kept: run `redline recover`"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
