@@ -93,6 +93,8 @@ fn run(cmd: &mut Command, stdin: Option<&[u8]>) -> Sample {
         Stdio::null()
     });
     let t = Instant::now();
+    // Reaped below by wait4, which also gives its rusage (clippy cannot see that).
+    #[allow(clippy::zombie_processes)]
     let mut child = cmd.spawn().expect("spawn");
     if let Some(input) = stdin {
         let mut si = child.stdin.take().expect("stdin");

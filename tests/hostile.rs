@@ -188,6 +188,8 @@ fn measure_helper() {
     };
     let args: Vec<String> = serde_json::from_str(&args).unwrap();
     let out = fs::File::create(std::env::var_os(MEASURE_STDOUT).unwrap()).unwrap();
+    // Reaped below by wait4, which also gives its rusage (clippy cannot see that).
+    #[allow(clippy::zombie_processes)]
     let child = common::redline()
         .args(&args)
         .stdin(Stdio::inherit())
@@ -201,9 +203,9 @@ fn measure_helper() {
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
     assert_eq!(r, pid, "wait4 failed");
-    let us = |t: libc::timeval| t.tv_sec as i64 * 1_000_000 + t.tv_usec as i64;
+    let us = |t: libc::timeval| t.tv_sec * 1_000_000 + t.tv_usec;
     let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status) as i64
+        i64::from(libc::WEXITSTATUS(status))
     } else {
         -1
     };

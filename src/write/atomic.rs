@@ -233,11 +233,10 @@ pub(super) fn create_temp(
     // 0600 until the original's mode is copied; a new file gets 0666 less the umask.
     let mode = Mode::from_raw_mode(if original.is_some() { 0o600 } else { 0o666 });
     #[cfg(target_os = "linux")]
-    if !portable {
-        if let Some(done) = linked_tmpfile(dir, tmp_name, bytes, &original, mode, &mut before_link)
-        {
-            return done;
-        }
+    if !portable
+        && let Some(done) = linked_tmpfile(dir, tmp_name, bytes, &original, mode, &mut before_link)
+    {
+        return done;
     }
     let _ = portable;
     if !before_link(None) {

@@ -403,8 +403,7 @@ fn prepare(
         }
         rustix::fs::fsync(&pfd).map_err(|e| FsError::sys(&shown, Step::SyncDir, e))?;
     }
-    for i in 0..ops.len() {
-        let op = &mut ops[i];
+    for (i, op) in ops.iter_mut().enumerate() {
         if op.dir.is_none() {
             let fd = open_dir(root, &op.dir_rel)
                 .map_err(|err| FsError::sys(op.path, Step::OpenNewDir, err))?;
