@@ -12,7 +12,10 @@ use crate::report::message::Vocabulary;
 use crate::report::response::{RequestFailure, Response};
 use crate::report::{self, Mode, WriteOutcome};
 use crate::request::{Request, RequestError};
-use crate::write::{Change, Expect, FsError, FsErrorKind, Limits, Root, Stale, WriterLock};
+use crate::write::{
+    Change, Expect, FsError, FsErrorKind, Limits, RecoveryAction, RecoveryReport, RolledBack, Root,
+    Stale, WriterLock,
+};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -188,8 +191,8 @@ fn options(mode: Mode, settings: &Settings) -> ResolveOptions {
 /// command recovers first).
 pub(crate) struct Locked {
     lock: WriterLock,
-    /// What recovery did, in prose, when there was anything to do.
-    pub recovered: Option<String>,
+    /// What recovery did, when there was anything to do.
+    pub recovered: Option<RecoveryReport>,
 }
 
 /// Takes the root's writer lock (waiting its turn) and recovers an interrupted commit.
@@ -198,7 +201,7 @@ pub(crate) fn lock(root: &Root) -> Result<Locked, FsError> {
     let report = root.recover(&lock)?;
     Ok(Locked {
         lock,
-        recovered: describe_recovery(&report),
+        recovered: (report.action != RecoveryAction::Nothing).then_some(report),
     })
 }
 
@@ -253,12 +256,14 @@ pub(crate) fn commit(
                 written: true,
                 warnings,
                 durability_unknown: rep.durability_unknown,
-                recovered: rep.recovered.as_ref().and_then(describe_recovery),
+                recovered: rep
+                    .recovered
+                    .filter(|r| r.action != RecoveryAction::Nothing),
                 ..WriteOutcome::default()
             };
             (outcome, ExitStatus::Success)
         }
-        Err(e) => failed(&e.error, Some(e.rolled_back.to_string())),
+        Err(e) => failed(&e.error, Some(e.rolled_back)),
     };
     let mut stale = Vec::new();
     if let Some(e) = &outcome.failure
@@ -274,7 +279,7 @@ pub(crate) fn commit(
 }
 
 /// A write that did not happen, in the report's terms.
-pub(crate) fn failed(e: &FsError, rolled_back: Option<String>) -> (WriteOutcome, ExitStatus) {
+pub(crate) fn failed(e: &FsError, rolled_back: Option<RolledBack>) -> (WriteOutcome, ExitStatus) {
     let outcome = WriteOutcome {
         failure: Some(e.clone()),
         rolled_back,
@@ -344,14 +349,7 @@ pub(crate) fn run_in(
             Ok(l) => Some(l),
             Err(e) => {
                 let plan = Arc::new(Plan { files: Vec::new() });
-                let (wrote, _) = failed(
-                    &e,
-                    Some(
-                        "nothing was written: the root could not be locked, or an earlier \
-                         interrupted commit could not be recovered"
-                            .into(),
-                    ),
-                );
+                let (wrote, _) = failed(&e, Some(RolledBack::NotLocked));
                 // The response lists the failure (it names no file of the request).
                 let resp = report::response(plan, mode, settings.encoding, &wrote, vocabulary);
                 return Run {
@@ -496,24 +494,6 @@ fn probes(root: &Root, req: &Request) -> Vec<crate::write::Probe> {
         .flat_map(|f| std::iter::once(&f.path).chain(f.move_to.as_ref()))
         .map(|p| root.probe(p))
         .collect()
-}
-
-/// Prose for what recovery did, or `None` when there was nothing to recover.
-pub(crate) fn describe_recovery(r: &crate::write::RecoveryReport) -> Option<String> {
-    use crate::write::RecoveryAction;
-    let paths = r.paths.join(", ");
-    match r.action {
-        RecoveryAction::Nothing => None,
-        RecoveryAction::Cleaned => {
-            Some("an interrupted commit had changed nothing; its leftovers were removed".into())
-        }
-        RecoveryAction::RolledBack => Some(format!(
-            "an interrupted commit was rolled back: {paths} are as before it"
-        )),
-        RecoveryAction::RolledForward => Some(format!(
-            "an interrupted commit had landed; its cleanup was finished for {paths}"
-        )),
-    }
 }
 
 /// The exit status of a failed plan: 1 for rejected edits and files, 3 for I/O and permission.

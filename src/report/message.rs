@@ -10,7 +10,8 @@ use crate::engine::hint::Candidate;
 use crate::engine::plan::Warning;
 use crate::request::{Hint, RequestError};
 use crate::write::{
-    CommitWarning, FsError, FsErrorKind, JOURNAL_DIR, NotRegular, Outside, RolledBack, Stale, Step,
+    CommitWarning, FsError, FsErrorKind, JOURNAL_DIR, NotRegular, Outside, RecoveryAction,
+    RecoveryReport, RolledBack, Stale, Step,
 };
 use rustix::io::Errno;
 
@@ -415,6 +416,23 @@ fn chunk(
 
 // The writer's words (`write::FsError`): the message after the path, and the hint.
 
+/// Prose for what recovery did, or `None` when there was nothing to recover.
+pub(crate) fn recovery(r: &RecoveryReport) -> Option<String> {
+    let paths = r.paths.join(", ");
+    match r.action {
+        RecoveryAction::Nothing => None,
+        RecoveryAction::Cleaned => {
+            Some("an interrupted commit had changed nothing; its leftovers were removed".into())
+        }
+        RecoveryAction::RolledBack => Some(format!(
+            "an interrupted commit was rolled back: {paths} are as before it"
+        )),
+        RecoveryAction::RolledForward => Some(format!(
+            "an interrupted commit had landed; its cleanup was finished for {paths}"
+        )),
+    }
+}
+
 impl std::fmt::Display for RolledBack {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -422,6 +440,10 @@ impl std::fmt::Display for RolledBack {
             RolledBack::RecoveryFailed => f.write_str(
                 "an earlier interrupted commit could not be recovered; nothing new was written \
                  (run `redline recover`)",
+            ),
+            RolledBack::NotLocked => f.write_str(
+                "nothing was written: the root could not be locked, or an earlier interrupted \
+                 commit could not be recovered",
             ),
             RolledBack::TempsRemoved => {
                 f.write_str("nothing was changed; temporary files were removed")

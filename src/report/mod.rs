@@ -40,14 +40,14 @@ pub(crate) struct WriteOutcome {
     pub written: bool,
     /// A commit failure (the writer's error names the path it was about).
     pub failure: Option<FsError>,
-    /// What was rolled back after a commit failure, in prose.
-    pub rolled_back: Option<String>,
+    /// What was rolled back after a commit failure.
+    pub rolled_back: Option<crate::write::RolledBack>,
     /// Warnings the writer added, per request path.
     pub warnings: Vec<crate::write::CommitWarning>,
     /// Committed, but durability is unknown (an fsync after the commit point failed).
     pub durability_unknown: bool,
-    /// What recovery found and did before this batch, in prose.
-    pub recovered: Option<String>,
+    /// What recovery found and did before this batch, when it did anything.
+    pub recovered: Option<crate::write::RecoveryReport>,
 }
 
 /// A file path as diffs show it: relative to the root, `/`-separated (a `\\` is a separator only
@@ -506,8 +506,8 @@ pub(crate) fn response_rendered(
         written: wrote.written,
         files,
         errors,
-        rolled_back: wrote.rolled_back.clone(),
+        rolled_back: wrote.rolled_back.as_ref().map(ToString::to_string),
         durability_unknown: wrote.durability_unknown,
-        recovered: wrote.recovered.clone(),
+        recovered: wrote.recovered.as_ref().and_then(message::recovery),
     }
 }

@@ -216,6 +216,9 @@ pub enum RolledBack {
     NothingWritten,
     /// An earlier interrupted commit could not be recovered, so nothing new was written.
     RecoveryFailed,
+    /// The root's writer lock could not be taken, or an earlier interrupted commit could not be
+    /// recovered before this one: nothing was written.
+    NotLocked,
     /// It failed before any file was replaced; its temporary files were removed.
     TempsRemoved,
     /// Every file was restored.

@@ -696,8 +696,8 @@ fn recover(settings: &Settings) -> ExitStatus {
     let result = root.lock().and_then(|lock| root.recover(&lock));
     match result {
         Ok(report) => {
-            let what =
-                service::describe_recovery(&report).unwrap_or_else(|| "nothing to recover".into());
+            let what = crate::report::message::recovery(&report)
+                .unwrap_or_else(|| "nothing to recover".into());
             output::line(&format!("recover: {what}"));
             ExitStatus::Success
         }
