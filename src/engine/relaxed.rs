@@ -299,15 +299,21 @@ struct Cand {
     norms: Vec<Normalization>,
 }
 
+/// Bytes of N(file) per block of [`View`]'s sparse line index.
+const BLOCK: usize = 4096;
+
 /// The file as lines and keys, built once per file when some edit reaches the relaxed tier.
 pub(crate) struct View<'a> {
     text: &'a str,
     file: &'a Normalized<'a>,
-    /// Where each line of N(file) starts, and one past the end. A line's original span is
-    /// found from these through N(·)'s map (a line break is never inside a cluster), so the
-    /// view keeps 8 bytes per line: this and the key.
-    nstarts: Vec<u32>,
-    /// Each line's key id, four bytes per line ([`encode`]).
+    /// Line breaks of N(file) before each block of [`BLOCK`] bytes: a line's start is found from
+    /// its block (a table of every line start took 4 bytes per line), and its original span from
+    /// that through N(·)'s map (a line break is never inside a cluster). With the key, the view
+    /// keeps about 4 bytes per line.
+    before: Vec<u32>,
+    /// Number of lines (line breaks + 1).
+    count: usize,
+    /// Each line's key id, four bytes per line ([`search::encode_key`]).
     encoded: Vec<u8>,
     tab_width: Option<usize>,
 }
@@ -319,36 +325,54 @@ impl<'a> View<'a> {
         file: &'a Normalized<'a>,
         tab_width: Option<usize>,
     ) -> View<'a> {
-        let text = doc.text.as_str();
-        let breaks = memchr::memchr_iter(b'\n', file.text.as_bytes()).count();
-        let mut nstarts = Vec::with_capacity(breaks + 2);
-        nstarts.push(0);
-        nstarts.extend(memchr::memchr_iter(b'\n', file.text.as_bytes()).map(|i| i as u32 + 1));
-        nstarts.push(file.text.len() as u32 + 1);
-        let mut view = View {
-            text,
-            file,
-            nstarts,
-            encoded: Vec::new(),
-            tab_width,
-        };
-        let mut encoded = Vec::with_capacity(view.count() * 4);
-        for i in 0..view.count() {
-            search::encode_key(key_id(view.nline(i)), &mut encoded);
+        let n = file.text.as_bytes();
+        let mut before = Vec::with_capacity(n.len() / BLOCK + 1);
+        let mut breaks = 0u32;
+        for block in n.chunks(BLOCK) {
+            before.push(breaks);
+            breaks += memchr::memchr_iter(b'\n', block).count() as u32;
         }
-        view.encoded = encoded;
-        view
+        let mut encoded = Vec::with_capacity((breaks as usize + 1) * 4);
+        for line in file.text.split('\n') {
+            search::encode_key(key_id(line), &mut encoded);
+        }
+        View {
+            text: doc.text.as_str(),
+            file,
+            before,
+            count: breaks as usize + 1,
+            encoded,
+            tab_width,
+        }
+    }
+
+    /// Where N(·) line `i` starts; for `i == count`, one past the end of N(file) (where a line
+    /// break after the last line would end).
+    fn nstart(&self, i: usize) -> usize {
+        let n = self.file.text.as_bytes();
+        if i == 0 {
+            return 0;
+        }
+        if i >= self.count {
+            return n.len() + 1;
+        }
+        // The block holding the `i`-th line break (1-based), then that break within it.
+        let k = self.before.partition_point(|&b| (b as usize) < i) - 1;
+        let skip = i - self.before[k] as usize - 1;
+        memchr::memchr_iter(b'\n', &n[k * BLOCK..])
+            .nth(skip)
+            .map_or(n.len() + 1, |p| k * BLOCK + p + 1)
     }
 
     /// N(·) of file line `i`.
     fn nline(&self, i: usize) -> &'a str {
         let t: &'a str = &self.file.text;
-        &t[self.nstarts[i] as usize..self.nstarts[i + 1] as usize - 1]
+        &t[self.nstart(i)..self.nstart(i + 1) - 1]
     }
 
     /// Number of file lines.
     fn count(&self) -> usize {
-        self.nstarts.len() - 1
+        self.count
     }
 
     /// Original (content start, content end) of file line `i`: where the line break before its
@@ -357,8 +381,8 @@ impl<'a> View<'a> {
     /// the trailing whitespace N removed). N(·) builds clusters line by line, so both are
     /// cluster boundaries; `None` would mean a broken map and drops the window.
     fn line(&self, i: usize) -> Option<(usize, usize)> {
-        let start = self.file.orig_end(self.nstarts[i] as usize)?;
-        let end = self.file.orig_start(self.nstarts[i + 1] as usize - 1)?;
+        let start = self.file.orig_end(self.nstart(i))?;
+        let end = self.file.orig_start(self.nstart(i + 1) - 1)?;
         Some((start, end))
     }
 
@@ -988,6 +1012,43 @@ mod tests {
         let view = View::new(&doc, &file, None);
         let got: Vec<(usize, usize)> = (0..view.count()).map(|i| view.line(i).unwrap()).collect();
         assert_eq!(got, vec![(0, 3), (5, 7), (8, 8), (9, 17), (18, 21)]);
+    }
+
+    /// The sparse line index answers as a table of every line would, across block edges.
+    #[test]
+    fn sparse_line_index_finds_every_line() {
+        let mut texts: Vec<String> = vec![String::new(), "\n".into(), "a".into(), "a\n\nb".into()];
+        for len in [BLOCK - 1, BLOCK + 1, 2 * BLOCK + 5] {
+            for step in [5usize, 61, BLOCK - 1, BLOCK, BLOCK + 3] {
+                texts.push(
+                    (0..len)
+                        .map(|i| if (i + 1) % step == 0 { '\n' } else { 'x' })
+                        .collect(),
+                );
+            }
+        }
+        for t in &texts {
+            let doc = Document::from_text(t.clone(), false);
+            let file = Normalized::new(&doc.text);
+            let view = View::new(&doc, &file, None);
+            let want: Vec<&str> = file.text.split('\n').collect();
+            assert_eq!(view.count(), want.len(), "{}", t.len());
+            // Every line near a block edge and a sample of the others (debug builds are slow).
+            let edge = |i: usize| {
+                let s = file
+                    .text
+                    .split('\n')
+                    .take(i)
+                    .map(|l| l.len() + 1)
+                    .sum::<usize>();
+                (s % BLOCK) < 64 || (s % BLOCK) > BLOCK - 64
+            };
+            for (i, w) in want.iter().enumerate().rev() {
+                if i % 13 == 0 || i + 1 == want.len() || (want.len() < 200 && edge(i)) {
+                    assert_eq!(view.nline(i), *w, "line {i} of a {}-byte text", t.len());
+                }
+            }
+        }
     }
 
     fn apply(text: &str, h: &Hit) -> String {
