@@ -299,8 +299,8 @@ struct Cand {
     norms: Vec<Normalization>,
 }
 
-/// Bytes of N(file) per block of [`View`]'s sparse line index.
-const BLOCK: usize = 4096;
+/// Bytes of N(file) per block of [`View`]'s sparse line index (4 bytes per KiB).
+const BLOCK: usize = 1024;
 
 /// The file as lines and keys, built once per file when some edit reaches the relaxed tier.
 pub(crate) struct View<'a> {
@@ -313,6 +313,9 @@ pub(crate) struct View<'a> {
     before: Vec<u32>,
     /// Number of lines (line breaks + 1).
     count: usize,
+    /// The last line start found (line, offset): a window's lines are visited in order, each
+    /// one line break after the last.
+    last: std::cell::Cell<(usize, usize)>,
     /// Each line's key id, four bytes per line ([`search::encode_key`]).
     encoded: Vec<u8>,
     tab_width: Option<usize>,
@@ -341,6 +344,7 @@ impl<'a> View<'a> {
             file,
             before,
             count: breaks as usize + 1,
+            last: std::cell::Cell::new((0, 0)),
             encoded,
             tab_width,
         }
@@ -356,15 +360,25 @@ impl<'a> View<'a> {
         if i >= self.count {
             return n.len() + 1;
         }
-        // The block holding the `i`-th line break (1-based), then that break within it.
-        let k = self.before.partition_point(|&b| (b as usize) < i) - 1;
-        let skip = i - self.before[k] as usize - 1;
-        memchr::memchr_iter(b'\n', &n[k * BLOCK..])
-            .nth(skip)
-            .map_or(n.len() + 1, |p| k * BLOCK + p + 1)
+        let (at_line, at) = self.last.get();
+        let found = if i == at_line {
+            at
+        } else if i == at_line + 1 {
+            memchr::memchr(b'\n', &n[at..]).map_or(n.len() + 1, |p| at + p + 1)
+        } else {
+            // The block holding the `i`-th line break (1-based), then that break within it.
+            let k = self.before.partition_point(|&b| (b as usize) < i) - 1;
+            let skip = i - self.before[k] as usize - 1;
+            memchr::memchr_iter(b'\n', &n[k * BLOCK..])
+                .nth(skip)
+                .map_or(n.len() + 1, |p| k * BLOCK + p + 1)
+        };
+        self.last.set((i, found));
+        found
     }
 
     /// N(·) of file line `i`.
+    #[cfg(test)]
     fn nline(&self, i: usize) -> &'a str {
         let t: &'a str = &self.file.text;
         &t[self.nstart(i)..self.nstart(i + 1) - 1]
@@ -381,9 +395,16 @@ impl<'a> View<'a> {
     /// the trailing whitespace N removed). N(·) builds clusters line by line, so both are
     /// cluster boundaries; `None` would mean a broken map and drops the window.
     fn line(&self, i: usize) -> Option<(usize, usize)> {
-        let start = self.file.orig_end(self.nstart(i))?;
-        let end = self.file.orig_start(self.nstart(i + 1) - 1)?;
-        Some((start, end))
+        Some(self.line_and_n(i)?.0)
+    }
+
+    /// [`View::line`] and [`View::nline`] of line `i` at once (each line start found once).
+    fn line_and_n(&self, i: usize) -> Option<((usize, usize), &'a str)> {
+        let (a, b) = (self.nstart(i), self.nstart(i + 1));
+        let start = self.file.orig_end(a)?;
+        let end = self.file.orig_start(b - 1)?;
+        let t: &'a str = &self.file.text;
+        Some(((start, end), &t[a..b - 1]))
     }
 
     /// Finds every edit (each must have failed §3 with not found).
@@ -575,22 +596,22 @@ impl<'a> View<'a> {
             return None;
         }
         let last = start + k - 1;
-        let span_end = if v.eol_end {
-            // The line break after the last line must exist.
-            if last + 1 >= self.count() {
-                return None;
-            }
-            self.line(last + 1)?.0
-        } else {
-            self.line(last)?.1
-        };
-        let span = self.line(start)?.0..span_end;
+        // The line break after the last line must exist.
+        if v.eol_end && last + 1 >= self.count() {
+            return None;
+        }
+        // The window's lines are visited in order, so that each line start is found one line
+        // break after the last (the view's index is sparse).
+        let mut span = 0..0;
         let mut norms: Vec<Normalization> = Vec::new();
         let mut pairs: Vec<(&str, &str)> = Vec::new(); // (file indent, old indent) of non-blank lines
         for i in 0..k {
-            let (s, e) = self.line(start + i)?;
+            let ((s, e), nf) = self.line_and_n(start + i)?;
+            if i == 0 {
+                span.start = s;
+            }
+            span.end = e;
             let fline = &self.text[s..e];
-            let nf = self.nline(start + i);
             let no = v.nline(i);
             if !collapsed(nf).eq(collapsed(no)) {
                 return None;
@@ -601,6 +622,9 @@ impl<'a> View<'a> {
             }
             pairs.push((leading(fline), leading(oline)));
             compare_bodies(fline, oline, nf, no, &mut norms);
+        }
+        if v.eol_end {
+            span.end = self.line(last + 1)?.0;
         }
         if v.first_number.is_some() {
             norms.push(Normalization::LineNumbers);
