@@ -2,9 +2,9 @@
 //! `seek_sequence`.
 //!
 //! The Codex dialect only parses; the engine locates its chunks here. Old lines are found by
-//! the matcher's one search ([`matcher::whole_lines`], the scan [`super::find_all`] makes, in
-//! one pass for every chunk of the file) and judged by its one verdict ([`matcher::verdict`]:
-//! unique, ambiguous with its cap); what stays here is what only a patch has: the cursor, `@@`
+//! the matcher ([`matcher::whole_lines`]: whole lines of N(file), through the search module's
+//! key scan, one pass for every chunk of the file) and judged by its one verdict
+//! ([`matcher::verdict`], which [`super::find_all`] uses too: unique, ambiguous with its cap); what stays here is what only a patch has: the cursor, `@@`
 //! anchors, the retry without trailing blank lines, and the splice that keeps context lines.
 //! Exactness and the normalizations reported are judged line by line, whole lines against
 //! whole lines (a context line's trailing whitespace counts, where `find_all` leaves whitespace
