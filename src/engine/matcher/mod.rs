@@ -595,6 +595,8 @@ fn same_removed(a: &[(usize, &str)], b: &[(usize, &str)]) -> bool {
 }
 
 #[cfg(test)]
+// A match's spans are a Vec of ranges; one span is the usual value, not a mistaken range.
+#[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
 
@@ -827,6 +829,8 @@ mod whole_line_tests {
 }
 
 #[cfg(test)]
+// A match's spans are a Vec of ranges; one span is the usual value, not a mistaken range.
+#[allow(clippy::single_range_in_vec_init)]
 mod exact_rule_tests {
     use super::*;
 
