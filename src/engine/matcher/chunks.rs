@@ -40,6 +40,7 @@ use similar::{Algorithm, DiffTag, capture_diff_slices};
 use crate::engine::document::Document;
 use crate::engine::failure::{ChunkError, ChunkScope};
 use crate::engine::hint;
+use crate::engine::matcher::applied::{Wanted, Within, already_applied};
 use crate::engine::matcher::{self, Verdict};
 use crate::engine::normalize::{Normalization, Normalized};
 use crate::request::PatchChunk;
@@ -83,30 +84,39 @@ pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Locate
         }
         steps.push(step);
     }
-    // SPEC §3a "Already applied" for the chunks not found: their new lines, non-blank and not
-    // inside the old ones, as whole lines after where the chunk was looked for; one scan for
-    // all of them.
-    let news: Vec<Option<String>> = chunks
+    // SPEC §3a "Already applied" for the chunks not found: the matcher's one rule, their new
+    // lines as whole lines after where the chunk was looked for; one scan for all of them.
+    let texts: Vec<(String, String)> = chunks
         .iter()
-        .zip(&steps)
-        .zip(&olds)
-        .map(|((c, step), old)| {
-            if !matches!(step, Step::Missing(_)) {
-                return None;
-            }
-            let new: Vec<String> = c.new_lines.iter().map(|l| n_line(l)).collect();
-            let joined_new = new.join("\n");
-            if joined_new.trim().is_empty() || old.join("\n").contains(&joined_new) {
-                return None;
-            }
-            joined(&new)
+        .map(|c| (c.old_lines.join("\n"), c.new_lines.join("\n")))
+        .collect();
+    let missing: Vec<(usize, Wanted<'_>)> = steps
+        .iter()
+        .enumerate()
+        .filter_map(|(k, step)| match step {
+            Step::Missing(from) => Some((
+                k,
+                Wanted {
+                    old: &texts[k].0,
+                    new: &texts[k].1,
+                    within: Within::Lines {
+                        from: *from,
+                        lines: chunks[k].new_lines.len(),
+                        eof: chunks[k].end_of_file,
+                    },
+                },
+            )),
+            _ => None,
         })
         .collect();
-    let applied = if news.iter().any(Option::is_some) {
-        lines.occurrences(&news)
-    } else {
-        vec![Vec::new(); chunks.len()]
-    };
+    let wanted: Vec<Wanted<'_>> = missing.iter().map(|(_, w)| *w).collect();
+    let mut applied = vec![None; chunks.len()];
+    for ((k, _), at) in missing
+        .iter()
+        .zip(already_applied(doc, &normalized, &wanted))
+    {
+        applied[*k] = at;
+    }
     steps
         .into_iter()
         .zip(chunks)
@@ -114,17 +124,7 @@ pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Locate
         .map(|(k, (step, chunk))| match step {
             Step::Placed(located, _) => Ok(located),
             Step::Failed(why) => Err(why),
-            Step::Missing(from) => {
-                let len = chunk.new_lines.len();
-                let at = news[k].as_ref().and_then(|_| {
-                    match lines.search(&applied[k], len, from, None, chunk.end_of_file) {
-                        Verdict::One(at) => Some(at),
-                        Verdict::Ambiguous { first, .. } => first.first().copied(),
-                        Verdict::NotFound => None,
-                    }
-                });
-                Err(lines.not_found(chunk, from, at))
-            }
+            Step::Missing(from) => Err(lines.not_found(chunk, from, applied[k])),
         })
         .collect()
 }
@@ -344,7 +344,7 @@ impl<'a> Lines<'a> {
     }
 
     /// The error of a chunk whose old lines are nowhere after line `from`; `applied_at` is the
-    /// line where its new lines are, if they are.
+    /// offset where its new lines are, if they are.
     fn not_found(&self, chunk: &PatchChunk, from: usize, applied_at: Option<usize>) -> ChunkError {
         let scope = if chunk.end_of_file {
             ChunkScope::EndOfFile
@@ -354,7 +354,7 @@ impl<'a> Lines<'a> {
         let old = chunk.old_lines.join("\n");
         ChunkError::NotFound {
             scope,
-            already_applied: applied_at.map(|line| self.doc.line_start(line)),
+            already_applied: applied_at,
             candidates: hint::candidates(self.normalized, &[old.as_str()]).remove(0),
         }
     }

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use unicode_normalization::UnicodeNormalization;
 
+pub(crate) mod applied;
 pub(crate) mod chunks;
 pub(crate) mod search;
 

@@ -4,6 +4,7 @@ use super::{EditPlan, Outcome, Resolution, skipped};
 use crate::engine::document::Document;
 use crate::engine::failure::{Clue, EditError};
 use crate::engine::hint;
+use crate::engine::matcher::applied::{Wanted, Within, already_applied};
 use crate::engine::matcher::{self, MatchKind, Miss, Needle};
 use crate::engine::normalize::{Normalized, lf};
 use crate::engine::relaxed::{self, Tolerance};
@@ -131,13 +132,15 @@ pub(crate) fn match_edits_with(
     if !not_found.is_empty() {
         let olds: Vec<&str> = not_found.iter().map(|&i| &*specs[i].old_text).collect();
         let cands = hint::candidates(&file, &olds);
-        let applied = already_applied(
-            doc,
-            &file,
-            not_found
-                .iter()
-                .map(|&i| (&specs[i].old_text[..], &specs[i].new_text[..])),
-        );
+        let wanted: Vec<Wanted<'_>> = not_found
+            .iter()
+            .map(|&i| Wanted {
+                old: &specs[i].old_text,
+                new: &specs[i].new_text,
+                within: Within::Text,
+            })
+            .collect();
+        let applied = already_applied(doc, &file, &wanted);
         for (k, &i) in not_found.iter().enumerate() {
             // A candidate the relaxed tier could not take says more than newText being there.
             let clue = cannot_take[i]
@@ -326,44 +329,6 @@ fn insertion(doc: &Document, after: usize, text: &str) -> Outcome {
         spans: vec![Range { start: at, end: at }],
         replacement,
     })
-}
-
-/// For each (oldText, newText) of an edit that was not found, where N(newText) occurs in the
-/// file as a valid match (§3a "Already applied": the end rule and the boundaries apply), when it
-/// is non-blank and not contained in N(oldText): the original offset of its first occurrence.
-/// One search for all of them, through the matcher.
-pub(crate) fn already_applied<'a>(
-    doc: &Document,
-    file: &Normalized,
-    edits: impl Iterator<Item = (&'a str, &'a str)>,
-) -> Vec<Option<usize>> {
-    let edits: Vec<(&str, &str)> = edits.collect();
-    let mut out = vec![None; edits.len()];
-    let mut needles = Vec::new();
-    let mut of = Vec::new();
-    for (k, (old, new)) in edits.iter().enumerate() {
-        let n_new = Normalized::new(new).text;
-        if n_new.trim().is_empty() || Normalized::new(old).text.contains(&*n_new) {
-            continue;
-        }
-        needles.push(Needle {
-            old_text: new,
-            replace_all: false,
-            line_based: false,
-        });
-        of.push(k);
-    }
-    for (res, k) in matcher::find_all(&doc.text, file, &needles)
-        .into_iter()
-        .zip(of)
-    {
-        out[k] = match res {
-            Ok(f) => f.spans.first().map(|s| s.start),
-            Err(Miss::Ambiguous { spans, .. }) => spans.first().map(|s| s.start),
-            Err(Miss::NotFound) => None,
-        };
-    }
-    out
 }
 
 /// Locates Codex patch chunks (SPEC §6); each chunk is reported as one edit.
