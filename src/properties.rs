@@ -4,7 +4,7 @@
 //! ligatures, CJK and emoji.
 
 use crate::engine::document::Document;
-use crate::engine::matcher::MatchKind;
+use crate::engine::matcher::{self, MatchKind};
 use crate::engine::normalize::{Normalization, Normalized, lf};
 use crate::engine::plan::{self, EditPlan, FilePlan, Op, Original, Outcome};
 use crate::engine::relaxed::Tolerance;
@@ -310,6 +310,58 @@ fn apply_unified(old: &[u8], diff: &[u8]) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
+/// A file of a few lines (some repeated, so that patterns occur more than once) mixing combining
+/// marks (also at a line start), trailing whitespace, folded characters, LF and CRLF, with or
+/// without a final line break; and a window `s..s + k` of its lines.
+fn line_file() -> impl Strategy<Value = (Vec<String>, Vec<&'static str>, bool, usize, usize)> {
+    let piece = prop::sample::select(
+        &[
+            "a",
+            "b",
+            "x",
+            " ",
+            "  ",
+            "\t",
+            "e\u{0301}",
+            "\u{0301}",
+            "\u{00E9}",
+            "\u{2019}",
+            "'",
+            "\u{00A0}",
+            "\u{3000}",
+            "\u{FB01}",
+            "fi",
+            "\u{1100}\u{1161}",
+            "\u{AC00}",
+            "\u{FF21}",
+        ][..],
+    );
+    let line = prop::collection::vec(piece, 0..4).prop_map(|v| v.concat());
+    (
+        prop::collection::vec(line, 1..4),
+        prop::collection::vec(any::<prop::sample::Index>(), 1..10),
+    )
+        .prop_flat_map(|(vocab, picks)| {
+            let lines: Vec<String> = picks
+                .iter()
+                .map(|i| vocab[i.index(vocab.len())].clone())
+                .collect();
+            let n = lines.len();
+            (
+                Just(lines),
+                prop::collection::vec(prop::sample::select(&["\n", "\r\n"][..]), n),
+                any::<bool>(),
+                0..n,
+                1..=n,
+            )
+        })
+        .prop_filter("window inside the file", |(l, _, _, s, k)| s + k <= l.len())
+        // Without a final line break, an empty last line is no line at all.
+        .prop_filter("a real last line", |(l, _, nl, _, _)| {
+            *nl || !l[l.len() - 1].is_empty()
+        })
+}
+
 /// Cases per property: modest by default so the suite stays fast; `PROPTEST_CASES` raises it.
 fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
@@ -549,6 +601,82 @@ proptest! {
         }
         prop_assert_eq!(&with(Tolerance::Normalized), &relaxed);
         prop_assert_eq!(&with(Tolerance::Exact), &relaxed);
+    }
+
+    /// (f) For whole-line patterns, the whole-line search that locates Codex chunks
+    /// ([`matcher::whole_lines`]: lines of N(file) compared whole) finds exactly the
+    /// occurrences that [`matcher::find_all`]'s per-occurrence rules (cluster boundaries, the
+    /// trimmed last line, an exact occurrence always counts) accept as whole-line spans, both
+    /// for the pattern in N(·) and for the lines as the file has them (trailing whitespace
+    /// included); and those are the windows whose N(·) lines equal the pattern's.
+    #[test]
+    fn whole_lines_agree_with_find_all(
+        (lines, eols, final_nl, s, k) in line_file(),
+    ) {
+        let mut text = String::new();
+        for (i, l) in lines.iter().enumerate() {
+            text.push_str(l);
+            if i + 1 < lines.len() || final_nl {
+                text.push_str(eols[i]);
+            }
+        }
+        let doc = Document::from_text(text.clone(), false);
+        let file = Normalized::new(&doc.text);
+        let open_end = !text.is_empty() && !doc.final_newline();
+        // N(file)'s lines: its `\n`-separated pieces, less the one after a final line break.
+        let mut n_lines: Vec<&str> = file.text.split('\n').collect();
+        if !open_end {
+            n_lines.pop();
+        }
+        prop_assert_eq!(n_lines.len(), lines.len());
+        let raw = lines[s..s + k].join("\n");
+        let pattern = Normalized::new(&raw).text.into_owned();
+        let want: Vec<&str> = pattern.split('\n').collect();
+        let naive: Vec<usize> = (0..=n_lines.len() - k)
+            .filter(|&p| n_lines[p..p + k] == want[..])
+            .collect();
+        let whole = matcher::whole_lines(&file, open_end, &[pattern.as_str()]).remove(0);
+        prop_assert_eq!(&whole, &naive);
+        prop_assert!(whole.contains(&s));
+        if pattern.is_empty() {
+            // One empty line: find_all takes no empty pattern (nor does a chunk search for one).
+            return Ok(());
+        }
+        let needles = [pattern.as_str(), raw.as_str()].map(|old_text| matcher::Needle {
+            old_text,
+            replace_all: false,
+            line_based: false,
+        });
+        for (res, needle) in matcher::find_all(&doc.text, &file, &needles).into_iter().zip(&needles) {
+            let spans = match res {
+                Ok(f) => f.spans,
+                Err(matcher::Miss::Ambiguous { spans, count }) => {
+                    prop_assume!(count <= spans.len(), "more occurrences than listed");
+                    spans
+                }
+                Err(matcher::Miss::NotFound) => Vec::new(),
+            };
+            // A whole-line span covers `k` lines: it starts at a line start (or, when its first
+            // line is blank under N(·), after that line's whitespace, which N(·) removes and a
+            // span never starts with) and ends on a real line (not the piece after a final line
+            // break) where only whitespace N(·) removes follows.
+            let blank = |i: usize| {
+                Normalized::new(&text[doc.line_start(i)..doc.line_content_end(i)]).text.is_empty()
+            };
+            let whole_line = |sp: &std::ops::Range<usize>| {
+                let first = doc.line_of(sp.start);
+                let last = doc.line_of(sp.end);
+                (doc.line_start(first) == sp.start
+                    || (blank(first) && sp.start == doc.line_content_end(first)))
+                    && last < lines.len()
+                    && last + 1 - first == k
+                    && sp.end <= doc.line_content_end(last)
+                    && Normalized::new(&text[sp.end..doc.line_content_end(last)]).text.is_empty()
+            };
+            let from_find_all: Vec<usize> =
+                spans.iter().filter(|sp| whole_line(sp)).map(|sp| doc.line_of(sp.start)).collect();
+            prop_assert_eq!(&from_find_all, &whole, "needle {:?} in {:?}", needle.old_text, text);
+        }
     }
 }
 
