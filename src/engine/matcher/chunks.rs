@@ -4,12 +4,21 @@
 //! The Codex dialect only parses; the engine locates its chunks here. Old lines are found by
 //! the matcher ([`matcher::whole_lines`]: whole lines of N(file), through the search module's
 //! key scan, one pass for every chunk of the file) and judged by its one verdict
-//! ([`matcher::verdict`], which [`super::find_all`] uses too: unique, ambiguous with its cap); what stays here is what only a patch has: the cursor, `@@`
-//! anchors, the retry without trailing blank lines, and the splice that keeps context lines.
-//! Exactness and the normalizations reported are judged line by line, whole lines against
-//! whole lines (a context line's trailing whitespace counts, where `find_all` leaves whitespace
-//! after a span outside it).
+//! ([`matcher::verdict`], which [`super::find_all`] uses too: unique, ambiguous with its cap);
+//! a chunk not found gets the matcher's one "already applied" rule
+//! ([`super::applied::already_applied`], its new lines as whole lines after where it was looked
+//! for). What stays here is what only a patch has: the cursor, `@@` anchors, the retry without
+//! trailing blank lines, and the splice that keeps context lines.
 //!
+//! Exactness and the normalizations reported come from the matcher's one classification over
+//! the chunk's whole old lines ([`matcher::whole_line_normalizations`]). That is where a chunk
+//! differs from an `oldText` by design: `find_all`'s span ends where N(oldText) ends, so
+//! `oldText` `x` on the line `x  ` is `exact` and the two spaces stay outside the span; a chunk
+//! replaces whole lines, so its span holds each line's trailing whitespace, and the old line `x`
+//! on the file line `x  ` is `normalized` with `trailing_whitespace` (the spaces go with the
+//! replaced line; a context line keeps them, rule 4, but was still matched only under N(·)).
+//! Likewise a blank first old line that is `\t` in the file reports `trailing_whitespace`.
+
 //! Rules, per chunk, with a cursor that starts at the first line and moves forward:
 //!
 //! 1. **Anchors.** Each `@@ anchor` is the first line at or after the cursor (then after the
@@ -32,7 +41,6 @@
 //!    a file without a final newline keeps that state.
 //! 5. The cursor moves past the whole matched window, so chunks must come in file order.
 
-use std::collections::BTreeSet;
 use std::ops::Range;
 
 use similar::{Algorithm, DiffTag, capture_diff_slices};
@@ -362,15 +370,29 @@ impl<'a> Lines<'a> {
     /// Replaces the lines of `old` (matched at line `start`) by `new`, keeping every context line
     /// as the file has it (module docs, rule 4).
     fn splice(&self, start: usize, old: &[String], new: &[String]) -> Located {
-        let mut exact = true;
-        let mut found = BTreeSet::new();
-        for (i, line) in old.iter().enumerate() {
-            let raw = self.raw(start + i);
-            if raw != line {
-                exact = false;
-                classify(raw, line, &mut found);
+        // Exactness and normalizations over the whole old lines, by the matcher's one
+        // classification (module docs: why a line's trailing whitespace counts).
+        let (exact, normalizations) = match old.len() {
+            0 => (true, Vec::new()),
+            len => {
+                let span = self.window(start, len);
+                let n = self.nstarts[start] as usize..self.nstarts[start + len] as usize - 1;
+                let old_text = old.join("\n");
+                if matcher::same_lf(&self.doc.text[span.clone()], &old_text) {
+                    (true, Vec::new())
+                } else {
+                    let text = &self.doc.text;
+                    let found = matcher::whole_line_normalizations(
+                        text,
+                        self.normalized,
+                        n,
+                        &span,
+                        &old_text,
+                    );
+                    (false, found)
+                }
             }
-        }
+        };
 
         let ops = capture_diff_slices(Algorithm::Myers, old, new);
         let edge = |op: Option<&similar::DiffOp>| match op.map(|o| o.as_tag_tuple()) {
@@ -418,22 +440,9 @@ impl<'a> Lines<'a> {
             span,
             new_text,
             exact,
-            normalizations: found.into_iter().collect(),
+            normalizations,
         }
     }
-}
-
-/// Records what N(·) folded for the file line `file` to match the patch line `patch`: trailing
-/// whitespace here, the rest by the matcher's one classification (SPEC §3a).
-fn classify(file: &str, patch: &str, out: &mut BTreeSet<Normalization>) {
-    let fb = file.trim_end();
-    let pb = patch.trim_end();
-    if file[fb.len()..] != patch[pb.len()..] {
-        out.insert(Normalization::TrailingWhitespace);
-    }
-    let mut found = Vec::new();
-    matcher::classify(fb, pb, &mut found);
-    out.extend(found);
 }
 
 #[cfg(test)]
@@ -770,16 +779,28 @@ mod tests {
     }
 
     #[test]
-    fn classifies_normalizations() {
-        let mut s = BTreeSet::new();
-        classify("a\u{2014}b\u{00A0}c", "a-b c", &mut s);
+    fn classifies_normalizations_over_whole_lines() {
+        let norms = |file: &str, body: &str| {
+            let d = doc(file);
+            let l = locate(&d, &[chunk(&[], body)]).remove(0).unwrap();
+            (l.exact, l.normalizations)
+        };
         assert_eq!(
-            s.into_iter().collect::<Vec<_>>(),
-            vec![Normalization::Dashes, Normalization::Spaces]
+            norms("a\u{2014}b\u{00A0}c\n", "-a-b c\n+x"),
+            (false, vec![Normalization::Dashes, Normalization::Spaces])
         );
-        let mut s = BTreeSet::new();
-        classify("\u{FB01}x", "fix", &mut s);
-        assert_eq!(s.into_iter().collect::<Vec<_>>(), vec![Normalization::Nfkc]);
+        assert_eq!(
+            norms("\u{FB01}x\n", "-fix\n+x"),
+            (false, vec![Normalization::Nfkc])
+        );
+        // A line's trailing whitespace is inside a whole-line span, a blank first line's too.
+        let tw = (false, vec![Normalization::TrailingWhitespace]);
+        assert_eq!(norms("x  \n", "-x\n+y"), tw);
+        assert_eq!(norms("x\n", "-x \n+y"), tw);
+        assert_eq!(norms(" \nx\n", "-\n-x\n+y"), tw);
+        assert_eq!(norms("\nx\n", "-\t\n-x\n+y"), tw);
+        // Line endings aside, the same lines are exact.
+        assert_eq!(norms("x \r\ny\r\n", "-x \n-y\n+z"), (true, vec![]));
     }
 
     mod property {

@@ -390,7 +390,7 @@ fn lf_bytes(s: &str) -> impl Iterator<Item = u8> + '_ {
 }
 
 /// Whether two texts are equal with line endings aside, without allocating.
-fn same_lf(a: &str, b: &str) -> bool {
+pub(crate) fn same_lf(a: &str, b: &str) -> bool {
     if !a.contains('\r') && !b.contains('\r') {
         return a == b;
     }
@@ -532,6 +532,39 @@ fn needed(
     old_text: &str,
     pat: &Normalized,
 ) -> Vec<Normalization> {
+    classify_span(text, file, n, span, old_text, pat, false)
+}
+
+/// What N(·) folded for whole lines of the file to equal `old_text` (whole lines joined by `\n`,
+/// as many), in report order (SPEC §3a "Normalizations reported"); the classification
+/// [`find_all`] makes of its spans, over whole lines. `first` is the first line, `n` the lines'
+/// N range and `span` their original bytes, both without the last line's break. Unlike a
+/// `find_all` span, which ends where oldText's N(·) ends and leaves the whitespace after it
+/// outside, the span is the whole lines: each line's trailing whitespace is inside it, so
+/// whitespace the file and `old_text` end a line with differently is `trailing_whitespace`
+/// (a Codex chunk replaces whole lines, and the file's trailing whitespace goes with them).
+pub(crate) fn whole_line_normalizations(
+    text: &str,
+    file: &Normalized,
+    n: Range<usize>,
+    span: &Range<usize>,
+    old_text: &str,
+) -> Vec<Normalization> {
+    let pat = Normalized::new(old_text);
+    classify_span(text, file, n, span, old_text, &pat, true)
+}
+
+/// [`needed`]; with `whole_lines`, the whitespace N(·) removed at the very start of `n` (the
+/// first line's, when it is blank) counts as inside the span too.
+fn classify_span(
+    text: &str,
+    file: &Normalized,
+    n: Range<usize>,
+    span: &Range<usize>,
+    old_text: &str,
+    pat: &Normalized,
+    whole_lines: bool,
+) -> Vec<Normalization> {
     let mut out = Vec::new();
     let mut a = atoms(text, file, n.clone()).peekable();
     let mut b = atoms(old_text, pat, 0..pat.text.len()).peekable();
@@ -566,7 +599,9 @@ fn needed(
     // Trailing whitespace: what N removed inside the span versus inside oldText, line by line.
     let file_removed: Vec<(usize, &str)> = file
         .removed(n.clone())
-        .filter(|(p, o)| *p > n.start && o.start >= span.start && o.end <= span.end)
+        .filter(|(p, o)| {
+            (whole_lines || *p > n.start) && o.start >= span.start && o.end <= span.end
+        })
         .map(|(p, o)| (p - n.start, &text[o]))
         .collect();
     let pat_removed: Vec<(usize, &str)> = pat
