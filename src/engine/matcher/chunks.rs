@@ -94,32 +94,34 @@ pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Locate
     }
     // SPEC §3a "Already applied" for the chunks not found: the matcher's one rule, their new
     // lines as whole lines after where the chunk was looked for; one scan for all of them.
-    let texts: Vec<(String, String)> = chunks
-        .iter()
-        .map(|c| (c.old_lines.join("\n"), c.new_lines.join("\n")))
-        .collect();
-    let missing: Vec<(usize, Wanted<'_>)> = steps
+    // (chunk, where it was looked for from, old lines, new lines), joined only for these.
+    let missing: Vec<(usize, usize, String, String)> = steps
         .iter()
         .enumerate()
         .filter_map(|(k, step)| match step {
             Step::Missing(from) => Some((
                 k,
-                Wanted {
-                    old: &texts[k].0,
-                    new: &texts[k].1,
-                    within: Within::Lines {
-                        from: *from,
-                        lines: chunks[k].new_lines.len(),
-                        eof: chunks[k].end_of_file,
-                    },
-                },
+                *from,
+                chunks[k].old_lines.join("\n"),
+                chunks[k].new_lines.join("\n"),
             )),
             _ => None,
         })
         .collect();
-    let wanted: Vec<Wanted<'_>> = missing.iter().map(|(_, w)| *w).collect();
+    let wanted: Vec<Wanted<'_>> = missing
+        .iter()
+        .map(|(k, from, old, new)| Wanted {
+            old,
+            new,
+            within: Within::Lines {
+                from: *from,
+                lines: chunks[*k].new_lines.len(),
+                eof: chunks[*k].end_of_file,
+            },
+        })
+        .collect();
     let mut applied = vec![None; chunks.len()];
-    for ((k, _), at) in missing
+    for ((k, ..), at) in missing
         .iter()
         .zip(already_applied(doc, &normalized, &wanted))
     {
