@@ -176,7 +176,6 @@ fn cut(text: &str, seeds: &[EditSeed]) -> Vec<(EditSpec, bool)> {
             new_text: s.new_text.as_str().into(),
             replace_all: s.replace_all,
             id: None,
-            pointer: None,
             line_based: false,
             insert_after_line: None,
             old_text_pointer: None,

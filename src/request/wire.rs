@@ -787,8 +787,7 @@ impl Parser {
                     ));
                 }
                 let edit = EditSpec {
-                    old_text_pointer: Some(at.at("old_str").into()),
-                    pointer: Some(at.pointer.as_str().into()),
+                    old_text_pointer: blank_pointer(&old_text, at, "old_str"),
                     ..EditSpec::new(old_text, new_text)
                 };
                 slot.add_edit(edit, &at.at("old_str"))
@@ -804,7 +803,6 @@ impl Parser {
                 let line = c.insert_line.ok_or_else(|| required("insert_line"))?;
                 let new_text = c.new_str.ok_or_else(|| required("new_str"))?;
                 let edit = EditSpec {
-                    pointer: Some(at.pointer.as_str().into()),
                     insert_after_line: Some(usize::try_from(line).unwrap_or(usize::MAX)),
                     ..EditSpec::new("", new_text)
                 };
@@ -1171,15 +1169,20 @@ fn edit(
         ));
     }
     Ok(EditSpec {
-        old_text: old_text.into(),
         new_text: new_text.into(),
         replace_all: replace_all.unwrap_or(false),
         id,
-        pointer: Some(at.pointer.as_str().into()),
         line_based: false,
         insert_after_line: None,
-        old_text_pointer: Some(at.at("oldText").into()),
+        old_text_pointer: blank_pointer(&old_text, at, "oldText"),
+        old_text: old_text.into(),
     })
+}
+
+/// The pointer of `field` (an `oldText`) of `at`, kept only when `old_text` is blank under N(·)
+/// ([`EditSpec::old_text_pointer`]).
+fn blank_pointer(old_text: &str, at: &Sent, field: &'static str) -> Option<Box<str>> {
+    crate::engine::normalize::is_blank_under_n(old_text).then(|| at.at(field).into())
 }
 
 /// `sha256:` and 64 hex digits (any case), in the lowercase form `redline read` prints.

@@ -343,7 +343,6 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
                 new_text: chunk.new_lines.join("\n").into(),
                 replace_all: false,
                 id: Some(format!("chunk@{}", chunk.line)),
-                pointer: None,
                 line_based: false,
                 insert_after_line: None,
                 old_text_pointer: None,

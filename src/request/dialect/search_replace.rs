@@ -259,7 +259,6 @@ fn add_block(
         new_text: new_text.into(),
         replace_all: false,
         id: None,
-        pointer: None,
         line_based: true,
         insert_after_line: None,
         old_text_pointer: None,

@@ -38,17 +38,18 @@ fn spec(old: &str, new: &str, pointer: &str) -> EditSpec {
     spec_sent_as(old, new, pointer, "oldText")
 }
 
-/// An edit parsed from the object at `pointer`, whose `oldText` was sent under `key`.
+/// An edit parsed from the object at `pointer`, whose `oldText` was sent under `key` (its
+/// pointer is kept only for an `oldText` that is blank under N(·)).
 fn spec_sent_as(old: &str, new: &str, pointer: &str, key: &str) -> EditSpec {
     EditSpec {
         old_text: old.into(),
         new_text: new.into(),
         replace_all: false,
         id: None,
-        pointer: Some(pointer.into()),
         line_based: false,
         insert_after_line: None,
-        old_text_pointer: Some(format!("{pointer}/{key}").into()),
+        old_text_pointer: crate::engine::normalize::is_blank_under_n(old)
+            .then(|| format!("{pointer}/{key}").into()),
     }
 }
 
@@ -79,10 +80,6 @@ fn canonical_full() {
     assert!(r.files[1].edits.is_empty() && !r.files[1].delete);
     assert!(r.files[2].delete);
     assert_eq!(r.files[3].move_to.as_deref(), Some("b.rs"));
-    assert_eq!(
-        r.files[3].edits[0].pointer.as_deref(),
-        Some("/files/3/edits/0")
-    );
     assert!(r.documents.is_empty());
 }
 
@@ -155,7 +152,6 @@ fn claude_edit_and_multiedit() {
         "../../../testdata/requests/ok-claude-multiedit.json"
     ));
     assert_eq!(olds(&r.files[0]), ["alpha", "gamma"]);
-    assert_eq!(r.files[0].edits[1].pointer.as_deref(), Some("/edits/1"));
 }
 
 #[test]
@@ -199,7 +195,6 @@ fn flat_edits_grouped_by_first_appearance() {
     assert_eq!(olds(&r.files[0]), ["1", "5"]);
     assert_eq!(r.files[0].edits[0].id.as_deref(), Some("first"));
     assert!(r.files[0].edits[1].replace_all);
-    assert_eq!(r.files[0].edits[1].pointer.as_deref(), Some("/edits/2"));
     let r = ok_value(
         json!({"edits": [{"file_path": "a", "old_string": "x", "new_string": "y"}],
                             "documents": [{"path": "a", "text": "x"}]}),
@@ -663,17 +658,16 @@ fn objects_for_one_path_merge_in_request_order() {
     assert_eq!(a.path, "./src/a.rs");
     assert_eq!(a.pointer.as_deref(), Some("/files/0"));
     assert_eq!(olds(a), ["one", "two", "three"]);
-    let pointers: Vec<_> = a
-        .edits
-        .iter()
-        .map(|e| e.pointer.as_deref().unwrap())
-        .collect();
-    assert_eq!(
-        pointers,
-        ["/files/0/edits/0", "/files/2/edits/0", "/files/2/edits/1"]
-    );
     assert_eq!(a.move_to.as_deref(), Some("src/c.rs"));
     assert_eq!(r.files[1].path, "src/b.rs");
+    // A merged edit keeps the pointer of where it was sent (kept for a blank oldText only).
+    let r = ok_value(json!({"files": [
+        {"path": "a", "edits": [{"oldText": "x", "newText": "y"}]},
+        {"path": "b", "content": ""},
+        {"path": "./a", "edits": [{"oldText": "z", "newText": "w"}, {"oldText": "\t", "newText": "v"}]},
+    ]}));
+    let ptrs: Vec<_> = r.files[0].edits.iter().map(|e| e.old_text_pointer.as_deref()).collect();
+    assert_eq!(ptrs, [None, None, Some("/files/2/edits/1/oldText")]);
 }
 
 #[test]
@@ -1023,8 +1017,9 @@ proptest::proptest! {
                     let p = file.pointer.as_deref().unwrap();
                     proptest::prop_assert!(value.pointer(p).is_some(), "{p}");
                     for edit in &file.edits {
-                        let p = edit.pointer.as_deref().unwrap();
-                        proptest::prop_assert!(stringified || value.pointer(p).is_some(), "{p}");
+                        if let Some(p) = edit.old_text_pointer.as_deref() {
+                            proptest::prop_assert!(stringified || value.pointer(p).is_some(), "{p}");
+                        }
                     }
                 }
             }
@@ -1190,8 +1185,11 @@ fn pointers_name_aliases_as_sent() {
         "/edits/0/old_str",
         "`old_text` and `old_str` are two names for one field in /edits/0",
     );
-    let r = ok_value(json!({"edits": [{"file_path": "a", "old_text": "x", "new_text": "y"}]}));
-    assert_eq!(r.files[0].edits[0].pointer.as_deref(), Some("/edits/0"));
+    let r = ok_value(json!({"edits": [{"file_path": "a", "old_text": " ", "new_text": "y"}]}));
+    assert_eq!(
+        r.files[0].edits[0].old_text_pointer.as_deref(),
+        Some("/edits/0/old_text")
+    );
 }
 
 /// `newText` is required (it may be empty), under any of its names.
@@ -1304,8 +1302,12 @@ fn text_editor_commands_become_edits_content_and_insertions() {
         ok_value(json!({"command": "str_replace", "path": "a.rs", "old_str": "x", "new_str": ""}));
     let e = &r.files[0].edits[0];
     assert_eq!((&*e.old_text, &*e.new_text), ("x", ""));
-    assert_eq!(e.old_text_pointer.as_deref(), Some("/old_str"));
+    // The pointer is kept only for the error a blank old_str gets when it is resolved.
+    assert_eq!(e.old_text_pointer, None);
     assert_eq!(e.insert_after_line, None);
+    let r =
+        ok_value(json!({"command": "str_replace", "path": "a.rs", "old_str": " \t", "new_str": ""}));
+    assert_eq!(r.files[0].edits[0].old_text_pointer.as_deref(), Some("/old_str"));
     let r =
         ok_value(json!({"command": "create", "path": "n.md", "file_text": "", "old_str": null}));
     assert_eq!(r.files[0].content.as_deref(), Some(""));
@@ -1318,12 +1320,15 @@ fn text_editor_commands_become_edits_content_and_insertions() {
     // An array batches commands (and file objects) all or nothing; one path merges.
     let r = ok_value(json!([
         {"command": "insert", "path": "a.rs", "insert_line": 3, "new_str": "x"},
-        {"command": "str_replace", "path": "./a.rs", "old_str": "y", "new_str": "z"},
+        {"command": "str_replace", "path": "./a.rs", "old_str": " ", "new_str": "z"},
         {"path": "b.rs", "delete": true}
     ]));
     assert_eq!(r.files.len(), 2);
     assert_eq!(r.files[0].edits.len(), 2);
-    assert_eq!(r.files[0].edits[1].pointer.as_deref(), Some("/1"));
+    assert_eq!(
+        r.files[0].edits[1].old_text_pointer.as_deref(),
+        Some("/1/old_str")
+    );
 }
 
 #[test]
