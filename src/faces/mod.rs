@@ -37,3 +37,28 @@ pub(crate) fn run_json(
         Err(e) => Run::failed_in(&e, vocabulary),
     })
 }
+
+/// [`run_json`] for a request given as the raw text of a JSON value (JSON-RPC `params` kept as
+/// [`serde_json::value::RawValue`]): an object or an array is read straight into the typed
+/// request ([`crate::request::wire::parse_json`], so no tree of JSON values is built and
+/// duplicate keys are refused as the CLI refuses them), a string is request text in any
+/// dialect. `None` when the value's JSON type holds no request.
+pub(crate) fn run_json_text(
+    raw: &serde_json::value::RawValue,
+    mode: Mode,
+    settings: &Settings,
+    vocabulary: Vocabulary,
+) -> Option<Run> {
+    let parsed = match raw.get().trim_start().as_bytes().first() {
+        Some(b'{' | b'[') => crate::request::wire::parse_json(raw.get()),
+        // A string (or a scalar, which holds no request): as small as its text.
+        _ => {
+            let value: serde_json::Value = serde_json::from_str(raw.get()).ok()?;
+            crate::request::from_json(&value)?
+        }
+    };
+    Some(match parsed {
+        Ok(req) => crate::service::run_in(&req, mode, settings, vocabulary),
+        Err(e) => Run::failed_in(&e, vocabulary),
+    })
+}
