@@ -38,23 +38,36 @@ pub(crate) fn run_json(
     })
 }
 
-/// [`run_json`] for a request given as the raw text of a JSON value (JSON-RPC `params` kept as
-/// [`serde_json::value::RawValue`]): an object or an array is read straight into the typed
-/// request ([`crate::request::wire::parse_json`], so no tree of JSON values is built and
-/// duplicate keys are refused as the CLI refuses them), a string is request text in any
-/// dialect. `None` when the value's JSON type holds no request.
+/// [`run_json`] for a request given as the raw text of a JSON value (JSON-RPC `params` or MCP
+/// tool arguments kept as [`serde_json::value::RawValue`]): an object or an array is read
+/// straight into the typed request ([`crate::request::wire::parse_json`], so no tree of JSON
+/// values is built and duplicate keys are refused as the CLI refuses them), a string is request
+/// text in any dialect. As in the CLI, far too many edits are `too_large` before parsing
+/// ([`crate::request::limits::precheck_edits`]). `None` when the value's JSON type holds no
+/// request.
 pub(crate) fn run_json_text(
-    raw: &serde_json::value::RawValue,
+    raw: &str,
     mode: Mode,
     settings: &Settings,
     vocabulary: Vocabulary,
 ) -> Option<Run> {
-    let parsed = match raw.get().trim_start().as_bytes().first() {
-        Some(b'{' | b'[') => crate::request::wire::parse_json(raw.get()),
+    use crate::request::limits::precheck_edits;
+    let max_edits = settings.limits.max_edits;
+    let parsed = match raw.trim_start().as_bytes().first() {
+        Some(b'{' | b'[') => {
+            precheck_edits(raw, max_edits).and_then(|()| crate::request::wire::parse_json(raw))
+        }
         // A string (or a scalar, which holds no request): as small as its text.
         _ => {
-            let value: serde_json::Value = serde_json::from_str(raw.get()).ok()?;
-            crate::request::from_json(&value)?
+            let value: serde_json::Value = serde_json::from_str(raw).ok()?;
+            let checked = match &value {
+                serde_json::Value::String(text) => precheck_edits(text, max_edits),
+                _ => Ok(()),
+            };
+            match checked {
+                Ok(()) => crate::request::from_json(&value)?,
+                Err(e) => Err(e),
+            }
         }
     };
     Some(match parsed {

@@ -468,7 +468,7 @@ fn need(params: Option<&RawValue>) -> Result<&RawValue, (i64, String)> {
 /// Parses `params` as a request and runs it in `mode` ([`crate::faces::run_json_text`]);
 /// params of a JSON type that holds no request are invalid params.
 pub(crate) fn run(params: &RawValue, mode: Mode, settings: &Settings) -> Result<Run, (i64, String)> {
-    crate::faces::run_json_text(params, mode, settings, Vocabulary::Cli)
+    crate::faces::run_json_text(params.get(), mode, settings, Vocabulary::Cli)
         .ok_or_else(|| (INVALID_PARAMS, crate::faces::NOT_A_REQUEST.into()))
 }
 
