@@ -34,8 +34,8 @@ pub(crate) fn match_edits_with(
 ) -> Vec<EditPlan> {
     let file = Normalized::new(&doc.text);
     let mut out: Vec<EditPlan> = skipped(specs);
-    let mut needles = Vec::new();
-    let mut needle_of = Vec::new();
+    let mut needles = Vec::with_capacity(specs.len());
+    let mut needle_of = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
         if let Some(after) = spec.insert_after_line {
             out[i].outcome = insertion(doc, after, &spec.new_text);
