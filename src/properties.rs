@@ -634,7 +634,11 @@ proptest! {
         let naive: Vec<usize> = (0..=n_lines.len() - k)
             .filter(|&p| n_lines[p..p + k] == want[..])
             .collect();
-        let whole = matcher::whole_lines(&file, open_end, &[pattern.as_str()]).remove(0);
+        let whole: Vec<usize> = matcher::whole_lines(&file, open_end, &[pattern.as_str()])
+            .of(0)
+            .iter()
+            .map(|&l| l as usize)
+            .collect();
         prop_assert_eq!(&whole, &naive);
         prop_assert!(whole.contains(&s));
         if pattern.is_empty() {

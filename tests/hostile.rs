@@ -898,3 +898,47 @@ fn read_only_root_says_why() {
     }
     assert!(!root.join("new.txt").exists());
 }
+
+/// Issue 14.2 / issue 8: a Codex patch's hunks on a file of one repeated line. Each hunk's old
+/// lines occur at every line, so keeping each hunk's occurrences on its own took hunks × lines
+/// (1,000 equal hunks on 1,000,000 lines: 7.8 GB, 53 s), and each `@@` anchor walked the file
+/// from the cursor on its own (1,000 missing anchors: 25 s). Equal patterns are now searched and
+/// kept once, and anchors come from one pass over the lines.
+#[test]
+fn codex_patch_on_a_repetitive_file_is_capped() {
+    let (t, root) = root();
+    let base = base_rss(&root);
+    let lines = 200_000;
+    fs::write(root.join("rep.txt"), "x\n".repeat(lines)).unwrap();
+    let patch = |hunk: &dyn Fn(usize) -> String| {
+        let mut p = String::from("*** Begin Patch\n*** Update File: rep.txt\n");
+        for i in 0..1_000 {
+            p.push_str(&hunk(i));
+        }
+        p + "*** End Patch\n"
+    };
+    for (what, body) in [
+        (
+            "1,000 equal hunks",
+            patch(&|_| "@@\n x\n x\n-x\n+y\n".into()),
+        ),
+        (
+            "1,000 missing anchors",
+            patch(&|i| format!("@@ nope{i}\n x\n-x\n+y\n")),
+        ),
+    ] {
+        let path = t.path().join("p.patch");
+        fs::write(&path, &body).unwrap();
+        let c = measured(
+            &root,
+            &["apply", "--format", "json", path.to_str().unwrap()],
+            Stdio::null(),
+        );
+        within_caps(what, &c, (2 * lines + body.len()) as u64, base);
+        assert_eq!(c.code, Some(1), "{what}: every hunk fails");
+        assert_eq!(
+            fs::read_to_string(root.join("rep.txt")).unwrap(),
+            "x\n".repeat(lines)
+        );
+    }
+}

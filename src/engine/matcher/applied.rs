@@ -90,16 +90,18 @@ pub(crate) fn already_applied(
         let count = memchr::memchr_iter(b'\n', file.text.as_bytes()).count() + open_end as usize;
         let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
         let found = matcher::whole_lines(file, open_end, &refs);
-        for (starts, k) in found.iter().zip(pattern_of) {
+        for (p, k) in pattern_of.into_iter().enumerate() {
+            let starts = found.of(p);
             let Within::Lines { from, lines, eof } = wanted[k].within else {
                 continue;
             };
             let at = if eof {
                 count
                     .checked_sub(lines)
-                    .filter(|&at| at >= from && starts.binary_search(&at).is_ok())
+                    .filter(|&at| at >= from && starts.binary_search(&(at as u32)).is_ok())
             } else {
-                starts.get(starts.partition_point(|&s| s < from)).copied()
+                let first = starts.partition_point(|&s| (s as usize) < from);
+                starts.get(first).map(|&s| s as usize)
             };
             out[k] = at.map(|line| doc.line_start(line));
         }

@@ -41,6 +41,7 @@
 //!    a file without a final newline keeps that state.
 //! 5. The cursor moves past the whole matched window, so chunks must come in file order.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use similar::{Algorithm, DiffTag, capture_diff_slices};
@@ -70,7 +71,7 @@ pub(crate) struct Located {
 /// cursor where it was, so later chunks are still tried and reported.
 pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Located, ChunkError>> {
     let normalized = Normalized::new(&doc.text);
-    let lines = Lines::new(doc, &normalized);
+    let lines = Lines::new(doc, &normalized, chunks);
     // Every chunk's old lines (without the trailing blank lines the retry may drop, see
     // [`base_len`]) are found by the engine's one search, in one scan for all chunks.
     let olds: Vec<Vec<String>> = chunks
@@ -86,7 +87,7 @@ pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Locate
     let mut cursor = 0;
     let mut steps: Vec<Step> = Vec::with_capacity(chunks.len());
     for (k, chunk) in chunks.iter().enumerate() {
-        let step = lines.chunk(chunk, &olds[k], &occ[k], cursor);
+        let step = lines.chunk(chunk, &olds[k], occ.of(k), cursor);
         if let Step::Placed(_, next) = step {
             cursor = next;
         }
@@ -177,10 +178,26 @@ struct Lines<'a> {
     /// `\n` and never joins lines, so N's lines are the document's).
     nstarts: Vec<u32>,
     count: usize,
+    /// Per anchor of the patch (N(·), leading whitespace trimmed): every line that equals it,
+    /// ascending, with the end of the block under it ([`Lines::block_ends`]).
+    anchors: HashMap<String, Vec<(u32, u32)>>,
+}
+
+/// Each chunk's occurrences of its old lines ([`Lines::occurrences`]).
+struct Occurrences {
+    found: matcher::WholeLines,
+    /// Each chunk's pattern in `found`, if it has one.
+    pattern: Vec<Option<usize>>,
+}
+
+impl Occurrences {
+    fn of(&self, chunk: usize) -> &[u32] {
+        self.pattern[chunk].map_or(&[], |p| self.found.of(p))
+    }
 }
 
 impl<'a> Lines<'a> {
-    fn new(doc: &'a Document, normalized: &'a Normalized<'a>) -> Lines<'a> {
+    fn new(doc: &'a Document, normalized: &'a Normalized<'a>, chunks: &[PatchChunk]) -> Lines<'a> {
         let n = normalized.text.as_bytes();
         let mut nstarts = Vec::with_capacity(memchr::memchr_iter(b'\n', n).count() + 2);
         nstarts.push(0);
@@ -194,12 +211,77 @@ impl<'a> Lines<'a> {
         } else {
             nstarts.len() - 1
         };
-        Lines {
+        let mut lines = Lines {
             doc,
             normalized,
             nstarts,
             count,
+            anchors: HashMap::new(),
+        };
+        for c in chunks {
+            for a in &c.anchors {
+                let want = n_line(a);
+                lines
+                    .anchors
+                    .entry(want.trim_start().to_string())
+                    .or_default();
+            }
         }
+        if !lines.anchors.is_empty() {
+            lines.block_ends();
+        }
+        lines
+    }
+
+    /// Fills [`Lines::anchors`] in one pass over the lines, last to first: the lines that
+    /// equal an anchor, each with the end of its block ([`Lines::block_end`]'s rule). The
+    /// block under line `a` ends at the first non-blank line after it that is not more indented
+    /// (the rest of the file when the next non-blank line is not more indented than `a`). A
+    /// stack holds the non-blank lines below that may still end a block above: the nearest
+    /// first, each less indented than the one nearer than it (a nearer line at most as
+    /// indented hides a farther one), so it is at most as deep as the longest indentation and
+    /// the end of a block is a binary search. Linear in the file, whatever the patch: each
+    /// anchor used to walk its own block.
+    fn block_ends(&mut self) {
+        let indent = |s: &str| s.len() - s.trim_start().len();
+        // (indent, line), farthest (least indented) first.
+        let mut stack: Vec<(usize, u32)> = Vec::new();
+        // The indentation of the nearest non-blank line below, if any.
+        let mut next_indent: Option<usize> = None;
+        for a in (0..self.count).rev() {
+            let line = self.nline(a);
+            let base = indent(line);
+            if let Some(at) = self.anchors.get_mut(line.trim_start()) {
+                let end = match next_indent {
+                    Some(i) if i > base => {
+                        // The nearest line at most `base` indented: the last of the stack's
+                        // prefix of such lines.
+                        let k = stack.partition_point(|&(i, _)| i <= base);
+                        k.checked_sub(1).map_or(self.count, |k| stack[k].1 as usize)
+                    }
+                    _ => self.count,
+                };
+                at.push((a as u32, end as u32));
+            }
+            if !line.is_empty() {
+                while stack.last().is_some_and(|&(i, _)| i >= base) {
+                    stack.pop();
+                }
+                stack.push((base, a as u32));
+                next_indent = Some(base);
+            }
+        }
+        for at in self.anchors.values_mut() {
+            at.reverse();
+        }
+    }
+
+    /// The first line at or after `from` that equals `anchor` (N(·), leading whitespace
+    /// trimmed), with the end of its block.
+    fn anchor(&self, anchor: &str, from: usize) -> Option<(usize, usize)> {
+        let at = self.anchors.get(anchor)?;
+        let (line, end) = *at.get(at.partition_point(|&(l, _)| (l as usize) < from))?;
+        Some((line as usize, end as usize))
     }
 
     fn count(&self) -> usize {
@@ -214,14 +296,21 @@ impl<'a> Lines<'a> {
 
     /// The first line of every whole-line occurrence of each pattern, ascending
     /// ([`matcher::whole_lines`]); none for a `None` pattern.
-    fn occurrences(&self, patterns: &[Option<String>]) -> Vec<Vec<usize>> {
+    fn occurrences(&self, patterns: &[Option<String>]) -> Occurrences {
         let wanted: Vec<&str> = patterns.iter().flatten().map(String::as_str).collect();
         let open_end = self.count > 0 && !self.doc.final_newline();
-        let mut found = matcher::whole_lines(self.normalized, open_end, &wanted).into_iter();
-        patterns
+        let found = matcher::whole_lines(self.normalized, open_end, &wanted);
+        let mut next = 0;
+        let pattern = patterns
             .iter()
-            .map(|p| p.as_ref().and_then(|_| found.next()).unwrap_or_default())
-            .collect()
+            .map(|p| {
+                p.as_ref().map(|_| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect();
+        Occurrences { found, pattern }
     }
 
     /// The file's own text of line `i`, without its line break.
@@ -237,7 +326,9 @@ impl<'a> Lines<'a> {
 
     /// The end of the block under the anchor at line `a`: the first non-blank line after it that
     /// is not more indented. The rest of the file when the next non-blank line is not indented
-    /// more than the anchor (no block to speak of).
+    /// more than the anchor (no block to speak of). The walk [`Lines::block_ends`] is tested
+    /// against.
+    #[cfg(test)]
     fn block_end(&self, a: usize) -> usize {
         let indent = |s: &str| s.len() - s.trim_start().len();
         let base = indent(self.nline(a));
@@ -256,52 +347,57 @@ impl<'a> Lines<'a> {
 
     /// The verdict on the `len`-line windows starting at `starts` (ascending occurrences of the
     /// pattern) that the chunk may take: from line `from` on; with an anchor, those inside its
-    /// block first; an end-of-file chunk only the window that ends at the last line.
+    /// block (lines before `block_end`) first; an end-of-file chunk only the window that ends at
+    /// the last line.
     fn search(
         &self,
-        starts: &[usize],
+        starts: &[u32],
         len: usize,
         from: usize,
-        anchor: Option<usize>,
+        block_end: Option<usize>,
         eof: bool,
     ) -> Verdict<usize> {
+        let line = |&s: &u32| s as usize;
         if eof {
             return match self.count().checked_sub(len) {
-                Some(at) if at >= from && starts.binary_search(&at).is_ok() => Verdict::One(at),
+                Some(at) if at >= from && starts.binary_search(&(at as u32)).is_ok() => {
+                    Verdict::One(at)
+                }
                 _ => Verdict::NotFound,
             };
         }
-        let all = &starts[starts.partition_point(|&s| s < from)..];
-        if let Some(a) = anchor {
-            let end = self.block_end(a);
-            let inside = &all[..all.partition_point(|&s| s < end)];
+        let all = &starts[starts.partition_point(|s| line(s) < from)..];
+        if let Some(end) = block_end {
+            let inside = &all[..all.partition_point(|s| line(s) < end)];
             if !inside.is_empty() {
-                return matcher::verdict(inside.len(), inside.iter().copied());
+                return matcher::verdict(inside.len(), inside.iter().map(line));
             }
         }
-        matcher::verdict(all.len(), all.iter().copied())
+        matcher::verdict(all.len(), all.iter().map(line))
     }
 
     /// Places one chunk. `old` is N(·) of its old lines, `base` the occurrences of their first
     /// [`base_len`] lines.
-    fn chunk(&self, chunk: &PatchChunk, old: &[String], base: &[usize], cursor: usize) -> Step {
+    fn chunk(&self, chunk: &PatchChunk, old: &[String], base: &[u32], cursor: usize) -> Step {
         if chunk.old_lines == chunk.new_lines {
             return Step::Failed(ChunkError::NoOp);
         }
         let mut from = cursor;
+        // The innermost anchor's line and the end of its block.
         let mut anchor = None;
         for text in &chunk.anchors {
             let want = n_line(text);
-            let want = want.trim_start();
-            let Some(i) = (from..self.count()).find(|&i| self.nline(i).trim_start() == want) else {
+            let Some((i, end)) = self.anchor(want.trim_start(), from) else {
                 return Step::Failed(ChunkError::AnchorNotFound {
                     anchor: text.clone(),
                     after: from,
                 });
             };
-            anchor = Some(i);
+            anchor = Some(end);
             from = i + 1;
         }
+        // Only windows from `from` on count, whatever the retry below.
+        let base = &base[base.partition_point(|&s| (s as usize) < from)..];
 
         if chunk.old_lines.is_empty() {
             let line = match anchor {
@@ -321,14 +417,21 @@ impl<'a> Lines<'a> {
         loop {
             // The occurrences of the first `len` old lines: those of the base whose following
             // lines are the dropped blank ones too.
-            let starts: Vec<usize> = base
-                .iter()
-                .copied()
-                .filter(|&s| {
-                    s + len <= self.count() && (b..len).all(|i| old[i] == self.nline(s + i))
-                })
-                .collect();
-            match self.search(&starts, len, from, anchor, chunk.end_of_file) {
+            let filtered: Vec<u32>;
+            let starts = if len == b {
+                base
+            } else {
+                filtered = base
+                    .iter()
+                    .copied()
+                    .filter(|&s| {
+                        let s = s as usize;
+                        s + len <= self.count() && (b..len).all(|i| old[i] == self.nline(s + i))
+                    })
+                    .collect();
+                &filtered
+            };
+            match self.search(starts, len, from, anchor, chunk.end_of_file) {
                 Verdict::One(start) => {
                     let located = self.splice(start, &chunk.old_lines[..len], new);
                     return Step::Placed(located, start + len);
@@ -868,6 +971,33 @@ mod tests {
                         prop_assert!(occurrences > 1, "{:?}", e);
                         prop_assert_eq!(e.code, Code::Ambiguous);
                         prop_assert_eq!(e.occurrences, occurrences);
+                    }
+                }
+            }
+
+            /// The one pass over the lines finds every anchor line and the same block end as
+            /// walking the block from the anchor.
+            #[test]
+            fn block_ends_agree_with_the_walk(
+                lines in prop::collection::vec(
+                    prop::sample::select(vec!["f", "  f", "    f", "  g", "", "   ", "\tf", "g"]),
+                    0..24,
+                ),
+                final_nl in any::<bool>(),
+            ) {
+                let mut text = lines.join("\n");
+                if final_nl { text.push('\n'); }
+                let d = doc(&text);
+                let normalized = Normalized::new(&d.text);
+                let anchors: Vec<String> = ["f", "g", ""].map(String::from).to_vec();
+                let c = PatchChunk { anchors, ..PatchChunk::default() };
+                let l = Lines::new(&d, &normalized, std::slice::from_ref(&c));
+                for want in ["f", "g", ""] {
+                    for from in 0..=l.count() {
+                        let walk = (from..l.count())
+                            .find(|&i| l.nline(i).trim_start() == want)
+                            .map(|i| (i, l.block_end(i)));
+                        prop_assert_eq!(l.anchor(want, from), walk, "{:?} from {}", want, from);
                     }
                 }
             }

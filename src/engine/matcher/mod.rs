@@ -121,10 +121,27 @@ pub(crate) fn verdict<T>(count: usize, occ: impl IntoIterator<Item = T>) -> Verd
 /// sequence of line keys, all patterns in one scan ([`search::key_occurrences`], as the relaxed
 /// tier does: a byte automaton over the text would cost a transition per byte), and every
 /// window found is compared byte for byte.
-pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) -> Vec<Vec<usize>> {
+pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) -> WholeLines {
     let text = file.text.as_bytes();
-    let mut out = vec![Vec::new(); patterns.len()];
-    if patterns.is_empty() {
+    // Equal patterns (chunks often share their context lines) are searched, and their
+    // occurrences kept, once.
+    let mut ids: HashMap<&str, usize> = HashMap::with_capacity(patterns.len());
+    let mut distinct: Vec<&str> = Vec::new();
+    let of: Vec<usize> = patterns
+        .iter()
+        .map(|&p| {
+            *ids.entry(p).or_insert_with(|| {
+                distinct.push(p);
+                distinct.len() - 1
+            })
+        })
+        .collect();
+    drop(ids);
+    let mut out = WholeLines {
+        of,
+        occ: vec![Vec::new(); distinct.len()],
+    };
+    if distinct.is_empty() {
         return out;
     }
     // Where each line starts, and one past the end of the last (its line break, if any).
@@ -145,7 +162,7 @@ pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) 
     for i in 0..count {
         search::encode_key(search::line_key(line(i).iter().copied()), &mut keys);
     }
-    let encoded: Vec<Vec<u8>> = patterns
+    let encoded: Vec<Vec<u8>> = distinct
         .iter()
         .map(|p| {
             let mut b = Vec::new();
@@ -162,14 +179,29 @@ pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) 
         }
         let (first, last) = (m.start / 4, m.end / 4 - 1);
         let (from, to) = (starts[first] as usize, starts[last + 1] as usize - 1);
-        if text[from..to] == *patterns[p].as_bytes() {
-            out[p].push(first);
+        if text[from..to] == *distinct[p].as_bytes() {
+            out.occ[p].push(first as u32);
         }
     });
-    for o in &mut out {
+    for o in &mut out.occ {
         o.sort_unstable();
     }
     out
+}
+
+/// What [`whole_lines`] found: per pattern, the first line of each occurrence, ascending.
+/// Equal patterns share one list.
+pub(crate) struct WholeLines {
+    /// Each pattern's list in `occ`.
+    of: Vec<usize>,
+    occ: Vec<Vec<u32>>,
+}
+
+impl WholeLines {
+    /// The occurrences of pattern `p` (its index in the patterns searched).
+    pub(crate) fn of(&self, p: usize) -> &[u32] {
+        &self.occ[self.of[p]]
+    }
 }
 
 #[derive(Default)]
@@ -861,7 +893,10 @@ mod whole_line_tests {
     use super::*;
 
     fn lines(text: &str, open_end: bool, pats: &[&str]) -> Vec<Vec<usize>> {
-        whole_lines(&Normalized::new(text), open_end, pats)
+        let found = whole_lines(&Normalized::new(text), open_end, pats);
+        (0..pats.len())
+            .map(|p| found.of(p).iter().map(|&l| l as usize).collect())
+            .collect()
     }
 
     #[test]
