@@ -6,6 +6,7 @@
 //! trimmed-last-line rule, it ends at a line end.
 
 use crate::engine::normalize::{Normalization, Normalized, fold, lf, table_of};
+use std::collections::HashMap;
 use std::ops::Range;
 use unicode_normalization::UnicodeNormalization;
 
