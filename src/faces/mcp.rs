@@ -16,7 +16,10 @@ use crate::faces::read::ReadParams;
 use crate::faces::schema;
 use crate::report::Mode;
 use crate::report::message::Vocabulary;
-use crate::service::Settings;
+use crate::service::{Run, Settings};
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::Arc;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, Implementation, InitializeResult, ListToolsResult,
@@ -33,6 +36,9 @@ pub(crate) struct Server {
     tools: Vec<Tool>,
     /// `--review`: every `apply_edits` batch goes to `redline watch` first.
     review: bool,
+    /// Edit tool calls whose arguments and structured content bypass rmcp's JSON trees (set by
+    /// [`run`]; `None` when the server is called directly).
+    diverted: Option<Arc<Diverted>>,
 }
 
 impl Server {
@@ -48,6 +54,7 @@ impl Server {
             settings,
             tools,
             review: false,
+            diverted: None,
         }
     }
 
@@ -61,6 +68,11 @@ impl Server {
 
     /// Runs one tool call (blocking: it reads, locks and writes files).
     pub(crate) fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
+        if let Some(d) = &self.diverted
+            && let Some((key, args)) = d.take_arguments(&arguments)
+        {
+            return self.diverted_call(name, d, key, &args);
+        }
         // Anthropic's text-editor `view` sent to an edit tool is a read.
         if name == schema::PREVIEW_EDITS || name == schema::APPLY_EDITS {
             match crate::faces::read::view_params(&arguments) {
@@ -84,6 +96,175 @@ impl Server {
             )),
         }
     }
+
+    /// A call whose arguments [`Diverted::divert`] took from its line: they are read from their
+    /// text straight into the request, and the response is kept for the writer to put in place of
+    /// the mark the structured content holds here, so neither is ever a JSON tree.
+    fn diverted_call(
+        &self,
+        name: &str,
+        d: &Diverted,
+        key: u64,
+        args: &Arguments,
+    ) -> Result<CallToolResult, ErrorData> {
+        // Invariant: the arguments are the text of a JSON object (a raw value of a parsed line).
+        let text = std::str::from_utf8(&args.line[args.range.clone()]).unwrap_or("{}");
+        let mode = match name {
+            schema::PREVIEW_EDITS => Mode::DryRun,
+            schema::APPLY_EDITS if !self.review => Mode::Apply,
+            // Not diverted (see `divert`); as a JSON value, the way of every other call.
+            _ => {
+                let value = serde_json::from_str(text).unwrap_or(Value::Null);
+                return Server {
+                    diverted: None,
+                    ..self.clone()
+                }
+                .call(name, value);
+            }
+        };
+        let Some(run) = crate::faces::run_json_text(text, mode, &self.settings, Vocabulary::Mcp)
+        else {
+            let message = crate::faces::NOT_A_REQUEST.to_string();
+            return Ok(CallToolResult::error(vec![ContentBlock::text(message)]));
+        };
+        let ok = matches!(&run.response, Ok(r) if r.ok);
+        let r = with_summary(&run, ok, d.mark_of(key));
+        d.lock().runs.insert(key, run);
+        Ok(r)
+    }
+}
+
+/// The arguments of a diverted call: the line they came in and where in it they are.
+#[derive(Debug)]
+struct Arguments {
+    line: Vec<u8>,
+    range: std::ops::Range<usize>,
+}
+
+/// `preview_edits` and `apply_edits` calls taken around rmcp's JSON trees (rmcp holds a call's
+/// arguments and a result's structured content as `serde_json::Value`, ~14× the text of a
+/// request of small edits, and the response of 10,000 failed edits took 100 MB that way).
+///
+/// The reader replaces a call's arguments by a mark (`{"redline-…": KEY}`) before rmcp reads the
+/// line and keeps the line; the handler reads the arguments from that text into the request
+/// and answers with the same mark as structured content, keeping the response; the writer then
+/// writes the response, serialized straight from the run, where rmcp's reply has the mark. rmcp
+/// still does everything else (ids, `_meta`, lifecycles, errors), and the reply's bytes are
+/// those a `Value` would have given. The mark's name holds a number drawn at start, so no
+/// client sends it by chance.
+#[derive(Debug)]
+pub(crate) struct Diverted {
+    /// The mark's member name.
+    mark: String,
+    table: std::sync::Mutex<Table>,
+}
+
+#[derive(Debug, Default)]
+struct Table {
+    next: u64,
+    /// Arguments taken from lines, until the handler takes them.
+    arguments: HashMap<u64, Arguments>,
+    /// Responses, until the writer writes them.
+    runs: HashMap<u64, Run>,
+}
+
+impl Diverted {
+    fn new() -> Diverted {
+        use std::hash::BuildHasher as _;
+        let n = std::collections::hash_map::RandomState::new().hash_one(std::process::id());
+        Diverted {
+            mark: format!("redline-diverted-{n:016x}"),
+            table: std::sync::Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
+        // A panic while holding the lock leaves the maps whole (one insert or remove).
+        self.table.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn mark_of(&self, key: u64) -> Value {
+        let mut m = serde_json::Map::new();
+        m.insert(self.mark.clone(), Value::from(key));
+        Value::Object(m)
+    }
+
+    /// The line to hand rmcp for `line`: a `tools/call` of `preview_edits` (or `apply_edits`
+    /// without `--review`) whose arguments are an object other than a text-editor command gets
+    /// them replaced by a mark, and the line is kept; any other line is passed as it is.
+    fn divert(&self, line: Vec<u8>, review: bool) -> Vec<u8> {
+        let taken = (|| {
+            let top: HashMap<String, &RawValue> = serde_json::from_slice(&line).ok()?;
+            if raw_string(top.get("method").copied())? != "tools/call" {
+                return None;
+            }
+            let mut params: HashMap<String, &RawValue> =
+                serde_json::from_str(top.get("params")?.get()).ok()?;
+            let name = raw_string(params.get("name").copied())?;
+            if name != schema::PREVIEW_EDITS && (name != schema::APPLY_EDITS || review) {
+                return None;
+            }
+            let args = *params.get("arguments")?;
+            let keys: HashMap<String, serde::de::IgnoredAny> =
+                serde_json::from_str(args.get()).ok()?;
+            if keys.contains_key("command") {
+                return None;
+            }
+            let start = args.get().as_ptr() as usize - line.as_ptr() as usize;
+            let range = start..start + args.get().len();
+            let key = {
+                let mut t = self.lock();
+                t.next += 1;
+                t.next
+            };
+            let mark = serde_json::value::to_raw_value(&self.mark_of(key)).ok()?;
+            params.insert("arguments".into(), &mark);
+            let params = serde_json::value::to_raw_value(&params).ok()?;
+            let mut top = top;
+            top.insert("params".into(), &params);
+            Some((key, range, serde_json::to_vec(&top).ok()?))
+        })();
+        match taken {
+            Some((key, range, out)) => {
+                self.lock().arguments.insert(key, Arguments { line, range });
+                out
+            }
+            None => line,
+        }
+    }
+
+    /// The arguments a mark stands for, taken from the table.
+    fn take_arguments(&self, arguments: &Value) -> Option<(u64, Arguments)> {
+        let m = arguments.as_object().filter(|m| m.len() == 1)?;
+        let key = m.get(&self.mark)?.as_u64()?;
+        Some((key, self.lock().arguments.remove(&key)?))
+    }
+
+    /// For a reply of rmcp's that holds a mark: the bytes before it, the response it stands for
+    /// (serialized), and the bytes after it.
+    fn splice<'l>(&self, line: &'l [u8]) -> Option<(&'l [u8], Vec<u8>, &'l [u8])> {
+        let needle = format!("{{\"{}\":", self.mark);
+        let at = memchr::memmem::find(line, needle.as_bytes())?;
+        let digits = at + needle.len();
+        let end = digits + line[digits..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if line.get(end) != Some(&b'}') {
+            return None;
+        }
+        let key: u64 = std::str::from_utf8(&line[digits..end]).ok()?.parse().ok()?;
+        let run = self.lock().runs.remove(&key)?;
+        let body = match &run.response {
+            Ok(r) => serde_json::to_vec(r),
+            Err(f) => serde_json::to_vec(f),
+        }
+        .ok()?;
+        Some((&line[..at], body, &line[end + 1..]))
+    }
+}
+
+/// A raw value that is a JSON string, as a string.
+fn raw_string(raw: Option<&RawValue>) -> Option<String> {
+    raw.filter(|r| r.get().starts_with('"'))
+        .and_then(|r| serde_json::from_str(r.get()).ok())
 }
 
 fn read_file(arguments: Value, settings: &Settings) -> CallToolResult {
@@ -120,95 +301,98 @@ fn edits(arguments: &Value, mode: Mode, settings: &Settings) -> CallToolResult {
         return CallToolResult::error(vec![ContentBlock::text(message)]);
     };
     let ok = matches!(&run.response, Ok(r) if r.ok);
-    with_summary(run.to_json(), ok)
+    with_summary(&run, ok, run.to_json())
 }
 
-/// A tool result whose `structuredContent` is the response JSON and whose text content is
-/// [`summary`] of it, not the same JSON again: a client shows the model one or the other
-/// (Claude Code hands a successful result's `structuredContent` to the model and an error
-/// result's text), so each must stand on its own, and one that shows both gets no copy.
-fn with_summary(value: Value, ok: bool) -> CallToolResult {
-    let text = vec![ContentBlock::text(summary(&value))];
+/// A tool result whose `structuredContent` is `structured` (the response JSON, or a mark that
+/// stands for it) and whose text content is [`summary`] of the run, not the same JSON again: a
+/// client shows the model one or the other (Claude Code hands a successful result's
+/// `structuredContent` to the model and an error result's text), so each must stand on its own,
+/// and one that shows both gets no copy.
+fn with_summary(run: &Run, ok: bool, structured: Value) -> CallToolResult {
+    let text = vec![ContentBlock::text(summary(run))];
     let mut r = if ok {
         CallToolResult::success(text)
     } else {
         CallToolResult::error(text)
     };
-    r.structured_content = Some(value);
+    r.structured_content = Some(structured);
     r
 }
 
-/// The response (SPEC §4, as JSON) in a few lines for a model or a person: one line per file
-/// with its status, every failed edit with its code, message, hint and closest candidates (their
-/// text, so `oldText` can be fixed without another read), errors that belong to no file, then
-/// the diffs of what was (or would be) written and a closing line. A request that failed as a
-/// whole is its error, pointer and hint.
-pub(crate) fn summary(v: &Value) -> String {
+/// The response (SPEC §4) in a few lines for a model or a person: one line per file with its
+/// status, every failed edit with its code, message, hint and closest candidates (their text, so
+/// `oldText` can be fixed without another read), errors that belong to no file, then the diffs
+/// of what was (or would be) written and a closing line. A request that failed as a whole is its
+/// error, pointer and hint. Written from the run's typed response (its edit results made one at
+/// a time), never from a JSON tree of it.
+pub(crate) fn summary(run: &Run) -> String {
+    use crate::report::response::{ErrorDetail, Response};
     use std::fmt::Write as _;
-    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    let mut out = String::new();
-    if let Some(e) = v.get("error").filter(|e| e.is_object()) {
-        let _ = write!(
-            out,
-            "request failed: {} — {}",
-            s(e, "code"),
-            s(e, "message")
-        );
-        if let Some(p) = e.get("pointer").and_then(Value::as_str) {
-            let _ = write!(out, " (at {p})");
+    /// An enum's wire name (`edit`, `planned`).
+    fn word(x: &impl serde::Serialize) -> String {
+        match serde_json::to_value(x) {
+            Ok(Value::String(s)) => s,
+            _ => String::new(),
         }
-        if let Some(l) = e.get("line").and_then(Value::as_u64) {
-            let _ = write!(out, " (line {l})");
-        }
-        out.push('\n');
-        if let Some(h) = e.get("hint").and_then(Value::as_str) {
-            let _ = writeln!(out, "hint: {h}");
-        }
-        out.push_str("nothing was written\n");
-        return out;
     }
-    let empty = Vec::new();
-    let arr = |v: &Value, k: &str| v.get(k).and_then(Value::as_array).unwrap_or(&empty).clone();
-    let files = arr(v, "files");
-    let detail = |out: &mut String, e: &Value, indent: &str| {
-        if let Some(h) = e.get("hint").and_then(Value::as_str) {
+    let mut out = String::new();
+    let v: &Response = match &run.response {
+        Ok(r) => r,
+        Err(f) => {
+            let e = &f.error;
+            let _ = write!(out, "request failed: {} — {}", e.code, e.message);
+            if let Some(p) = &e.pointer {
+                let _ = write!(out, " (at {p})");
+            }
+            if let Some(l) = e.line {
+                let _ = write!(out, " (line {l})");
+            }
+            out.push('\n');
+            if let Some(h) = &e.hint {
+                let _ = writeln!(out, "hint: {h}");
+            }
+            out.push_str("nothing was written\n");
+            return out;
+        }
+    };
+    let hint = |out: &mut String, h: &Option<String>, indent: &str| {
+        if let Some(h) = h {
             let _ = writeln!(out, "{indent}hint: {h}");
         }
-        for c in arr(e, "candidates") {
-            let line = c
-                .pointer("/range/start/line")
-                .and_then(Value::as_u64)
-                .map_or(0, |l| l + 1);
+    };
+    let detail = |out: &mut String, e: &ErrorDetail, indent: &str| {
+        hint(out, &e.hint, indent);
+        for c in &e.candidates {
+            let line = c.range.start.line + 1;
             let score = c
-                .get("score")
-                .and_then(Value::as_f64)
+                .score
                 .map(|x| format!(" ({:.0}% similar)", x * 100.0))
                 .unwrap_or_default();
             let _ = writeln!(out, "{indent}candidate at line {line}{score}:");
-            for l in s(&c, "text").lines() {
+            for l in c.text.lines() {
                 let _ = writeln!(out, "{indent}  | {l}");
             }
         }
     };
-    for f in &files {
+    for f in &v.files {
         let target = f
-            .get("moveTo")
-            .and_then(Value::as_str)
+            .move_to
+            .as_ref()
             .map(|m| format!(" -> {m}"))
             .unwrap_or_default();
-        let edits = arr(f, "edits");
         let _ = write!(
             out,
             "{} {}{}: {}",
-            s(f, "op"),
-            s(f, "path"),
+            word(&f.op),
+            f.path,
             target,
-            s(f, "status")
+            word(&f.status)
         );
-        if !edits.is_empty() {
+        if !f.edits.is_empty() {
             let (failed, n) = (
-                edits.iter().filter(|e| e.get("error").is_some()).count(),
-                edits.len(),
+                f.edits.iter().filter(|e| e.error.is_some()).count(),
+                f.edits.len(),
             );
             let plural = if n == 1 { "" } else { "s" };
             if failed == 0 {
@@ -218,62 +402,49 @@ pub(crate) fn summary(v: &Value) -> String {
             }
         }
         out.push('\n');
-        for w in arr(f, "warnings") {
-            let _ = writeln!(out, "  warning: {}", s(&w, "message"));
+        for w in &f.warnings {
+            let _ = writeln!(out, "  warning: {}", w.message);
         }
-        if let Some(e) = f.get("error").filter(|e| e.is_object()) {
-            let _ = writeln!(out, "  ✗ {} — {}", s(e, "code"), s(e, "message"));
+        if let Some(e) = &f.error {
+            let _ = writeln!(out, "  ✗ {} — {}", e.code, e.message);
             detail(&mut out, e, "    ");
         }
-        for ed in &edits {
-            if let Some(e) = ed.get("error").filter(|e| e.is_object()) {
-                let index = ed.get("index").and_then(Value::as_u64).unwrap_or(0);
-                let _ = writeln!(
-                    out,
-                    "  ✗ edit {index}: {} — {}",
-                    s(e, "code"),
-                    s(e, "message")
-                );
+        for ed in &f.edits {
+            if let Some(e) = &ed.error {
+                let _ = writeln!(out, "  ✗ edit {}: {} — {}", ed.index, e.code, e.message);
                 detail(&mut out, e, "    ");
             }
         }
     }
     // Errors no file above carries (the journal, a directory, the root).
-    for e in arr(v, "errors") {
-        let path = s(&e, "path");
-        let shown = e.get("edit").is_some()
-            || files.iter().any(|f| {
-                (s(f, "path") == path || s(f, "moveTo") == path)
-                    && (f.get("error").is_some() || e.get("edit").is_some())
+    for e in &v.errors {
+        let shown = e.edit.is_some()
+            || v.files.iter().any(|f| {
+                (f.path == e.path || f.move_to.as_ref() == Some(&e.path)) && f.error.is_some()
             });
         if !shown {
-            let _ = writeln!(out, "✗ {} {path}: {}", s(&e, "code"), s(&e, "message"));
-            detail(&mut out, &e, "  ");
+            let _ = writeln!(out, "✗ {} {}: {}", e.code, e.path, e.message);
+            hint(&mut out, &e.hint, "  ");
         }
     }
-    if let Some(rb) = v.get("rolledBack").and_then(Value::as_str) {
+    if let Some(rb) = &v.rolled_back {
         let _ = writeln!(out, "the write failed; rolled back: {rb}");
     }
-    if let Some(r) = v.get("recovered").and_then(Value::as_str) {
+    if let Some(r) = &v.recovered {
         let _ = writeln!(out, "recovered first: {r}");
     }
-    let ok = v.get("ok").and_then(Value::as_bool).unwrap_or(false);
-    if ok {
-        for f in &files {
-            let diff = s(f, "diff");
-            if !diff.is_empty() {
-                out.push('\n');
-                out.push_str(&diff);
-            }
+    if v.ok {
+        for f in v.files.iter().filter(|f| !f.diff.is_empty()) {
+            out.push('\n');
+            out.push_str(&f.diff);
         }
     }
-    let written = v.get("written").and_then(Value::as_bool).unwrap_or(false);
-    let closing = match (ok, written) {
+    let closing = match (v.ok, v.written) {
         (true, true) => "all edits applied",
         (true, false) => "all edits resolved; nothing written (dry run)",
         (false, _) => "nothing was written (a batch is all or nothing)",
     };
-    if v.get("durabilityUnknown").and_then(Value::as_bool) == Some(true) {
+    if v.durability_unknown {
         let _ = writeln!(
             out,
             "\n{closing} (durability unknown: a sync after the commit failed)"
@@ -294,7 +465,7 @@ fn reviewed(arguments: &Value, settings: &Settings) -> CallToolResult {
     let mut result = match &r.run {
         Some(run) => {
             let ok = !failed && matches!(&run.response, Ok(resp) if resp.ok);
-            with_summary(run.to_json(), ok)
+            with_summary(run, ok, run.to_json())
         }
         None => CallToolResult::error(Vec::new()),
     };
@@ -387,6 +558,8 @@ pub(crate) fn run(settings: Settings, review: bool) -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let diverted = Arc::new(Diverted::new());
+    let (to_pump, to_out) = (diverted.clone(), diverted.clone());
     rt.block_on(async move {
         let (mut to_rmcp, rmcp_in) = tokio::io::duplex(1 << 16);
         let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 16);
@@ -410,7 +583,8 @@ pub(crate) fn run(settings: Settings, review: bool) -> std::io::Result<()> {
         let pump = tokio::spawn(async move {
             while let Some(line) = in_rx.recv().await {
                 match line {
-                    Line::Full(mut l) => {
+                    Line::Full(l) => {
+                        let mut l = to_pump.divert(l, review);
                         l.push(b'\n');
                         if to_rmcp.write_all(&l).await.is_err() {
                             break;
@@ -443,18 +617,27 @@ pub(crate) fn run(settings: Settings, review: bool) -> std::io::Result<()> {
                         Some(mut r) => { r.push(b'\n'); r }
                     },
                 };
-                if stdout.write_all(&msg).await.is_err() || stdout.flush().await.is_err() {
+                let written = match to_out.splice(&msg) {
+                    Some((before, response, after)) => {
+                        stdout.write_all(before).await.is_ok()
+                            && stdout.write_all(&response).await.is_ok()
+                            && stdout.write_all(after).await.is_ok()
+                    }
+                    None => stdout.write_all(&msg).await.is_ok(),
+                };
+                if !written || stdout.flush().await.is_err() {
                     break;
                 }
             }
         });
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(rmcp_in, rmcp_out)
             .with_max_line_length(usize::try_from(cap).unwrap_or(usize::MAX).saturating_add(2));
-        let server = if review {
+        let mut server = if review {
             Server::reviewed(settings)
         } else {
             Server::new(settings)
         };
+        server.diverted = Some(diverted);
         let running = rmcp::service::serve_directly(server, transport, None);
         let result = running
             .waiting()
@@ -630,6 +813,67 @@ mod tests {
             text.starts_with("request failed: invalid_request — "),
             "{text}"
         );
+    }
+
+    /// An edit tool call's arguments are taken from its line (rmcp sees a mark), found again by
+    /// the handler, and its response goes where rmcp's reply has the mark; other calls, a
+    /// text-editor command and `apply_edits` under `--review` pass through unchanged.
+    #[test]
+    fn edit_calls_are_diverted_around_json_trees() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        let d = Arc::new(Diverted::new());
+        let mut server = Server::new(Settings {
+            root: dir.path().to_path_buf(),
+            ..Settings::default()
+        });
+        server.diverted = Some(d.clone());
+        let args = r#"{"path": "a.txt", "oldText": "one", "newText": "two"}"#;
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"preview_edits","arguments":{args},"_meta":{{"k":1}}}}}}"#
+        );
+        let sent = d.divert(line.clone().into_bytes(), false);
+        let sent: Value = serde_json::from_slice(&sent).unwrap();
+        assert_eq!(sent["id"], 7);
+        assert_eq!(sent["params"]["_meta"]["k"], 1);
+        let mark = sent["params"]["arguments"].clone();
+        assert_eq!(mark, d.mark_of(1), "{sent}");
+        let r = server.call(schema::PREVIEW_EDITS, mark.clone()).unwrap();
+        assert_eq!(r.is_error, Some(false));
+        assert_eq!(r.structured_content, Some(mark.clone()));
+        let reply = serde_json::to_vec(&serde_json::json!({"id": 7, "result": {"structuredContent": mark}})).unwrap();
+        let (before, response, after) = d.splice(&reply).unwrap();
+        let whole: Value =
+            serde_json::from_slice(&[before, &response[..], after].concat()).unwrap();
+        let direct = Server::new(server.settings.clone())
+            .call(schema::PREVIEW_EDITS, serde_json::from_str(args).unwrap())
+            .unwrap();
+        assert_eq!(
+            Some(&whole["result"]["structuredContent"]),
+            direct.structured_content.as_ref()
+        );
+        assert_eq!(
+            serde_json::to_value(&r.content).unwrap(),
+            serde_json::to_value(&direct.content).unwrap()
+        );
+        assert!(d.lock().arguments.is_empty() && d.lock().runs.is_empty());
+        // Passed through as they are.
+        for (line, review) in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"apply_edits","arguments":{"command":"view","path":"a.txt"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"apply_edits","arguments":{"path":"a.txt"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"apply_edits","arguments":[1]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            "not json",
+        ]
+        .into_iter()
+        .zip([false, false, true, false, false, false])
+        {
+            assert_eq!(d.divert(line.as_bytes().to_vec(), review), line.as_bytes());
+        }
+        // A mark no line stands for is an ordinary argument.
+        let r = server.call(schema::PREVIEW_EDITS, d.mark_of(99)).unwrap();
+        assert_eq!(r.is_error, Some(true));
     }
 
     #[test]
