@@ -942,3 +942,96 @@ fn codex_patch_on_a_repetitive_file_is_capped() {
         );
     }
 }
+
+/// Issue 14.2 / tier: the bad inputs of [`bad_input_costs_are_capped`] sent to the long-running
+/// faces stay under the same caps, 3 × (file + request) of memory (plus the binary at rest) and
+/// 10 s of CPU: through `serve` as one `apply` request, and through `mcp` as a client's session
+/// (`initialize`, `notifications/initialized`, then one `tools/call` of `preview_edits` or
+/// `apply_edits`; one call per process, since a client may have several calls run at once).
+/// The default run holds the case refused before parsing (far under its cap); the long tier
+/// (`REDLINE_FAULT_ITERS` set) adds a path of 100k components (a debug `mcp` at rest is already
+/// ~2 × `--version`, so a small request is within ~1.5 MB of its cap, too close for the default
+/// run on a loaded machine) and 10,000 failing one-line edits, and reports each figure.
+#[test]
+fn serve_and_mcp_bad_input_costs_are_capped() {
+    let (t, root) = root();
+    let base = base_rss(&root);
+    let source: String = (0..20_000)
+        .map(|i| format!("fn f{i}(x: u32) -> u32 {{ x * {i} + {} }}\n", i % 7))
+        .collect();
+    fs::write(root.join("src.rs"), &source).unwrap();
+    let file = source.len() as u64;
+    let mut cases: Vec<(&str, Value)> = vec![
+        (
+            "100k failing edits (over --max-edits)",
+            serde_json::json!({"files": [{"path": "src.rs", "edits": (0..100_000)
+                .map(|i| serde_json::json!({"oldText": format!("nope {i}"), "newText": "x"}))
+                .collect::<Vec<_>>()}]}),
+        ),
+    ];
+    if std::env::var_os("REDLINE_FAULT_ITERS").is_some() {
+        cases.extend([
+            (
+                "a path of 100k components",
+                serde_json::json!({"files": [{"path": "a/".repeat(100_000) + "x", "content": "x"}]}),
+            ),
+            (
+                "10k failing edits",
+                serde_json::json!({"files": [{"path": "src.rs", "edits": (0..10_000)
+                    .map(|i| serde_json::json!({"oldText": format!("fn g{i}(x: u32)"), "newText": "x"}))
+                    .collect::<Vec<_>>()}]}),
+            ),
+        ]);
+    }
+    let line = |v: Value| format!("{v}\n").into_bytes();
+    let mut over = Vec::new();
+    for (what, req) in cases {
+        let input = file + req.to_string().len() as u64;
+        let cap = 3 * input + 2 * base;
+        let mut runs = vec![(
+            "serve",
+            line(serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "apply", "params": req})),
+        )];
+        for tool in ["preview_edits", "apply_edits"] {
+            let mut session = line(serde_json::json!({"jsonrpc": "2.0", "id": 0,
+                "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+                "capabilities": {}, "clientInfo": {"name": "hostile", "version": "1"}}}));
+            session.extend(line(
+                serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            ));
+            session.extend(line(serde_json::json!({"jsonrpc": "2.0", "id": 1,
+                "method": "tools/call", "params": {"name": tool, "arguments": req}})));
+            runs.push((tool, session));
+        }
+        for (face, session_input) in runs {
+            let args = if face == "serve" { "serve" } else { "mcp" };
+            let (replies, c) = session(&root, &[args], session_input);
+            eprintln!(
+                "{what} through {face}: exit {:?}, peak {} KiB (cap {} KiB), cpu {:?}",
+                c.code,
+                c.max_rss / 1024,
+                cap / 1024,
+                c.cpu
+            );
+            if c.max_rss > cap || c.cpu > std::time::Duration::from_secs(10) {
+                over.push(format!("{what} through {face}"));
+            }
+            assert_eq!(c.code, Some(0), "{what} through {face}");
+            let reply = replies
+                .iter()
+                .find(|r| r["id"] == 1)
+                .unwrap_or_else(|| panic!("{what} through {face}: no answer: {replies:?}"));
+            let response = match face {
+                "serve" => &reply["result"],
+                _ => {
+                    assert_eq!(reply["result"]["isError"], true, "{what} through {face}");
+                    &reply["result"]["structuredContent"]
+                }
+            };
+            assert_eq!(response["ok"], false, "{what} through {face}: {reply}");
+            assert_eq!(fs::read_to_string(root.join("src.rs")).unwrap(), source);
+        }
+    }
+    drop(t);
+    assert!(over.is_empty(), "over the caps: {over:?}");
+}

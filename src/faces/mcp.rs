@@ -240,9 +240,9 @@ impl Diverted {
         Some((key, self.lock().arguments.remove(&key)?))
     }
 
-    /// For a reply of rmcp's that holds a mark: the bytes before it, the response it stands for
-    /// (serialized), and the bytes after it.
-    fn splice<'l>(&self, line: &'l [u8]) -> Option<(&'l [u8], Vec<u8>, &'l [u8])> {
+    /// For a reply of rmcp's that holds a mark: the bytes before it, the run whose response it
+    /// stands for, and the bytes after it.
+    fn splice<'l>(&self, line: &'l [u8]) -> Option<(&'l [u8], Run, &'l [u8])> {
         let needle = format!("{{\"{}\":", self.mark);
         let at = memchr::memmem::find(line, needle.as_bytes())?;
         let digits = at + needle.len();
@@ -252,13 +252,38 @@ impl Diverted {
         }
         let key: u64 = std::str::from_utf8(&line[digits..end]).ok()?.parse().ok()?;
         let run = self.lock().runs.remove(&key)?;
-        let body = match &run.response {
-            Ok(r) => serde_json::to_vec(r),
-            Err(f) => serde_json::to_vec(f),
-        }
-        .ok()?;
-        Some((&line[..at], body, &line[end + 1..]))
+        Some((&line[..at], run, &line[end + 1..]))
     }
+}
+
+/// A run's response serialized on a blocking thread into 64 KiB pieces, received here as they
+/// come: the writer never holds the whole response.
+fn response_pieces(run: Run) -> tokio::sync::mpsc::Receiver<Vec<u8>> {
+    /// Sends what is written to it, one buffer at a time.
+    struct Pieces(tokio::sync::mpsc::Sender<Vec<u8>>);
+    impl std::io::Write for Pieces {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .blocking_send(buf.to_vec())
+                .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let (tx, rx) = tokio::sync::mpsc::channel(2);
+    tokio::task::spawn_blocking(move || {
+        use std::io::Write as _;
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, Pieces(tx));
+        // A failure here is the writer gone (it stops reading): nothing left to tell.
+        let _ = match &run.response {
+            Ok(r) => serde_json::to_writer(&mut w, r),
+            Err(f) => serde_json::to_writer(&mut w, f),
+        };
+        let _ = w.flush();
+    });
+    rx
 }
 
 /// A raw value that is a JSON string, as a string.
@@ -618,10 +643,13 @@ pub(crate) fn run(settings: Settings, review: bool) -> std::io::Result<()> {
                     },
                 };
                 let written = match to_out.splice(&msg) {
-                    Some((before, response, after)) => {
-                        stdout.write_all(before).await.is_ok()
-                            && stdout.write_all(&response).await.is_ok()
-                            && stdout.write_all(after).await.is_ok()
+                    Some((before, run, after)) => {
+                        let mut ok = stdout.write_all(before).await.is_ok();
+                        let mut pieces = response_pieces(run);
+                        while ok && let Some(piece) = pieces.recv().await {
+                            ok = stdout.write_all(&piece).await.is_ok();
+                        }
+                        ok && stdout.write_all(after).await.is_ok()
                     }
                     None => stdout.write_all(&msg).await.is_ok(),
                 };
@@ -842,7 +870,8 @@ mod tests {
         assert_eq!(r.is_error, Some(false));
         assert_eq!(r.structured_content, Some(mark.clone()));
         let reply = serde_json::to_vec(&serde_json::json!({"id": 7, "result": {"structuredContent": mark}})).unwrap();
-        let (before, response, after) = d.splice(&reply).unwrap();
+        let (before, run, after) = d.splice(&reply).unwrap();
+        let response = serde_json::to_vec(&run.to_json()).unwrap();
         let whole: Value =
             serde_json::from_slice(&[before, &response[..], after].concat()).unwrap();
         let direct = Server::new(server.settings.clone())
