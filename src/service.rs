@@ -13,8 +13,8 @@ use crate::report::response::{RequestFailure, Response};
 use crate::report::{self, Mode, WriteOutcome};
 use crate::request::{Request, RequestError};
 use crate::write::{
-    Change, Expect, FsError, FsErrorKind, Limits, RecoveryAction, RecoveryReport, RolledBack, Root,
-    Stale, WriterLock,
+    Change, Expect, FsError, FsErrorKind, Held, Limits, RecoveryAction, RecoveryReport, RolledBack,
+    Root, Stale, WriterLock,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -106,17 +106,27 @@ pub(crate) fn open_root(settings: &Settings) -> Result<Root, RequestError> {
 
 /// The changes a successful plan commits.
 pub(crate) fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change> {
+    changes_held(plan, accept).0
+}
+
+/// [`changes`], and for each the bytes the plan read of its path when its expectation is
+/// [`Expect::Unchanged`] (for the commit's content check: see [`Root::commit_held`]).
+pub(crate) fn changes_held<'p>(
+    plan: &'p Plan,
+    accept: &dyn Fn(usize, usize) -> bool,
+) -> (Vec<Change>, Vec<Option<Held<'p>>>) {
     let mut out = Vec::new();
+    let mut held = Vec::new();
     for (fi, f) in plan.files.iter().enumerate() {
-        let expect_orig = || match f.original.as_ref().and_then(|o| o.fingerprint.clone()) {
-            Some(fp) => Expect::Unchanged(fp),
-            None => Expect::Any,
-        };
+        let expect_orig = || expect_of(f.original.as_ref(), Expect::Any);
         match f.op {
-            Op::Delete => out.push(Change::Delete {
-                path: f.path.clone(),
-                expect: expect_orig(),
-            }),
+            Op::Delete => {
+                out.push(Change::Delete {
+                    path: f.path.clone(),
+                    expect: expect_orig(),
+                });
+                held.push(held_of(f.original.as_ref()));
+            }
             Op::Create => {
                 if let Some(bytes) = f.render(|_| true) {
                     out.push(Change::Write {
@@ -124,6 +134,7 @@ pub(crate) fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec
                         bytes,
                         expect: Expect::Absent,
                     });
+                    held.push(None);
                 }
             }
             Op::Overwrite | Op::Edit => {
@@ -138,29 +149,55 @@ pub(crate) fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec
                             bytes,
                             expect: expect_orig(),
                         });
+                        held.push(held_of(f.original.as_ref()));
                     }
                 }
             }
             Op::Move => {
                 if let (Some(bytes), Some(to)) = (f.render(|e| accept(fi, e)), &f.move_to) {
-                    let expect = match f.replaced.as_ref().and_then(|r| r.fingerprint.clone()) {
-                        Some(fp) => Expect::Unchanged(fp),
-                        None => Expect::Absent,
-                    };
                     out.push(Change::Write {
                         path: to.clone(),
                         bytes,
-                        expect,
+                        expect: expect_of(f.replaced.as_ref(), Expect::Absent),
                     });
+                    held.push(held_of(f.replaced.as_ref()));
                     out.push(Change::Delete {
                         path: f.path.clone(),
                         expect: expect_orig(),
                     });
+                    held.push(held_of(f.original.as_ref()));
                 }
             }
         }
     }
-    out
+    (out, held)
+}
+
+/// What a change requires of a path the plan read as `read` (`otherwise` when it read nothing
+/// there from disk).
+fn expect_of(read: Option<&plan::Original>, otherwise: Expect) -> Expect {
+    match read.and_then(|o| o.fingerprint.clone()) {
+        Some(fp) => Expect::Unchanged(fp),
+        None => otherwise,
+    }
+}
+
+/// The bytes the plan read from disk as `read`, exactly those its fingerprint was taken of
+/// (a document is its BOM and its text, as decoded without change; an undecoded file its raw
+/// bytes); `None` when it holds neither.
+fn held_of(read: Option<&plan::Original>) -> Option<Held<'_>> {
+    let o = read.filter(|o| o.fingerprint.is_some())?;
+    match &o.raw {
+        Some(raw) => Some(Held {
+            head: raw,
+            tail: &[],
+        }),
+        None if o.decoded => Some(Held {
+            head: if o.doc.bom { b"\xEF\xBB\xBF" } else { b"" },
+            tail: o.doc.text.as_bytes(),
+        }),
+        None => None,
+    }
 }
 
 /// Resolves `req` without the writer lock, for the faces that do not write themselves or not
@@ -225,6 +262,18 @@ pub(crate) fn commit(
     changes: &[Change],
     resolved_under_lock: bool,
 ) -> Committed {
+    commit_held(root, locked, changes, &[], resolved_under_lock)
+}
+
+/// [`commit`], with the bytes the plan read for each change where it holds them (see
+/// [`changes_held`]).
+fn commit_held(
+    root: &Root,
+    locked: &Locked,
+    changes: &[Change],
+    held: &[Option<Held<'_>>],
+    resolved_under_lock: bool,
+) -> Committed {
     if changes.is_empty() {
         // Every file came out unchanged: nothing to write, and `written` says so.
         return Committed {
@@ -249,7 +298,7 @@ pub(crate) fn commit(
             stale,
         };
     }
-    let (outcome, exit) = match root.commit(&locked.lock, changes) {
+    let (outcome, exit) = match root.commit_held(&locked.lock, changes, held) {
         Ok(rep) => {
             let warnings = rep.warnings;
             let outcome = WriteOutcome {
@@ -403,8 +452,8 @@ pub(crate) fn run_in(
                 Vec::new(),
             );
         };
-        let written = changes(&plan, &|_, _| true);
-        let (done, versions) = commit_hashing(&root, locked, &written);
+        let (written, held) = changes_held(&plan, &|_, _| true);
+        let (done, versions) = commit_hashing(&root, locked, &written, &held);
         // A file changed between the outside resolution and the lock in a way its metadata did
         // not show (an in-place write within one timestamp tick): resolve again, under the lock.
         if current && !done.stale.is_empty() {
@@ -458,6 +507,7 @@ fn commit_hashing(
     root: &Root,
     locked: &Locked,
     changes: &[Change],
+    held: &[Option<Held<'_>>],
 ) -> (Committed, Vec<Option<String>>) {
     let hash_all = || {
         changes
@@ -476,11 +526,11 @@ fn commit_hashing(
         })
         .sum();
     if size < 1 << 20 {
-        return (commit(root, locked, changes, true), hash_all());
+        return (commit_held(root, locked, changes, held, true), hash_all());
     }
     std::thread::scope(|s| {
         let hashing = s.spawn(hash_all);
-        let done = commit(root, locked, changes, true);
+        let done = commit_held(root, locked, changes, held, true);
         // A panicked hasher leaves the response to hash the texts itself.
         (done, hashing.join().unwrap_or_default())
     })

@@ -451,6 +451,50 @@ fn stale_when_rewritten_same_size_with_mtime_restored() {
     assert_eq!(tree(&root), ["a.txt", "f", "sub", "sub/b.txt"]);
 }
 
+/// A file changed just before it was read is checked at commit by its content: compared with
+/// the bytes the caller still holds ([`Root::commit_held`]) it gets the verdict the hash gives.
+/// An in-place rewrite of the same size is stale, a touch alone is not, a deleted file is
+/// stale, and held bytes of another length than the fingerprint's fall back to the hash.
+#[test]
+fn unsettled_file_is_checked_against_the_held_bytes() {
+    use redline::write::Held;
+    let (_d, root) = setup();
+    let r = Root::open(&root, Limits::default()).unwrap();
+    let lock = r.lock().unwrap();
+    let body = "x".repeat(600_000) + "\n";
+    fs::write(root.join("f"), &body).unwrap();
+    let snap = r.read("f").unwrap();
+    assert!(!snap.fingerprint.settled);
+    let held = [Some(Held {
+        head: &snap.bytes[..3],
+        tail: &snap.bytes[3..],
+    })];
+    let change = |to: &str| [write("f", to, Expect::Unchanged(snap.fingerprint.clone()))];
+    // Same size, one byte changed far in: stale, and the rewrite stays.
+    let mut other = body.clone().into_bytes();
+    other[500_000] = b'y';
+    fs::write(root.join("f"), &other).unwrap();
+    let err = r.commit_held(&lock, &change("new\n"), &held).unwrap_err();
+    assert_eq!(err.error.code(), Code::Stale);
+    assert_eq!(fs::read(root.join("f")).unwrap(), other);
+    // The same bytes again (new stamps): not stale.
+    fs::write(root.join("f"), &body).unwrap();
+    r.commit_held(&lock, &change("new\n"), &held).unwrap();
+    assert_eq!(fs::read_to_string(root.join("f")).unwrap(), "new\n");
+    // Held bytes that are not the fingerprint's length are not trusted: the hash decides.
+    fs::write(root.join("f"), &body).unwrap();
+    let short = [Some(Held {
+        head: b"",
+        tail: b"short",
+    })];
+    r.commit_held(&lock, &change("newer\n"), &short).unwrap();
+    assert_eq!(fs::read_to_string(root.join("f")).unwrap(), "newer\n");
+    fs::remove_file(root.join("f")).unwrap();
+    let err = r.commit_held(&lock, &change("new\n"), &held).unwrap_err();
+    assert_eq!(err.error.code(), Code::Stale);
+    assert!(!root.join("f").exists());
+}
+
 /// `apply` builds its response from the bytes it wrote (rendered and hashed once); it must say
 /// exactly what `--dry-run` says of the same batch: diffs, `hashAfter`, ranges. A BOM, CRLF,
 /// several edits, `replaceAll`, a big file (hashed on a second thread) and an editing move.

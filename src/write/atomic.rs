@@ -1,7 +1,7 @@
 //! Reading a regular file without blocking, and preparing a complete, synced temp file next to
 //! a target: the building blocks of the commit protocol.
 
-use super::{Fingerprint, FsError, FsErrorKind, Limits, Step};
+use super::{Fingerprint, FsError, FsErrorKind, Held, Limits, Step};
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
@@ -194,6 +194,59 @@ pub(super) fn version_of(fd: &OwnedFd, size: u64, limit: u64) -> Result<String, 
     }
 }
 
+/// Whether everything left to read is exactly `held`, read in chunks through one small buffer
+/// as [`version_of`] reads (and like it, to the end: `FBIG` past `limit` bytes). The verdict
+/// [`version_of`] gives by comparing hashes, from comparing the bytes themselves.
+pub(super) fn same_content(
+    fd: &OwnedFd,
+    size: u64,
+    held: Held<'_>,
+    limit: u64,
+) -> Result<bool, Errno> {
+    let len = size.saturating_add(1).clamp(4096, 256 * 1024) as usize;
+    let mut buf = vec![0u8; len];
+    let mut total = 0u64;
+    let mut same = true;
+    loop {
+        match rustix::io::read(fd, &mut buf[..]) {
+            Ok(0) => return Ok(same && total == held.len()),
+            Ok(n) => {
+                same = same && held_at(held, total, &buf[..n]);
+                total += n as u64;
+                if total > limit {
+                    return Err(Errno::FBIG);
+                }
+            }
+            Err(Errno::INTR) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Whether `held`'s bytes at `offset` are `chunk` (false when `held` ends before it does).
+fn held_at(held: Held<'_>, offset: u64, chunk: &[u8]) -> bool {
+    let Ok(mut at) = usize::try_from(offset) else {
+        return false;
+    };
+    let mut rest = chunk;
+    for part in [held.head, held.tail] {
+        if at >= part.len() {
+            at -= part.len();
+            continue;
+        }
+        let n = rest.len().min(part.len() - at);
+        if part[at..at + n] != rest[..n] {
+            return false;
+        }
+        rest = &rest[n..];
+        at = 0;
+        if rest.is_empty() {
+            return true;
+        }
+    }
+    rest.is_empty()
+}
+
 /// Writes everything, looping on short writes (one `write` stops at 2 GiB) and EINTR.
 pub(super) fn write_all(fd: &OwnedFd, mut bytes: &[u8]) -> Result<(), Errno> {
     while !bytes.is_empty() {
@@ -348,3 +401,67 @@ fn copy_xattrs(from: BorrowedFd<'_>, to: BorrowedFd<'_>) {
 
 #[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
 fn copy_xattrs(_from: BorrowedFd<'_>, _to: BorrowedFd<'_>) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn held<'a>(head: &'a [u8], tail: &'a [u8]) -> Held<'a> {
+        Held { head, tail }
+    }
+
+    #[test]
+    fn held_bytes_at_any_offset_across_head_and_tail() {
+        let h = held(b"\xEF\xBB\xBF", b"abc");
+        let all = b"\xEF\xBB\xBFabc";
+        for at in 0..=all.len() {
+            for end in at..=all.len() {
+                assert!(held_at(h, at as u64, &all[at..end]), "{at}..{end}");
+            }
+            if at < all.len() {
+                let mut wrong = all[at..].to_vec();
+                *wrong.last_mut().unwrap() ^= 1;
+                assert!(!held_at(h, at as u64, &wrong), "{at}");
+            }
+            // Past the end of what is held.
+            let mut longer = all[at..].to_vec();
+            longer.push(b'x');
+            assert!(!held_at(h, at as u64, &longer), "{at}");
+        }
+        assert!(held_at(held(b"", b"xy"), 1, b"y"));
+        assert!(!held_at(held(b"", b""), 0, b"y"));
+    }
+
+    #[test]
+    fn same_content_reads_to_the_end() {
+        let dir = std::env::temp_dir().join(format!("redline-same-content-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("f");
+        let body: Vec<u8> = (0..700_000u32).map(|i| (i % 251) as u8).collect();
+        let check = |content: &[u8], limit: u64| {
+            std::fs::write(&path, content).unwrap();
+            let fd: OwnedFd = std::fs::File::open(&path).unwrap().into();
+            same_content(
+                &fd,
+                content.len() as u64,
+                held(&body[..5], &body[5..]),
+                limit,
+            )
+        };
+        assert_eq!(check(&body, u64::MAX), Ok(true));
+        let mut changed = body.clone();
+        changed[699_999] ^= 1;
+        assert_eq!(check(&changed, u64::MAX), Ok(false));
+        changed = body.clone();
+        changed[300_000] ^= 1;
+        assert_eq!(check(&changed, u64::MAX), Ok(false));
+        assert_eq!(check(&body[..699_999], u64::MAX), Ok(false));
+        let mut longer = body.clone();
+        longer.push(0);
+        assert_eq!(check(&longer, u64::MAX), Ok(false));
+        // Past the limit, whatever the content: as `version_of`.
+        assert_eq!(check(&body, 600_000), Err(Errno::FBIG));
+        assert_eq!(check(&changed, 600_000), Err(Errno::FBIG));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -32,8 +32,8 @@ use super::confine::{self, open_dir};
 use super::journal::{self, Entry, Journal, Kind, Records, State, StoreError};
 use super::sys::{self, unsupported};
 use super::{
-    Change, CommitError, CommitReport, CommitWarning, Expect, FsError, FsErrorKind, JOURNAL_DIR,
-    RolledBack, Root, Stale, Step, lstat_at,
+    Change, CommitError, CommitReport, CommitWarning, Expect, FsError, FsErrorKind, Held,
+    JOURNAL_DIR, RolledBack, Root, Stale, Step, lstat_at,
 };
 use rustix::fd::{AsFd, OwnedFd};
 use rustix::fs::{AtFlags, FileType, OFlags, Stat};
@@ -55,7 +55,11 @@ struct Op<'a> {
     old_fd: Option<(OwnedFd, Stat)>,
 }
 
-pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, CommitError> {
+pub(super) fn commit(
+    root: &Root,
+    changes: &[Change],
+    held: &[Option<Held<'_>>],
+) -> Result<CommitReport, CommitError> {
     let nothing = |error: FsError| CommitError {
         error,
         rolled_back: RolledBack::NothingWritten,
@@ -71,7 +75,7 @@ pub(super) fn commit(root: &Root, changes: &[Change]) -> Result<CommitReport, Co
             ..CommitReport::default()
         });
     }
-    let (mut ops, mkdirs, warnings) = check(root, changes).map_err(nothing)?;
+    let (mut ops, mkdirs, warnings) = check(root, changes, held).map_err(nothing)?;
     let single = ops.len() == 1;
 
     let txid = txid();
@@ -227,12 +231,17 @@ fn txid() -> String {
 type Checked<'a> = (Vec<Op<'a>>, Vec<PathBuf>, Vec<CommitWarning>);
 
 /// Resolves every change and checks its expectation, touching nothing.
-fn check<'a>(root: &Root, changes: &'a [Change]) -> Result<Checked<'a>, FsError> {
+fn check<'a>(
+    root: &Root,
+    changes: &'a [Change],
+    held: &[Option<Held<'_>>],
+) -> Result<Checked<'a>, FsError> {
     let mut ops: Vec<Op<'a>> = Vec::new();
     let mut mkdirs: Vec<PathBuf> = Vec::new();
     let mut warnings = Vec::new();
-    for ch in changes {
+    for (i, ch) in changes.iter().enumerate() {
         let path = ch.path();
+        let held = held.get(i).copied().flatten();
         let rel = root.relative(path)?;
         let op = match ch {
             Change::Write { bytes, expect, .. } => {
@@ -253,7 +262,7 @@ fn check<'a>(root: &Root, changes: &'a [Change]) -> Result<Checked<'a>, FsError>
                     (None, _) => None,
                     (Some(st), expect) => {
                         let dir = t.dir_fd(path)?;
-                        let (fd, fst) = verify(root, dir, &t.name, st, expect, path)?;
+                        let (fd, fst) = verify(root, dir, &t.name, st, expect, held, path)?;
                         writable(dir, &t.name, path)?;
                         if fst.st_nlink > 1 {
                             warnings.push(CommitWarning::HardLinksReplaced {
@@ -293,7 +302,9 @@ fn check<'a>(root: &Root, changes: &'a [Change]) -> Result<Checked<'a>, FsError>
                 let old_fd = match FileType::from_raw_mode(st.st_mode) {
                     // A symlink is removed itself, whatever it points to.
                     FileType::Symlink => None,
-                    FileType::RegularFile => Some(verify(root, dir, &t.name, &st, expect, path)?),
+                    FileType::RegularFile => {
+                        Some(verify(root, dir, &t.name, &st, expect, held, path)?)
+                    }
                     _ => return Err(super::not_a_file(path, &st)),
                 };
                 Op {
@@ -321,13 +332,16 @@ fn stale(path: &str, how: Stale) -> FsError {
     FsErrorKind::Stale(how).at(path)
 }
 
-/// Opens the existing regular file and checks `expect` against its current content.
+/// Opens the existing regular file and checks `expect` against its current content (compared
+/// with `held`, the bytes the fingerprint was taken of, when the caller still has them; else
+/// hashed).
 fn verify(
     root: &Root,
     dir: rustix::fd::BorrowedFd<'_>,
     name: &std::ffi::OsStr,
     st: &Stat,
     expect: &Expect,
+    held: Option<Held<'_>>,
     path: &str,
 ) -> Result<(OwnedFd, Stat), FsError> {
     let (fd, fst) = atomic::open_existing(dir, name, st).map_err(|(action, e)| match e {
@@ -343,17 +357,24 @@ fn verify(
         if fp.settled && same_stamps {
             return Ok((fd, fst));
         }
-        // Hashed as it is read: the check holds no second copy of the file.
-        let version = atomic::version_of(&fd, fst.st_size.max(0) as u64, root.limits.max_file_size)
-            .map_err(|e| match e {
-                Errno::FBIG => FsErrorKind::GrewTooLarge.at(path),
-                e => FsError::sys(path, Step::ReadFile, e),
-            })?;
+        let read_err = |e| match e {
+            Errno::FBIG => FsErrorKind::GrewTooLarge.at(path),
+            e => FsError::sys(path, Step::ReadFile, e),
+        };
+        let size = fst.st_size.max(0) as u64;
+        let limit = root.limits.max_file_size;
+        // Compared with the bytes that were read, when the caller holds them (a byte-for-byte
+        // equality is the hash's verdict without the hashing), else hashed as it is read. Either
+        // way the check holds no second copy of the file.
+        let same = match held.filter(|h| h.len() == fp.len) {
+            Some(h) => atomic::same_content(&fd, size, h, limit).map_err(read_err)?,
+            None => atomic::version_of(&fd, size, limit).map_err(read_err)? == fp.version,
+        };
         let after = rustix::fs::fstat(&fd).map_err(|e| FsError::sys(path, Step::StatFile, e))?;
         if !atomic::same_version(&fst, &after) {
             return Err(stale(path, Stale::BeingWritten));
         }
-        if version != fp.version {
+        if !same {
             return Err(stale(path, Stale::Changed));
         }
     }
