@@ -636,6 +636,7 @@ proptest! {
             .collect();
         let whole: Vec<usize> = matcher::whole_lines(&file, open_end, &[pattern.as_str()])
             .of(0)
+            .lines
             .iter()
             .map(|&l| l as usize)
             .collect();

@@ -1035,3 +1035,42 @@ fn serve_and_mcp_bad_input_costs_are_capped() {
     drop(t);
     assert!(over.is_empty(), "over the caps: {over:?}");
 }
+
+/// A file of one 100-line block repeated 2,000 times, and 1,000 distinct hunks (2 to 11 lines
+/// of the block from each of its lines): each hunk occurs 2,000 times, so keeping every hunk's
+/// occurrences took hunks × occurrences (16 MB of lists here). The matcher keeps a bounded share
+/// per hunk and the locator looks past it within a work limit linear in the file plus the patch.
+#[test]
+fn distinct_hunks_on_a_repetitive_file_are_capped() {
+    let (t, root) = root();
+    let base = base_rss(&root);
+    let text: String = (0..200_000).map(|i| format!("l{}\n", i % 100)).collect();
+    fs::write(root.join("rep.txt"), &text).unwrap();
+    let mut body = String::from("*** Begin Patch\n*** Update File: rep.txt\n");
+    for j in 0..1_000 {
+        let (r, k) = (j % 100, j / 100 + 1);
+        body.push_str("@@\n");
+        for i in r..r + k {
+            body.push_str(&format!(" l{}\n", i % 100));
+        }
+        body.push_str(&format!("-l{}\n+y\n", (r + k) % 100));
+    }
+    body.push_str("*** End Patch\n");
+    let path = t.path().join("p.patch");
+    fs::write(&path, &body).unwrap();
+    let c = measured(
+        &root,
+        &["apply", "--format", "json", path.to_str().unwrap()],
+        Stdio::null(),
+    );
+    within_caps(
+        "1,000 distinct hunks",
+        &c,
+        (text.len() + body.len()) as u64,
+        base,
+    );
+    assert_eq!(c.code, Some(1), "every hunk is ambiguous");
+    let v: Value = serde_json::from_slice(&c.stdout).unwrap();
+    assert_eq!(v["errors"][0]["code"], "ambiguous", "{}", v["errors"][0]);
+    assert_eq!(fs::read_to_string(root.join("rep.txt")).unwrap(), text);
+}

@@ -92,6 +92,10 @@ pub(crate) enum ChunkError {
         /// How many places in all.
         occurrences: usize,
     },
+    /// Its old lines occur so often (in a highly repetitive file) that telling whether they
+    /// occur once in its scope would exceed the locator's work limit, which keeps a patch's
+    /// cost linear in the file plus the patch.
+    TooManyPlaces,
     /// Its old lines are not in the file.
     NotFound {
         /// Where it was looked for.
@@ -135,6 +139,10 @@ impl EditError {
                 why: ChunkError::AnchorNotFound { .. } | ChunkError::NotFound { .. },
                 ..
             } => Code::NotFound,
+            EditError::Chunk {
+                why: ChunkError::TooManyPlaces,
+                ..
+            } => Code::TooLarge,
         }
     }
 

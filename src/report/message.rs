@@ -385,6 +385,14 @@ fn chunk(
             ),
             "add context lines or an `@@ anchor` line so that the chunk matches once".to_string(),
         ),
+        ChunkError::TooManyPlaces => (
+            format!(
+                "the lines of the chunk at patch line {at} occur at too many places in this \
+                 repetitive file to be located within redline's work limit (linear in the file \
+                 plus the patch)"
+            ),
+            "give the chunk more distinctive context lines or an `@@ anchor` line".to_string(),
+        ),
         ChunkError::NotFound {
             scope,
             already_applied,

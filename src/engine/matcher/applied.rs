@@ -91,17 +91,25 @@ pub(crate) fn already_applied(
         let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
         let found = matcher::whole_lines(file, open_end, &refs);
         for (p, k) in pattern_of.into_iter().enumerate() {
-            let starts = found.of(p);
+            let stored = found.of(p);
+            let starts = stored.lines;
+            // Past a cut list (a highly repetitive file) only its next occurrence is known;
+            // where that is not enough the hint is left out.
+            let more = stored.more_at.unwrap_or(usize::MAX);
             let Within::Lines { from, lines, eof } = wanted[k].within else {
                 continue;
             };
             let at = if eof {
-                count
-                    .checked_sub(lines)
-                    .filter(|&at| at >= from && starts.binary_search(&(at as u32)).is_ok())
+                count.checked_sub(lines).filter(|&at| {
+                    at >= from
+                        && (at == more || (at < more && starts.binary_search(&(at as u32)).is_ok()))
+                })
             } else {
                 let first = starts.partition_point(|&s| (s as usize) < from);
-                starts.get(first).map(|&s| s as usize)
+                match starts.get(first) {
+                    Some(&s) => Some(s as usize),
+                    None => (more != usize::MAX && more >= from).then_some(more),
+                }
             };
             out[k] = at.map(|line| doc.line_start(line));
         }

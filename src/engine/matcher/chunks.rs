@@ -41,6 +41,8 @@
 //!    a file without a final newline keeps that state.
 //! 5. The cursor moves past the whole matched window, so chunks must come in file order.
 
+use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -50,7 +52,7 @@ use crate::engine::document::Document;
 use crate::engine::failure::{ChunkError, ChunkScope};
 use crate::engine::hint;
 use crate::engine::matcher::applied::{Wanted, Within, already_applied};
-use crate::engine::matcher::{self, Verdict};
+use crate::engine::matcher::{self, MAX_AMBIGUOUS, Stored, Verdict};
 use crate::engine::normalize::{Normalization, Normalized};
 use crate::request::PatchChunk;
 
@@ -74,9 +76,15 @@ pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Locate
     let lines = Lines::new(doc, &normalized, chunks);
     // Every chunk's old lines (without the trailing blank lines the retry may drop, see
     // [`base_len`]) are found by the engine's one search, in one scan for all chunks.
-    let olds: Vec<Vec<String>> = chunks
+    // Borrowed where a line is its own N(·) (the usual case): no second copy of the patch.
+    let olds: Vec<Vec<Cow<'_, str>>> = chunks
         .iter()
-        .map(|c| c.old_lines.iter().map(|l| n_line(l)).collect())
+        .map(|c| {
+            c.old_lines
+                .iter()
+                .map(|l| Normalized::new(l).text)
+                .collect()
+        })
         .collect();
     let bases: Vec<Option<String>> = chunks
         .iter()
@@ -147,7 +155,8 @@ fn n_line(line: &str) -> String {
 
 /// N(·) lines joined into one search pattern; `None` when one of them holds a line break (a
 /// lone CR inside a patch line), which no single file line can equal.
-fn joined(lines: &[String]) -> Option<String> {
+fn joined<S: AsRef<str>>(lines: &[S]) -> Option<String> {
+    let lines: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
     (!lines.iter().any(|l| l.contains('\n'))).then(|| lines.join("\n"))
 }
 
@@ -181,6 +190,12 @@ struct Lines<'a> {
     /// Per anchor of the patch (N(·), leading whitespace trimmed): every line that equals it,
     /// ascending, with the end of the block under it ([`Lines::block_ends`]).
     anchors: HashMap<String, Vec<(u32, u32)>>,
+    /// Line comparisons left for looking past the matcher's lists ([`Lines::starts_in`]):
+    /// eight per line of the file and of the patch's old lines, plus 1 Mi. Within it every
+    /// chunk is located exactly; a chunk that would need more fails as
+    /// [`ChunkError::TooManyPlaces`], so a patch costs time linear in the file plus the patch
+    /// whatever their shape.
+    work: Cell<usize>,
 }
 
 /// Each chunk's occurrences of its old lines ([`Lines::occurrences`]).
@@ -191,10 +206,13 @@ struct Occurrences {
 }
 
 impl Occurrences {
-    fn of(&self, chunk: usize) -> &[u32] {
-        self.pattern[chunk].map_or(&[], |p| self.found.of(p))
+    fn of(&self, chunk: usize) -> Stored<'_> {
+        self.pattern[chunk].map_or_else(Stored::default, |p| self.found.of(p))
     }
 }
+
+/// The locator's work limit was reached ([`Lines::work`]).
+struct OverLimit;
 
 impl<'a> Lines<'a> {
     fn new(doc: &'a Document, normalized: &'a Normalized<'a>, chunks: &[PatchChunk]) -> Lines<'a> {
@@ -211,12 +229,14 @@ impl<'a> Lines<'a> {
         } else {
             nstarts.len() - 1
         };
+        let patch_lines: usize = chunks.iter().map(|c| c.old_lines.len()).sum();
         let mut lines = Lines {
             doc,
             normalized,
             nstarts,
             count,
             anchors: HashMap::new(),
+            work: Cell::new(8 * (count + patch_lines) + (1 << 20)),
         };
         for c in chunks {
             for a in &c.anchors {
@@ -345,40 +365,145 @@ impl<'a> Lines<'a> {
         j
     }
 
-    /// The verdict on the `len`-line windows starting at `starts` (ascending occurrences of the
-    /// pattern) that the chunk may take: from line `from` on; with an anchor, those inside its
-    /// block (lines before `block_end`) first; an end-of-file chunk only the window that ends at
-    /// the last line.
+    /// Takes `n` from the work limit.
+    fn charge(&self, n: usize) -> Result<(), OverLimit> {
+        let left = self.work.get().checked_sub(n).ok_or(OverLimit)?;
+        self.work.set(left);
+        Ok(())
+    }
+
+    /// Up to `want` first lines of the windows in `lo..hi` where the N(·) lines `old[..len]`
+    /// occur, ascending. `base` holds the occurrences of `old[..b]` (`b <= len`; the lines
+    /// after it are the trailing blank ones the retry may drop) as the matcher kept them:
+    /// before its cut they are complete and filtered here by the lines after the base; past
+    /// the cut the file is searched for `old[..len]` itself ([`Lines::scan`]).
+    #[allow(clippy::too_many_arguments)]
+    fn starts_in(
+        &self,
+        base: Stored<'_>,
+        old: &[Cow<'_, str>],
+        b: usize,
+        len: usize,
+        lo: usize,
+        hi: usize,
+        want: usize,
+    ) -> Result<Vec<usize>, OverLimit> {
+        let mut out = Vec::new();
+        let first = base.lines.partition_point(|&s| (s as usize) < lo);
+        for s in base.lines[first..].iter().map(|&s| s as usize) {
+            if s >= hi || out.len() == want {
+                return Ok(out);
+            }
+            self.charge(1 + len - b)?;
+            if s + len <= self.count() && (b..len).all(|i| old[i] == self.nline(s + i)) {
+                out.push(s);
+            }
+        }
+        match base.more_at {
+            Some(more) if out.len() < want && lo.max(more) < hi => {
+                let rest = self.scan(&old[..len], lo.max(more), hi, want - out.len())?;
+                out.extend(rest);
+                Ok(out)
+            }
+            _ => Ok(out),
+        }
+    }
+
+    /// Up to `want` first lines of the windows starting in `lo..hi` whose N(·) lines are `pat`,
+    /// ascending: Knuth-Morris-Pratt over whole lines (a line compared with a line), from `lo`
+    /// on; each step is charged to the work limit.
+    fn scan(
+        &self,
+        pat: &[Cow<'_, str>],
+        lo: usize,
+        hi: usize,
+        want: usize,
+    ) -> Result<Vec<usize>, OverLimit> {
+        let m = pat.len();
+        let mut out = Vec::new();
+        if m == 0 || want == 0 {
+            return Ok(out);
+        }
+        self.charge(m)?;
+        let mut fail = vec![0usize; m];
+        let mut k = 0;
+        for i in 1..m {
+            while k > 0 && pat[i] != pat[k] {
+                k = fail[k - 1];
+            }
+            if pat[i] == pat[k] {
+                k += 1;
+            }
+            fail[i] = k;
+        }
+        // Windows start before `hi`, so they end before `hi + m - 1`.
+        let end = self.count().min(hi.saturating_add(m - 1));
+        let mut q = 0;
+        for i in lo..end {
+            self.charge(1)?;
+            let line = self.nline(i);
+            while q > 0 && line != pat[q] {
+                self.charge(1)?;
+                q = fail[q - 1];
+            }
+            if line == pat[q] {
+                q += 1;
+            }
+            if q == m {
+                out.push(i + 1 - m);
+                if out.len() == want {
+                    break;
+                }
+                q = fail[q - 1];
+            }
+        }
+        Ok(out)
+    }
+
+    /// The verdict on the `len`-line windows of `old[..len]` that the chunk may take (`base`:
+    /// [`Lines::starts_in`]): from line `from` on; with an anchor, those inside its block
+    /// (lines before `block_end`) first; an end-of-file chunk only the window that ends at the
+    /// last line. Beyond [`MAX_AMBIGUOUS`] places it stops counting.
+    #[allow(clippy::too_many_arguments)]
     fn search(
         &self,
-        starts: &[u32],
+        base: Stored<'_>,
+        old: &[Cow<'_, str>],
+        b: usize,
         len: usize,
         from: usize,
         block_end: Option<usize>,
         eof: bool,
-    ) -> Verdict<usize> {
-        let line = |&s: &u32| s as usize;
+    ) -> Result<Verdict<usize>, OverLimit> {
         if eof {
-            return match self.count().checked_sub(len) {
-                Some(at) if at >= from && starts.binary_search(&(at as u32)).is_ok() => {
+            self.charge(len)?;
+            return Ok(match self.count().checked_sub(len) {
+                Some(at) if at >= from && (0..len).all(|i| old[i] == self.nline(at + i)) => {
                     Verdict::One(at)
                 }
                 _ => Verdict::NotFound,
-            };
+            });
         }
-        let all = &starts[starts.partition_point(|s| line(s) < from)..];
+        let want = MAX_AMBIGUOUS + 1;
         if let Some(end) = block_end {
-            let inside = &all[..all.partition_point(|s| line(s) < end)];
+            let inside = self.starts_in(base, old, b, len, from, end, want)?;
             if !inside.is_empty() {
-                return matcher::verdict(inside.len(), inside.iter().map(line));
+                return Ok(matcher::verdict(inside.len(), inside));
             }
         }
-        matcher::verdict(all.len(), all.iter().map(line))
+        let all = self.starts_in(base, old, b, len, from, usize::MAX, want)?;
+        Ok(matcher::verdict(all.len(), all))
     }
 
     /// Places one chunk. `old` is N(·) of its old lines, `base` the occurrences of their first
     /// [`base_len`] lines.
-    fn chunk(&self, chunk: &PatchChunk, old: &[String], base: &[u32], cursor: usize) -> Step {
+    fn chunk(
+        &self,
+        chunk: &PatchChunk,
+        old: &[Cow<'_, str>],
+        base: Stored<'_>,
+        cursor: usize,
+    ) -> Step {
         if chunk.old_lines == chunk.new_lines {
             return Step::Failed(ChunkError::NoOp);
         }
@@ -396,8 +521,6 @@ impl<'a> Lines<'a> {
             anchor = Some(end);
             from = i + 1;
         }
-        // Only windows from `from` on count, whatever the retry below.
-        let base = &base[base.partition_point(|&s| (s as usize) < from)..];
 
         if chunk.old_lines.is_empty() {
             let line = match anchor {
@@ -415,23 +538,11 @@ impl<'a> Lines<'a> {
         let mut len = chunk.old_lines.len();
         let mut new: &[String] = &chunk.new_lines;
         loop {
-            // The occurrences of the first `len` old lines: those of the base whose following
-            // lines are the dropped blank ones too.
-            let filtered: Vec<u32>;
-            let starts = if len == b {
-                base
-            } else {
-                filtered = base
-                    .iter()
-                    .copied()
-                    .filter(|&s| {
-                        let s = s as usize;
-                        s + len <= self.count() && (b..len).all(|i| old[i] == self.nline(s + i))
-                    })
-                    .collect();
-                &filtered
+            let verdict = self.search(base, old, b, len, from, anchor, chunk.end_of_file);
+            let Ok(verdict) = verdict else {
+                return Step::Failed(ChunkError::TooManyPlaces);
             };
-            match self.search(starts, len, from, anchor, chunk.end_of_file) {
+            match verdict {
                 Verdict::One(start) => {
                     let located = self.splice(start, &chunk.old_lines[..len], new);
                     return Step::Placed(located, start + len);
@@ -867,6 +978,82 @@ mod tests {
         )
         .unwrap_err();
         assert!(!e.already_applied, "{e:?}");
+    }
+
+    /// In a repetitive file the matcher cuts each pattern's list at its share; the locator
+    /// finds the rest by scanning from where it needs them, with the same result as a naive
+    /// search, and a patch within its work limit never fails for it.
+    #[test]
+    fn cut_lists_are_completed_by_the_scan() {
+        let text: String = (0..300)
+            .map(|i| if i % 7 == 3 { "y\n" } else { "x\n" })
+            .collect();
+        let d = doc(&text);
+        let normalized = Normalized::new(&d.text);
+        // 1,500 distinct patterns of 1 to 11 lines of x and y: a share of 44 occurrences each.
+        let pats: Vec<Vec<String>> = (2..1502u32)
+            .map(|k| {
+                let bits = 31 - k.leading_zeros();
+                (0..bits)
+                    .map(|i| if k >> i & 1 == 1 { "x" } else { "y" }.to_string())
+                    .collect()
+            })
+            .collect();
+        let chunks: Vec<PatchChunk> = pats
+            .iter()
+            .map(|p| PatchChunk {
+                old_lines: p.clone(),
+                ..PatchChunk::default()
+            })
+            .collect();
+        let lines = Lines::new(&d, &normalized, &chunks);
+        let occ = lines.occurrences(&pats.iter().map(|p| joined(p)).collect::<Vec<_>>());
+        let n: Vec<&str> = text.lines().collect();
+        let mut cut = 0;
+        for (k, p) in pats.iter().enumerate() {
+            let stored = occ.of(k);
+            cut += usize::from(stored.more_at.is_some());
+            let naive: Vec<usize> = (0..=n.len() - p.len())
+                .filter(|&s| (0..p.len()).all(|i| n[s + i] == p[i]))
+                .collect();
+            for lo in [0, 5, 100, 250, 299] {
+                for hi in [lo + 3, 200, usize::MAX] {
+                    let want: Vec<usize> = naive
+                        .iter()
+                        .copied()
+                        .filter(|&s| s >= lo && s < hi)
+                        .take(21)
+                        .collect();
+                    let cows: Vec<Cow<'_, str>> = p.iter().map(|l| Cow::from(l.as_str())).collect();
+                    let got = lines
+                        .starts_in(stored, &cows, p.len(), p.len(), lo, hi, 21)
+                        .ok()
+                        .unwrap();
+                    assert_eq!(got, want, "{p:?} in {lo}..{hi}");
+                }
+            }
+        }
+        assert!(cut >= 5, "only {cut} lists were cut");
+    }
+
+    /// Past its work limit a chunk fails as `too_large` with its own words, and changes
+    /// nothing.
+    #[test]
+    fn over_the_work_limit_is_too_large() {
+        let d = doc("a\nb\na\n");
+        let normalized = Normalized::new(&d.text);
+        let c = chunk(&[], " a\n-b\n+c");
+        let lines = Lines::new(&d, &normalized, std::slice::from_ref(&c));
+        let old: Vec<Cow<'_, str>> = c.old_lines.iter().map(|l| Cow::from(l.as_str())).collect();
+        let occ = lines.occurrences(&[joined(&old)]);
+        lines.work.set(0);
+        match lines.chunk(&c, &old, occ.of(0), 0) {
+            Step::Failed(why) => {
+                let e = EditError::Chunk { line: 3, why };
+                assert_eq!(e.code(), Code::TooLarge);
+            }
+            _ => panic!("placed past the work limit"),
+        }
     }
 
     #[test]

@@ -122,6 +122,13 @@ pub(crate) fn verdict<T>(count: usize, occ: impl IntoIterator<Item = T>) -> Verd
 /// sequence of line keys, all patterns in one scan ([`search::key_occurrences`], as the relaxed
 /// tier does: a byte automaton over the text would cost a transition per byte), and every
 /// window found is compared byte for byte.
+///
+/// The lists together are bounded by one entry per line of the file plus 64 Ki (each
+/// distinct pattern gets an equal share, at least `2 × (MAX_AMBIGUOUS + 1)`): in a highly
+/// repetitive file every one of many distinct patterns may occur at nearly every line, and
+/// keeping them all would cost patterns × lines. A pattern past its share keeps its first
+/// occurrences and where the next one is ([`Stored::more_at`]); callers that need more look
+/// further themselves, within their own work limit.
 pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) -> WholeLines {
     let text = file.text.as_bytes();
     // Equal patterns (chunks often share their context lines) are searched, and their
@@ -141,6 +148,7 @@ pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) 
     let mut out = WholeLines {
         of,
         occ: vec![Vec::new(); distinct.len()],
+        more_at: vec![None; distinct.len()],
     };
     if distinct.is_empty() {
         return out;
@@ -174,14 +182,26 @@ pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) 
         })
         .collect();
     let refs: Vec<&[u8]> = encoded.iter().map(Vec::as_slice).collect();
+    let share = ((count + (1 << 16)) / distinct.len()).max(2 * (MAX_AMBIGUOUS + 1));
+    // Each pattern's occurrences come in ascending order, so a list cut at its share holds
+    // every occurrence before the first one left out.
     search::key_occurrences(&keys, &refs, |p, m| {
-        if m.start % 4 != 0 {
+        if m.start % 4 != 0 || out.more_at[p].is_some() {
             return;
         }
         let (first, last) = (m.start / 4, m.end / 4 - 1);
         let (from, to) = (starts[first] as usize, starts[last + 1] as usize - 1);
         if text[from..to] == *distinct[p].as_bytes() {
-            out.occ[p].push(first as u32);
+            let list = &mut out.occ[p];
+            if list.len() == share {
+                out.more_at[p] = Some(first);
+            } else {
+                if list.len() == list.capacity() {
+                    // Doubling, but never past the share: the lists stay within their bound.
+                    list.reserve_exact(list.len().max(4).min(share - list.len()));
+                }
+                list.push(first as u32);
+            }
         }
     });
     for o in &mut out.occ {
@@ -196,12 +216,26 @@ pub(crate) struct WholeLines {
     /// Each pattern's list in `occ`.
     of: Vec<usize>,
     occ: Vec<Vec<u32>>,
+    more_at: Vec<Option<usize>>,
+}
+
+/// The occurrences of one pattern that [`whole_lines`] kept.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Stored<'a> {
+    /// First lines, ascending: every occurrence that starts before `more_at`.
+    pub lines: &'a [u32],
+    /// The first line of the first occurrence left out, when the list was cut at its share.
+    pub more_at: Option<usize>,
 }
 
 impl WholeLines {
     /// The occurrences of pattern `p` (its index in the patterns searched).
-    pub(crate) fn of(&self, p: usize) -> &[u32] {
-        &self.occ[self.of[p]]
+    pub(crate) fn of(&self, p: usize) -> Stored<'_> {
+        let d = self.of[p];
+        Stored {
+            lines: &self.occ[d],
+            more_at: self.more_at[d],
+        }
     }
 }
 
@@ -896,7 +930,7 @@ mod whole_line_tests {
     fn lines(text: &str, open_end: bool, pats: &[&str]) -> Vec<Vec<usize>> {
         let found = whole_lines(&Normalized::new(text), open_end, pats);
         (0..pats.len())
-            .map(|p| found.of(p).iter().map(|&l| l as usize).collect())
+            .map(|p| found.of(p).lines.iter().map(|&l| l as usize).collect())
             .collect()
     }
 
