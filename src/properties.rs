@@ -171,15 +171,8 @@ fn cut(text: &str, seeds: &[EditSeed]) -> Vec<(EditSpec, bool)> {
             .last()
             .is_some_and(|c| c.is_whitespace() && c != '\n' && c != '\r');
         let findable = cluster_boundary(text, a) && cluster_boundary(text, b) && !ends_in_space;
-        let spec = EditSpec {
-            old_text: old.into(),
-            new_text: s.new_text.as_str().into(),
-            replace_all: s.replace_all,
-            id: None,
-            line_based: false,
-            insert_after_line: None,
-            old_text_pointer: None,
-        };
+        let mut spec = EditSpec::new(old, s.new_text.as_str());
+        spec.replace_all = s.replace_all;
         out.push((spec, findable));
     }
     out

@@ -315,7 +315,7 @@ impl Source {
         let enc = self.enc;
         let mut r = wire::EditResult {
             index: e.index,
-            id: e.spec.id.clone(),
+            id: e.spec.id().map(str::to_owned),
             status: wire::EditStatus::Skipped,
             match_kind: None,
             normalizations: None,

@@ -786,10 +786,8 @@ impl Parser {
                         "quote the text to replace, copied from the file; to create a file use `create`",
                     ));
                 }
-                let edit = EditSpec {
-                    old_text_pointer: blank_pointer(&old_text, at, "old_str"),
-                    ..EditSpec::new(old_text, new_text)
-                };
+                let pointer = blank_pointer(&old_text, at, "old_str");
+                let edit = EditSpec::new(old_text, new_text).with_old_text_pointer(pointer);
                 slot.add_edit(edit, &at.at("old_str"))
             }
             TextEditorVerb::Insert => {
@@ -802,10 +800,8 @@ impl Parser {
                 )?;
                 let line = c.insert_line.ok_or_else(|| required("insert_line"))?;
                 let new_text = c.new_str.ok_or_else(|| required("new_str"))?;
-                let edit = EditSpec {
-                    insert_after_line: Some(usize::try_from(line).unwrap_or(usize::MAX)),
-                    ..EditSpec::new("", new_text)
-                };
+                let edit =
+                    EditSpec::insertion(usize::try_from(line).unwrap_or(usize::MAX), new_text);
                 slot.add_edit(edit, &at.at("insert_line"))
             }
             TextEditorVerb::Create => {
@@ -1168,21 +1164,19 @@ fn edit(
             "quote the text to replace, copied from the file; to create a file use `content`",
         ));
     }
+    let pointer = blank_pointer(&old_text, at, "oldText");
     Ok(EditSpec {
-        new_text: new_text.into(),
         replace_all: replace_all.unwrap_or(false),
-        id,
-        line_based: false,
-        insert_after_line: None,
-        old_text_pointer: blank_pointer(&old_text, at, "oldText"),
-        old_text: old_text.into(),
-    })
+        ..EditSpec::new(old_text, new_text)
+    }
+    .with_id(id)
+    .with_old_text_pointer(pointer))
 }
 
 /// The pointer of `field` (an `oldText`) of `at`, kept only when `old_text` is blank under N(·)
 /// ([`EditSpec::old_text_pointer`]).
-fn blank_pointer(old_text: &str, at: &Sent, field: &'static str) -> Option<Box<str>> {
-    crate::engine::normalize::is_blank_under_n(old_text).then(|| at.at(field).into())
+fn blank_pointer(old_text: &str, at: &Sent, field: &'static str) -> Option<String> {
+    crate::engine::normalize::is_blank_under_n(old_text).then(|| at.at(field))
 }
 
 /// `sha256:` and 64 hex digits (any case), in the lowercase form `redline read` prints.

@@ -430,6 +430,10 @@ pub(crate) fn find_all(
         .collect()
 }
 
+/// A distinct search pattern: the needle it was taken from, its text, and whether it only
+/// counts at the end of the file.
+type Distinct<'a> = (usize, &'a str, bool);
+
 /// No line-based alternative (in [`intern`]'s second element).
 const NO_ALT: u32 = u32::MAX;
 
@@ -445,11 +449,15 @@ fn intern<'a>(
     n: usize,
     key: impl Fn(usize) -> Key<'a>,
     alt_key: impl Fn(usize) -> Option<Key<'a>>,
-) -> (Vec<(usize, &'a str, bool)>, Vec<(u32, u32)>) {
+) -> (Vec<Distinct<'a>>, Vec<(u32, u32)>) {
     // Key `2i` is needle i's main key, `2i + 1` its alternative.
     let key_of = |k: u32| -> Option<Key<'a>> {
         let i = k as usize / 2;
-        if k % 2 == 0 { Some(key(i)) } else { alt_key(i) }
+        if k.is_multiple_of(2) {
+            Some(key(i))
+        } else {
+            alt_key(i)
+        }
     };
     let mut order: Vec<u32> = (0..2 * n as u32).filter(|&k| key_of(k).is_some()).collect();
     // Stable: among equal keys the first in needle order comes first.
@@ -466,7 +474,7 @@ fn intern<'a>(
     }
     drop(order);
     let count = (0..2 * n).filter(|&k| id[k] as usize == k).count();
-    let mut distinct: Vec<(usize, &'a str, bool)> = Vec::with_capacity(count);
+    let mut distinct: Vec<Distinct<'a>> = Vec::with_capacity(count);
     for k in 0..2 * n {
         let first = id[k] as usize;
         if first == NO_ALT as usize {

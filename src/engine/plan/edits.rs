@@ -38,7 +38,7 @@ pub(crate) fn match_edits_with(
     let mut needles = Vec::with_capacity(specs.len());
     let mut needle_of = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
-        if let Some(after) = spec.insert_after_line {
+        if let Some(after) = spec.insert_after_line() {
             early.push((i, insertion(doc, after, &spec.new_text)));
             continue;
         }
@@ -97,8 +97,9 @@ pub(crate) fn match_edits_with(
             }
         };
     }
-    // The relaxed tier (§3b), only for what §3 did not find.
-    let mut cannot_take: Vec<Option<Clue>> = vec![None; specs.len()];
+    // The relaxed tier (§3b), only for what §3 did not find. The candidates it could not take,
+    // by edit, ascending (few: not a slot per edit).
+    let mut cannot_take: Vec<(usize, Clue)> = Vec::new();
     if opts.tolerance == Tolerance::Relaxed && !not_found.is_empty() {
         relax(
             doc,
@@ -151,8 +152,10 @@ pub(crate) fn match_edits_with(
         let applied = already_applied(doc, &file, &wanted);
         for (k, &i) in not_found.iter().enumerate() {
             // A candidate the relaxed tier could not take says more than newText being there.
-            let clue = cannot_take[i]
-                .take()
+            let clue = cannot_take
+                .binary_search_by_key(&i, |(j, _)| *j)
+                .ok()
+                .map(|at| cannot_take[at].1.clone())
                 .or(applied[k].map(|at| Clue::AlreadyApplied { at }));
             out[i].outcome = Outcome::Failed(EditError::NotFound {
                 candidates: cands[k].clone(),
@@ -210,7 +213,8 @@ const RELAXED_PER_EDIT: usize = 256;
 /// The least weight of a group of edits through the relaxed tier's search (bytes).
 const RELAXED_GROUP: usize = 64 * 1024;
 
-/// Runs the relaxed tier for the edits in `not_found`, taking out the ones it decides.
+/// Runs the relaxed tier for the edits in `not_found` (ascending), taking out the ones it
+/// decides; a candidate it found but could not take goes to `cannot_take` (ascending).
 #[allow(clippy::too_many_arguments)]
 fn relax(
     doc: &Document,
@@ -219,68 +223,70 @@ fn relax(
     opts: MatchOptions,
     out: &mut [EditPlan],
     not_found: &mut Vec<usize>,
-    cannot_take: &mut [Option<Clue>],
+    cannot_take: &mut Vec<(usize, Clue)>,
 ) {
     let view = relaxed::View::new(doc, file, opts.tab_width);
-    let wanted: Vec<relaxed::Wanted<'_>> = not_found
-        .iter()
-        .map(|&i| relaxed::Wanted {
-            old_text: &specs[i].old_text,
-            new_text: &specs[i].new_text,
-            replace_all: specs[i].replace_all,
-        })
-        .collect();
+    let wanted = |i: usize| relaxed::Wanted {
+        old_text: &specs[i].old_text,
+        new_text: &specs[i].new_text,
+        replace_all: specs[i].replace_all,
+    };
     // The view's search builds a few hundred bytes per edit (its variants, their N(·) lines and
     // key sequences): many edits go through it in groups, each a sixteenth of file plus edits
     // at least, so that memory stays near the file plus the request while the file's line keys
     // are scanned at most 16 times beyond the first groups. Each edit's result depends on it
-    // alone, so grouping changes nothing else.
-    let weight = |w: &relaxed::Wanted<'_>| w.old_text.len() + w.new_text.len() + RELAXED_PER_EDIT;
-    let total: usize = wanted.iter().map(weight).sum();
+    // alone, so grouping changes nothing else; a group's edits and results are made and
+    // consumed one group at a time.
+    let weight = |i: usize| specs[i].old_text.len() + specs[i].new_text.len() + RELAXED_PER_EDIT;
+    let total: usize = not_found.iter().map(|&i| weight(i)).sum();
     let group = RELAXED_GROUP.max((doc.text.len() + total) / 16);
-    let mut results = Vec::with_capacity(wanted.len());
-    let mut rest = &wanted[..];
+    let mut still = Vec::new();
+    let mut rest = &not_found[..];
     while !rest.is_empty() {
         let mut bytes = 0;
         let n = rest
             .iter()
-            .position(|w| {
-                bytes += weight(w);
+            .position(|&i| {
+                bytes += weight(i);
                 bytes > group
             })
             .unwrap_or(rest.len())
             .max(1);
         let (these, next) = rest.split_at(n);
-        results.extend(view.find_all(these));
-        rest = next;
-    }
-    let mut still = Vec::new();
-    for (&i, r) in not_found.iter().zip(results) {
-        match r {
-            Ok(hit) => {
-                out[i].outcome = Outcome::Resolved(Resolution {
-                    kind: MatchKind::Relaxed,
-                    normalizations: hit.normalizations,
-                    spans: hit.spans,
-                    replacement: doc.adapt_eol(&hit.new_text),
-                });
+        let group_wanted: Vec<relaxed::Wanted<'_>> = these.iter().map(|&i| wanted(i)).collect();
+        let results = view.find_all(&group_wanted);
+        drop(group_wanted);
+        for (&i, r) in these.iter().zip(results) {
+            match r {
+                Ok(hit) => {
+                    out[i].outcome = Outcome::Resolved(Resolution {
+                        kind: MatchKind::Relaxed,
+                        normalizations: hit.normalizations,
+                        spans: hit.spans,
+                        replacement: doc.adapt_eol(&hit.new_text),
+                    });
+                }
+                Err(relaxed::Fail::Ambiguous { spans, count }) => {
+                    out[i].outcome = Outcome::Failed(EditError::Ambiguous {
+                        matches: spans,
+                        occurrences: count,
+                        relaxed: true,
+                    });
+                }
+                Err(relaxed::Fail::CannotTake { span, why }) => {
+                    cannot_take.push((
+                        i,
+                        Clue::Reindent {
+                            at: span.start,
+                            why,
+                        },
+                    ));
+                    still.push(i);
+                }
+                Err(relaxed::Fail::NotFound) => still.push(i),
             }
-            Err(relaxed::Fail::Ambiguous { spans, count }) => {
-                out[i].outcome = Outcome::Failed(EditError::Ambiguous {
-                    matches: spans,
-                    occurrences: count,
-                    relaxed: true,
-                });
-            }
-            Err(relaxed::Fail::CannotTake { span, why }) => {
-                cannot_take[i] = Some(Clue::Reindent {
-                    at: span.start,
-                    why,
-                });
-                still.push(i);
-            }
-            Err(relaxed::Fail::NotFound) => still.push(i),
         }
+        rest = next;
     }
     *not_found = still;
 }
@@ -346,15 +352,8 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
         .zip(&fr.chunks)
         .enumerate()
         .map(|(k, (res, chunk))| {
-            let spec = EditSpec {
-                old_text: chunk.old_lines.join("\n").into(),
-                new_text: chunk.new_lines.join("\n").into(),
-                replace_all: false,
-                id: Some(format!("chunk@{}", chunk.line)),
-                line_based: false,
-                insert_after_line: None,
-                old_text_pointer: None,
-            };
+            let spec = EditSpec::new(chunk.old_lines.join("\n"), chunk.new_lines.join("\n"))
+                .with_id(Some(format!("chunk@{}", chunk.line)));
             let outcome = match res {
                 Ok(l) => Outcome::Resolved(Resolution {
                     kind: if l.exact {

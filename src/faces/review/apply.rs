@@ -85,7 +85,7 @@ pub(crate) fn decisions(m: &Model) -> Vec<DecisionEntry> {
             if let UnitKind::Edit(i) = unit.kind {
                 let e = &f.edits[i];
                 d.index = Some(i);
-                d.id = e.spec.id.clone();
+                d.id = e.spec.id().map(str::to_owned);
                 if let Some(r) = e.resolution() {
                     d.match_kind = Some(r.kind.as_str());
                     d.normalizations = Some(r.normalizations.iter().map(|n| n.as_str()).collect());

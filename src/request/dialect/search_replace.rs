@@ -255,13 +255,8 @@ fn add_block(
         old_text.push('\n');
     }
     file.edits.push(EditSpec {
-        old_text: old_text.into(),
-        new_text: new_text.into(),
-        replace_all: false,
-        id: None,
         line_based: true,
-        insert_after_line: None,
-        old_text_pointer: None,
+        ..EditSpec::new(old_text, new_text)
     });
     Ok(())
 }

@@ -41,16 +41,9 @@ fn spec(old: &str, new: &str, pointer: &str) -> EditSpec {
 /// An edit parsed from the object at `pointer`, whose `oldText` was sent under `key` (its
 /// pointer is kept only for an `oldText` that is blank under N(·)).
 fn spec_sent_as(old: &str, new: &str, pointer: &str, key: &str) -> EditSpec {
-    EditSpec {
-        old_text: old.into(),
-        new_text: new.into(),
-        replace_all: false,
-        id: None,
-        line_based: false,
-        insert_after_line: None,
-        old_text_pointer: crate::engine::normalize::is_blank_under_n(old)
-            .then(|| format!("{pointer}/{key}").into()),
-    }
+    EditSpec::new(old, new).with_old_text_pointer(
+        crate::engine::normalize::is_blank_under_n(old).then(|| format!("{pointer}/{key}")),
+    )
 }
 
 fn olds(file: &FileRequest) -> Vec<&str> {
@@ -67,8 +60,7 @@ fn canonical_full() {
     let lib = &r.files[0];
     assert_eq!(lib.path, "src/lib.rs");
     assert_eq!(lib.pointer.as_deref(), Some("/files/0"));
-    let mut e1 = spec("fn a() {}", "fn b() {}", "/files/0/edits/0");
-    e1.id = Some("e1".into());
+    let e1 = spec("fn a() {}", "fn b() {}", "/files/0/edits/0").with_id(Some("e1".into()));
     assert_eq!(lib.edits, vec![e1]);
     assert!(
         lib.expect_hash
@@ -133,7 +125,7 @@ fn legacy_single_edit_points_at_the_object() {
     let r =
         ok_value(json!({"path": "a", "oldText": "x", "newText": "", "dryRun": true, "id": "k"}));
     assert!(r.dry_run);
-    assert_eq!(r.files[0].edits[0].id.as_deref(), Some("k"));
+    assert_eq!(r.files[0].edits[0].id(), Some("k"));
     assert_eq!(&*r.files[0].edits[0].new_text, "");
 }
 
@@ -193,7 +185,7 @@ fn flat_edits_grouped_by_first_appearance() {
     assert_eq!(paths, ["b.rs", "a.rs"]);
     assert_eq!(r.files[0].pointer.as_deref(), Some("/edits/0"));
     assert_eq!(olds(&r.files[0]), ["1", "5"]);
-    assert_eq!(r.files[0].edits[0].id.as_deref(), Some("first"));
+    assert_eq!(r.files[0].edits[0].id(), Some("first"));
     assert!(r.files[0].edits[1].replace_all);
     let r = ok_value(
         json!({"edits": [{"file_path": "a", "old_string": "x", "new_string": "y"}],
@@ -666,7 +658,11 @@ fn objects_for_one_path_merge_in_request_order() {
         {"path": "b", "content": ""},
         {"path": "./a", "edits": [{"oldText": "z", "newText": "w"}, {"oldText": "\t", "newText": "v"}]},
     ]}));
-    let ptrs: Vec<_> = r.files[0].edits.iter().map(|e| e.old_text_pointer.as_deref()).collect();
+    let ptrs: Vec<_> = r.files[0]
+        .edits
+        .iter()
+        .map(|e| e.old_text_pointer())
+        .collect();
     assert_eq!(ptrs, [None, None, Some("/files/2/edits/1/oldText")]);
 }
 
@@ -778,7 +774,7 @@ fn unicode_paths_and_text_survive() {
     ));
     assert_eq!(r.files[0].path, "docs/ünïcödé/ファイル.md");
     assert_eq!(&*r.files[0].edits[0].old_text, "“quoted” — text");
-    assert_eq!(r.files[0].edits[0].id.as_deref(), Some("ü~/1"));
+    assert_eq!(r.files[0].edits[0].id(), Some("ü~/1"));
     let r = ok_value(
         json!({"edits": [{"path": "é/a", "oldText": "x", "newText": "y"}, {"path": "é/b/../a", "oldText": "z", "newText": "w"}]}),
     );
@@ -1017,7 +1013,7 @@ proptest::proptest! {
                     let p = file.pointer.as_deref().unwrap();
                     proptest::prop_assert!(value.pointer(p).is_some(), "{p}");
                     for edit in &file.edits {
-                        if let Some(p) = edit.old_text_pointer.as_deref() {
+                        if let Some(p) = edit.old_text_pointer() {
                             proptest::prop_assert!(stringified || value.pointer(p).is_some(), "{p}");
                         }
                     }
@@ -1187,7 +1183,7 @@ fn pointers_name_aliases_as_sent() {
     );
     let r = ok_value(json!({"edits": [{"file_path": "a", "old_text": " ", "new_text": "y"}]}));
     assert_eq!(
-        r.files[0].edits[0].old_text_pointer.as_deref(),
+        r.files[0].edits[0].old_text_pointer(),
         Some("/edits/0/old_text")
     );
 }
@@ -1303,11 +1299,12 @@ fn text_editor_commands_become_edits_content_and_insertions() {
     let e = &r.files[0].edits[0];
     assert_eq!((&*e.old_text, &*e.new_text), ("x", ""));
     // The pointer is kept only for the error a blank old_str gets when it is resolved.
-    assert_eq!(e.old_text_pointer, None);
-    assert_eq!(e.insert_after_line, None);
-    let r =
-        ok_value(json!({"command": "str_replace", "path": "a.rs", "old_str": " \t", "new_str": ""}));
-    assert_eq!(r.files[0].edits[0].old_text_pointer.as_deref(), Some("/old_str"));
+    assert_eq!(e.old_text_pointer(), None);
+    assert_eq!(e.insert_after_line(), None);
+    let r = ok_value(
+        json!({"command": "str_replace", "path": "a.rs", "old_str": " \t", "new_str": ""}),
+    );
+    assert_eq!(r.files[0].edits[0].old_text_pointer(), Some("/old_str"));
     let r =
         ok_value(json!({"command": "create", "path": "n.md", "file_text": "", "old_str": null}));
     assert_eq!(r.files[0].content.as_deref(), Some(""));
@@ -1316,7 +1313,7 @@ fn text_editor_commands_become_edits_content_and_insertions() {
     );
     let e = &r.files[0].edits[0];
     assert_eq!((&*e.old_text, &*e.new_text), ("", "use x;"));
-    assert_eq!(e.insert_after_line, Some(0));
+    assert_eq!(e.insert_after_line(), Some(0));
     // An array batches commands (and file objects) all or nothing; one path merges.
     let r = ok_value(json!([
         {"command": "insert", "path": "a.rs", "insert_line": 3, "new_str": "x"},
@@ -1325,10 +1322,7 @@ fn text_editor_commands_become_edits_content_and_insertions() {
     ]));
     assert_eq!(r.files.len(), 2);
     assert_eq!(r.files[0].edits.len(), 2);
-    assert_eq!(
-        r.files[0].edits[1].old_text_pointer.as_deref(),
-        Some("/1/old_str")
-    );
+    assert_eq!(r.files[0].edits[1].old_text_pointer(), Some("/1/old_str"));
 }
 
 #[test]

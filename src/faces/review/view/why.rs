@@ -123,8 +123,7 @@ pub(super) fn explain(
             let e = &plan.edits[i];
             let id = e
                 .spec
-                .id
-                .as_deref()
+                .id()
                 .map(|id| format!(" (id {id})"))
                 .unwrap_or_default();
             title = format!(" why · edit {}{id} ", unit.label());
