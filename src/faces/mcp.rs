@@ -345,6 +345,12 @@ fn with_summary(run: &Run, ok: bool, structured: Value) -> CallToolResult {
     r
 }
 
+/// How much of [`summary`] lists failed edits one by one: past this many bytes the rest are only
+/// counted. Claude Code keeps ~11,000 characters of an error result's text (and a model can act
+/// on a few dozen failures at a time); 10,000 failed edits took 1.8 MB of summary, and as much
+/// again in rmcp's serialized reply. The response (`structuredContent`) has them all.
+const LISTED_FAILURES_BYTES: usize = 10_000;
+
 /// The response (SPEC §4) in a few lines for a model or a person: one line per file with its
 /// status, every failed edit with its code, message, hint and closest candidates (their text, so
 /// `oldText` can be fixed without another read), errors that belong to no file, then the diffs
@@ -434,11 +440,23 @@ pub(crate) fn summary(run: &Run) -> String {
             let _ = writeln!(out, "  ✗ {} — {}", e.code, e.message);
             detail(&mut out, e, "    ");
         }
+        let mut unlisted = 0usize;
         for ed in &f.edits {
             if let Some(e) = &ed.error {
+                if out.len() >= LISTED_FAILURES_BYTES {
+                    unlisted += 1;
+                    continue;
+                }
                 let _ = writeln!(out, "  ✗ edit {}: {} — {}", ed.index, e.code, e.message);
                 detail(&mut out, e, "    ");
             }
+        }
+        if unlisted > 0 {
+            let plural = if unlisted == 1 { "" } else { "s" };
+            let _ = writeln!(
+                out,
+                "  … and {unlisted} more failed edit{plural}, not listed here (fix the ones above and preview again)"
+            );
         }
     }
     // Errors no file above carries (the journal, a directory, the root).
@@ -903,6 +921,38 @@ mod tests {
         // A mark no line stands for is an ordinary argument.
         let r = server.call(schema::PREVIEW_EDITS, d.mark_of(99)).unwrap();
         assert_eq!(r.is_error, Some(true));
+    }
+
+    /// Failed edits are listed one by one up to a budget, then counted: the closing line and
+    /// the count stay, and the structured content has every edit.
+    #[test]
+    fn many_failed_edits_are_counted_past_the_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+        let server = Server::new(Settings {
+            root: dir.path().to_path_buf(),
+            ..Settings::default()
+        });
+        let edits: Vec<Value> = (0..2_000)
+            .map(|i| serde_json::json!({"oldText": format!("nope {i}"), "newText": "x"}))
+            .collect();
+        let args = serde_json::json!({"files": [{"path": "a.txt", "edits": edits}]});
+        let r = server.call(schema::PREVIEW_EDITS, args).unwrap();
+        let text = serde_json::to_value(&r.content).unwrap()[0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(text.starts_with("edit a.txt: failed (2000 of 2000 edits failed)\n"), "{text}");
+        let listed = text.matches("  ✗ edit ").count();
+        assert!(listed > 10 && listed < 2_000, "{listed}");
+        assert!(text.len() < LISTED_FAILURES_BYTES + 1_000, "{}", text.len());
+        assert!(
+            text.contains(&format!("  … and {} more failed edits, not listed here", 2_000 - listed)),
+            "{text}"
+        );
+        assert!(text.ends_with("nothing was written (a batch is all or nothing)\n"));
+        let structured = r.structured_content.unwrap();
+        assert_eq!(structured["files"][0]["edits"].as_array().unwrap().len(), 2_000);
     }
 
     #[test]
