@@ -961,14 +961,12 @@ fn serve_and_mcp_bad_input_costs_are_capped() {
         .collect();
     fs::write(root.join("src.rs"), &source).unwrap();
     let file = source.len() as u64;
-    let mut cases: Vec<(&str, Value)> = vec![
-        (
-            "100k failing edits (over --max-edits)",
-            serde_json::json!({"files": [{"path": "src.rs", "edits": (0..100_000)
+    let mut cases: Vec<(&str, Value)> = vec![(
+        "100k failing edits (over --max-edits)",
+        serde_json::json!({"files": [{"path": "src.rs", "edits": (0..100_000)
                 .map(|i| serde_json::json!({"oldText": format!("nope {i}"), "newText": "x"}))
                 .collect::<Vec<_>>()}]}),
-        ),
-    ];
+    )];
     if std::env::var_os("REDLINE_FAULT_ITERS").is_some() {
         cases.extend([
             (

@@ -17,9 +17,6 @@ use crate::faces::schema;
 use crate::report::Mode;
 use crate::report::message::Vocabulary;
 use crate::service::{Run, Settings};
-use serde_json::value::RawValue;
-use std::collections::HashMap;
-use std::sync::Arc;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, Implementation, InitializeResult, ListToolsResult,
@@ -28,6 +25,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The MCP server: the settings every tool call runs with, and the tool list.
 #[derive(Debug, Clone)]
@@ -180,7 +180,9 @@ impl Diverted {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Table> {
         // A panic while holding the lock leaves the maps whole (one insert or remove).
-        self.table.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.table
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn mark_of(&self, key: u64) -> Value {
@@ -246,7 +248,11 @@ impl Diverted {
         let needle = format!("{{\"{}\":", self.mark);
         let at = memchr::memmem::find(line, needle.as_bytes())?;
         let digits = at + needle.len();
-        let end = digits + line[digits..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let end = digits
+            + line[digits..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
         if line.get(end) != Some(&b'}') {
             return None;
         }
@@ -887,7 +893,10 @@ mod tests {
         let r = server.call(schema::PREVIEW_EDITS, mark.clone()).unwrap();
         assert_eq!(r.is_error, Some(false));
         assert_eq!(r.structured_content, Some(mark.clone()));
-        let reply = serde_json::to_vec(&serde_json::json!({"id": 7, "result": {"structuredContent": mark}})).unwrap();
+        let reply = serde_json::to_vec(
+            &serde_json::json!({"id": 7, "result": {"structuredContent": mark}}),
+        )
+        .unwrap();
         let (before, run, after) = d.splice(&reply).unwrap();
         let response = serde_json::to_vec(&run.to_json()).unwrap();
         let whole: Value =
@@ -942,17 +951,26 @@ mod tests {
             .as_str()
             .unwrap()
             .to_string();
-        assert!(text.starts_with("edit a.txt: failed (2000 of 2000 edits failed)\n"), "{text}");
+        assert!(
+            text.starts_with("edit a.txt: failed (2000 of 2000 edits failed)\n"),
+            "{text}"
+        );
         let listed = text.matches("  ✗ edit ").count();
         assert!(listed > 10 && listed < 2_000, "{listed}");
         assert!(text.len() < LISTED_FAILURES_BYTES + 1_000, "{}", text.len());
         assert!(
-            text.contains(&format!("  … and {} more failed edits, not listed here", 2_000 - listed)),
+            text.contains(&format!(
+                "  … and {} more failed edits, not listed here",
+                2_000 - listed
+            )),
             "{text}"
         );
         assert!(text.ends_with("nothing was written (a batch is all or nothing)\n"));
         let structured = r.structured_content.unwrap();
-        assert_eq!(structured["files"][0]["edits"].as_array().unwrap().len(), 2_000);
+        assert_eq!(
+            structured["files"][0]["edits"].as_array().unwrap().len(),
+            2_000
+        );
     }
 
     #[test]

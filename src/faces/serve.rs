@@ -451,9 +451,7 @@ fn dispatch(
 
 /// The `read` params of a text-editor `view` command, when `params` is one (only then is it
 /// made a JSON value).
-fn view_params(
-    params: &RawValue,
-) -> Option<Result<ReadParams, crate::request::RequestError>> {
+fn view_params(params: &RawValue) -> Option<Result<ReadParams, crate::request::RequestError>> {
     let command = string(members(params)?.get("command").copied())?;
     if command != "view" {
         return None;
@@ -467,7 +465,11 @@ fn need(params: Option<&RawValue>) -> Result<&RawValue, (i64, String)> {
 
 /// Parses `params` as a request and runs it in `mode` ([`crate::faces::run_json_text`]);
 /// params of a JSON type that holds no request are invalid params.
-pub(crate) fn run(params: &RawValue, mode: Mode, settings: &Settings) -> Result<Run, (i64, String)> {
+pub(crate) fn run(
+    params: &RawValue,
+    mode: Mode,
+    settings: &Settings,
+) -> Result<Run, (i64, String)> {
     crate::faces::run_json_text(params.get(), mode, settings, Vocabulary::Cli)
         .ok_or_else(|| (INVALID_PARAMS, crate::faces::NOT_A_REQUEST.into()))
 }
