@@ -143,7 +143,6 @@ pub(super) fn echo_stdin_rejected() -> ExitStatus {
 /// `redline serve`: JSON-RPC until the end of input or the `exit` notification; as in LSP, an
 /// `exit` that no `shutdown` preceded exits 1.
 pub(super) fn serve(settings: &Settings) -> ExitStatus {
-    crate::faces::return_big_blocks();
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
     match crate::faces::serve::serve(stdin, stdout, settings) {
@@ -159,7 +158,6 @@ pub(super) fn serve(settings: &Settings) -> ExitStatus {
 
 /// `redline mcp`: MCP on stdin/stdout until the client closes stdin.
 pub(super) fn mcp(settings: &Settings, review: bool) -> ExitStatus {
-    crate::faces::return_big_blocks();
     match crate::faces::mcp::run(settings.clone(), review) {
         Ok(()) => ExitStatus::Success,
         Err(e) => {

@@ -285,6 +285,7 @@ struct Context {
 /// Runs the `redline` command line on the process's arguments, standard streams and environment,
 /// and returns the status the process exits with.
 pub fn main() -> ExitStatus {
+    crate::faces::return_big_blocks();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
