@@ -43,7 +43,9 @@ pub use report::Mode;
 pub use report::response::{self, Response};
 pub use request::dialect::InputKind;
 pub use request::wire::parse_json;
-pub use request::{DocumentOverride, EditSpec, FileRequest, PatchChunk, Request, RequestError};
+pub use request::{
+    DocumentOverride, EditSpec, FileRequest, PatchChunk, PatchLines, Request, RequestError,
+};
 pub use service::{Run, Settings, run};
 pub use write::Root;
 

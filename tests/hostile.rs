@@ -926,6 +926,14 @@ fn codex_patch_on_a_repetitive_file_is_capped() {
             "1,000 missing anchors",
             patch(&|i| format!("@@ nope{i}\n x\n-x\n+y\n")),
         ),
+        // Each line of a patch used to be two `String`s and a copy (60 times the patch).
+        (
+            "one hunk of 300,000 short lines",
+            patch(&|i| match i {
+                0 => format!("@@\n{}-z\n+y\n", " z\n".repeat(300_000)),
+                _ => String::new(),
+            }),
+        ),
     ] {
         let path = t.path().join("p.patch");
         fs::write(&path, &body).unwrap();

@@ -54,7 +54,7 @@ use crate::engine::hint;
 use crate::engine::matcher::applied::{Wanted, Within, already_applied};
 use crate::engine::matcher::{self, MAX_AMBIGUOUS, Stored, Verdict};
 use crate::engine::normalize::{Normalization, Normalized};
-use crate::request::PatchChunk;
+use crate::request::{PatchChunk, PatchLines};
 
 /// Where a chunk goes and what replaces it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,19 +77,11 @@ pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Locate
     // Every chunk's old lines (without the trailing blank lines the retry may drop, see
     // [`base_len`]) are found by the engine's one search, in one scan for all chunks.
     // Borrowed where a line is its own N(·) (the usual case): no second copy of the patch.
-    let olds: Vec<Vec<Cow<'_, str>>> = chunks
-        .iter()
-        .map(|c| {
-            c.old_lines
-                .iter()
-                .map(|l| Normalized::new(l).text)
-                .collect()
-        })
-        .collect();
-    let bases: Vec<Option<String>> = chunks
+    let olds: Vec<Cow<'_, PatchLines>> = chunks.iter().map(|c| n_lines(&c.old_lines)).collect();
+    let bases: Vec<Option<&str>> = chunks
         .iter()
         .zip(&olds)
-        .map(|(c, n)| joined(&n[..base_len(&c.old_lines)]))
+        .map(|(c, n)| joined(n, base_len(&c.old_lines)))
         .collect();
     let occ = lines.occurrences(&bases);
     let mut cursor = 0;
@@ -104,15 +96,15 @@ pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Locate
     // SPEC §3a "Already applied" for the chunks not found: the matcher's one rule, their new
     // lines as whole lines after where the chunk was looked for; one scan for all of them.
     // (chunk, where it was looked for from, old lines, new lines), joined only for these.
-    let missing: Vec<(usize, usize, String, String)> = steps
+    let missing: Vec<(usize, usize, &str, &str)> = steps
         .iter()
         .enumerate()
         .filter_map(|(k, step)| match step {
             Step::Missing(from) => Some((
                 k,
                 *from,
-                chunks[k].old_lines.join("\n"),
-                chunks[k].new_lines.join("\n"),
+                chunks[k].old_lines.text(),
+                chunks[k].new_lines.text(),
             )),
             _ => None,
         })
@@ -153,18 +145,32 @@ fn n_line(line: &str) -> String {
     Normalized::new(line).text.into_owned()
 }
 
-/// N(·) lines joined into one search pattern; `None` when one of them holds a line break (a
-/// lone CR inside a patch line), which no single file line can equal.
-fn joined<S: AsRef<str>>(lines: &[S]) -> Option<String> {
-    let lines: Vec<&str> = lines.iter().map(AsRef::as_ref).collect();
-    (!lines.iter().any(|l| l.contains('\n'))).then(|| lines.join("\n"))
+/// N(·) of a chunk's lines: the chunk's own when each line is its own N(·) (the usual case),
+/// else a copy.
+fn n_lines(lines: &PatchLines) -> Cow<'_, PatchLines> {
+    if lines
+        .iter()
+        .all(|l| matches!(Normalized::new(l).text, Cow::Borrowed(_)))
+    {
+        return Cow::Borrowed(lines);
+    }
+    let n: Vec<Cow<'_, str>> = lines.iter().map(|l| Normalized::new(l).text).collect();
+    Cow::Owned(PatchLines::from(n.as_slice()))
+}
+
+/// The first `n` N(·) lines joined into one search pattern; `None` when one of them holds a
+/// line break (a lone CR inside a patch line), which no single file line can equal.
+fn joined(lines: &PatchLines, n: usize) -> Option<&str> {
+    (0..n)
+        .all(|i| !lines.get(i).contains('\n'))
+        .then(|| lines.joined(n))
 }
 
 /// How many old lines are left once the trailing blank ones that Codex's retry may drop are
 /// dropped (at least one is always kept).
-fn base_len(old: &[String]) -> usize {
+fn base_len(old: &PatchLines) -> usize {
     let mut len = old.len();
-    while len > 1 && old[len - 1].trim().is_empty() {
+    while len > 1 && old.get(len - 1).trim().is_empty() {
         len -= 1;
     }
     len
@@ -316,8 +322,8 @@ impl<'a> Lines<'a> {
 
     /// The first line of every whole-line occurrence of each pattern, ascending
     /// ([`matcher::whole_lines`]); none for a `None` pattern.
-    fn occurrences(&self, patterns: &[Option<String>]) -> Occurrences {
-        let wanted: Vec<&str> = patterns.iter().flatten().map(String::as_str).collect();
+    fn occurrences(&self, patterns: &[Option<&str>]) -> Occurrences {
+        let wanted: Vec<&str> = patterns.iter().flatten().copied().collect();
         let open_end = self.count > 0 && !self.doc.final_newline();
         let found = matcher::whole_lines(self.normalized, open_end, &wanted);
         let mut next = 0;
@@ -381,7 +387,7 @@ impl<'a> Lines<'a> {
     fn starts_in(
         &self,
         base: Stored<'_>,
-        old: &[Cow<'_, str>],
+        old: &PatchLines,
         b: usize,
         len: usize,
         lo: usize,
@@ -395,13 +401,13 @@ impl<'a> Lines<'a> {
                 return Ok(out);
             }
             self.charge(1 + len - b)?;
-            if s + len <= self.count() && (b..len).all(|i| old[i] == self.nline(s + i)) {
+            if s + len <= self.count() && (b..len).all(|i| old.get(i) == self.nline(s + i)) {
                 out.push(s);
             }
         }
         match base.more_at {
             Some(more) if out.len() < want && lo.max(more) < hi => {
-                let rest = self.scan(&old[..len], lo.max(more), hi, want - out.len())?;
+                let rest = self.scan(old, len, lo.max(more), hi, want - out.len())?;
                 out.extend(rest);
                 Ok(out)
             }
@@ -409,17 +415,19 @@ impl<'a> Lines<'a> {
         }
     }
 
-    /// Up to `want` first lines of the windows starting in `lo..hi` whose N(·) lines are `pat`,
+    /// Up to `want` first lines of the windows starting in `lo..hi` whose N(·) lines are the first
+    /// `m` of `pat`,
     /// ascending: Knuth-Morris-Pratt over whole lines (a line compared with a line), from `lo`
     /// on; each step is charged to the work limit.
     fn scan(
         &self,
-        pat: &[Cow<'_, str>],
+        pat: &PatchLines,
+        m: usize,
         lo: usize,
         hi: usize,
         want: usize,
     ) -> Result<Vec<usize>, OverLimit> {
-        let m = pat.len();
+        let pat = |i: usize| pat.get(i);
         let mut out = Vec::new();
         if m == 0 || want == 0 {
             return Ok(out);
@@ -428,10 +436,10 @@ impl<'a> Lines<'a> {
         let mut fail = vec![0usize; m];
         let mut k = 0;
         for i in 1..m {
-            while k > 0 && pat[i] != pat[k] {
+            while k > 0 && pat(i) != pat(k) {
                 k = fail[k - 1];
             }
-            if pat[i] == pat[k] {
+            if pat(i) == pat(k) {
                 k += 1;
             }
             fail[i] = k;
@@ -442,11 +450,11 @@ impl<'a> Lines<'a> {
         for i in lo..end {
             self.charge(1)?;
             let line = self.nline(i);
-            while q > 0 && line != pat[q] {
+            while q > 0 && line != pat(q) {
                 self.charge(1)?;
                 q = fail[q - 1];
             }
-            if line == pat[q] {
+            if line == pat(q) {
                 q += 1;
             }
             if q == m {
@@ -468,7 +476,7 @@ impl<'a> Lines<'a> {
     fn search(
         &self,
         base: Stored<'_>,
-        old: &[Cow<'_, str>],
+        old: &PatchLines,
         b: usize,
         len: usize,
         from: usize,
@@ -478,7 +486,7 @@ impl<'a> Lines<'a> {
         if eof {
             self.charge(len)?;
             return Ok(match self.count().checked_sub(len) {
-                Some(at) if at >= from && (0..len).all(|i| old[i] == self.nline(at + i)) => {
+                Some(at) if at >= from && (0..len).all(|i| old.get(i) == self.nline(at + i)) => {
                     Verdict::One(at)
                 }
                 _ => Verdict::NotFound,
@@ -497,13 +505,7 @@ impl<'a> Lines<'a> {
 
     /// Places one chunk. `old` is N(·) of its old lines, `base` the occurrences of their first
     /// [`base_len`] lines.
-    fn chunk(
-        &self,
-        chunk: &PatchChunk,
-        old: &[Cow<'_, str>],
-        base: Stored<'_>,
-        cursor: usize,
-    ) -> Step {
+    fn chunk(&self, chunk: &PatchChunk, old: &PatchLines, base: Stored<'_>, cursor: usize) -> Step {
         if chunk.old_lines == chunk.new_lines {
             return Step::Failed(ChunkError::NoOp);
         }
@@ -530,13 +532,15 @@ impl<'a> Lines<'a> {
                 }
                 None => self.count(),
             };
-            let located = self.splice(line, &[], &chunk.new_lines);
+            let new: Vec<&str> = chunk.new_lines.iter().collect();
+            let located = self.splice(line, &[], &new);
             return Step::Placed(located, if anchor.is_some() { from } else { cursor });
         }
 
         let b = base_len(&chunk.old_lines);
         let mut len = chunk.old_lines.len();
-        let mut new: &[String] = &chunk.new_lines;
+        // The new lines kept: the retry drops trailing blank ones too.
+        let mut new_len = chunk.new_lines.len();
         loop {
             let verdict = self.search(base, old, b, len, from, anchor, chunk.end_of_file);
             let Ok(verdict) = verdict else {
@@ -544,7 +548,9 @@ impl<'a> Lines<'a> {
             };
             match verdict {
                 Verdict::One(start) => {
-                    let located = self.splice(start, &chunk.old_lines[..len], new);
+                    let old: Vec<&str> = chunk.old_lines.iter().take(len).collect();
+                    let new: Vec<&str> = chunk.new_lines.iter().take(new_len).collect();
+                    let located = self.splice(start, &old, &new);
                     return Step::Placed(located, start + len);
                 }
                 Verdict::Ambiguous { first, count } => {
@@ -558,8 +564,8 @@ impl<'a> Lines<'a> {
             // Codex: a chunk ending in empty context lines may have meant the end of the file.
             if len > b {
                 len -= 1;
-                if new.last().is_some_and(|l| l.trim().is_empty()) {
-                    new = &new[..new.len() - 1];
+                if new_len > 0 && chunk.new_lines.get(new_len - 1).trim().is_empty() {
+                    new_len -= 1;
                 }
             } else {
                 return Step::Missing(from);
@@ -575,17 +581,17 @@ impl<'a> Lines<'a> {
         } else {
             ChunkScope::After(from)
         };
-        let old = chunk.old_lines.join("\n");
+        let old = chunk.old_lines.text();
         ChunkError::NotFound {
             scope,
             already_applied: applied_at,
-            candidates: hint::candidates(self.normalized, &[old.as_str()]).remove(0),
+            candidates: hint::candidates(self.normalized, &[old]).remove(0),
         }
     }
 
     /// Replaces the lines of `old` (matched at line `start`) by `new`, keeping every context line
     /// as the file has it (module docs, rule 4).
-    fn splice(&self, start: usize, old: &[String], new: &[String]) -> Located {
+    fn splice(&self, start: usize, old: &[&str], new: &[&str]) -> Located {
         // Exactness and normalizations over the whole old lines, by the matcher's one
         // classification (module docs: why a line's trailing whitespace counts).
         let (exact, normalizations) = match old.len() {
@@ -677,14 +683,14 @@ mod tests {
         for line in body.lines() {
             match line.split_at_checked(1) {
                 Some((" ", rest)) => {
-                    c.old_lines.push(rest.into());
-                    c.new_lines.push(rest.into());
+                    c.old_lines.push(rest);
+                    c.new_lines.push(rest);
                 }
-                Some(("-", rest)) => c.old_lines.push(rest.into()),
-                Some(("+", rest)) => c.new_lines.push(rest.into()),
+                Some(("-", rest)) => c.old_lines.push(rest),
+                Some(("+", rest)) => c.new_lines.push(rest),
                 _ => {
-                    c.old_lines.push(String::new());
-                    c.new_lines.push(String::new());
+                    c.old_lines.push("");
+                    c.new_lines.push("");
                 }
             }
         }
@@ -1002,12 +1008,16 @@ mod tests {
         let chunks: Vec<PatchChunk> = pats
             .iter()
             .map(|p| PatchChunk {
-                old_lines: p.clone(),
+                old_lines: PatchLines::from(p.as_slice()),
                 ..PatchChunk::default()
             })
             .collect();
         let lines = Lines::new(&d, &normalized, &chunks);
-        let occ = lines.occurrences(&pats.iter().map(|p| joined(p)).collect::<Vec<_>>());
+        let pls: Vec<PatchLines> = pats
+            .iter()
+            .map(|p| PatchLines::from(p.as_slice()))
+            .collect();
+        let occ = lines.occurrences(&pls.iter().map(|p| joined(p, p.len())).collect::<Vec<_>>());
         let n: Vec<&str> = text.lines().collect();
         let mut cut = 0;
         for (k, p) in pats.iter().enumerate() {
@@ -1024,9 +1034,8 @@ mod tests {
                         .filter(|&s| s >= lo && s < hi)
                         .take(21)
                         .collect();
-                    let cows: Vec<Cow<'_, str>> = p.iter().map(|l| Cow::from(l.as_str())).collect();
                     let got = lines
-                        .starts_in(stored, &cows, p.len(), p.len(), lo, hi, 21)
+                        .starts_in(stored, &pls[k], p.len(), p.len(), lo, hi, 21)
                         .ok()
                         .unwrap();
                     assert_eq!(got, want, "{p:?} in {lo}..{hi}");
@@ -1044,8 +1053,8 @@ mod tests {
         let normalized = Normalized::new(&d.text);
         let c = chunk(&[], " a\n-b\n+c");
         let lines = Lines::new(&d, &normalized, std::slice::from_ref(&c));
-        let old: Vec<Cow<'_, str>> = c.old_lines.iter().map(|l| Cow::from(l.as_str())).collect();
-        let occ = lines.occurrences(&[joined(&old)]);
+        let old = &c.old_lines;
+        let occ = lines.occurrences(&[joined(old, old.len())]);
         lines.work.set(0);
         match lines.chunk(&c, &old, occ.of(0), 0) {
             Step::Failed(why) => {
@@ -1136,12 +1145,12 @@ mod tests {
                 let mut want = lines[..s].to_vec();
                 for (i, l) in window.iter().enumerate() {
                     let edge = ctx && (i == 0 || i == k - 1);
-                    c.old_lines.push(l.clone());
+                    c.old_lines.push(l);
                     if edge {
-                        c.new_lines.push(l.clone());
+                        c.new_lines.push(l);
                         want.push(l.clone());
                     } else {
-                        c.new_lines.push(format!("NEW{i}"));
+                        c.new_lines.push(&format!("NEW{i}"));
                         want.push(format!("NEW{i}"));
                     }
                 }

@@ -352,7 +352,7 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
         .zip(&fr.chunks)
         .enumerate()
         .map(|(k, (res, chunk))| {
-            let spec = EditSpec::new(chunk.old_lines.join("\n"), chunk.new_lines.join("\n"))
+            let spec = EditSpec::new(chunk.old_lines.text(), chunk.new_lines.text())
                 .with_id(Some(format!("chunk@{}", chunk.line)));
             let outcome = match res {
                 Ok(l) => Outcome::Resolved(Resolution {
