@@ -71,7 +71,7 @@ impl Server {
         if let Some(d) = &self.diverted
             && let Some((key, args)) = d.take_arguments(&arguments)
         {
-            return self.diverted_call(name, d, key, &args);
+            return self.diverted_call(name, d, key, args);
         }
         // Anthropic's text-editor `view` sent to an edit tool is a read.
         if name == schema::PREVIEW_EDITS || name == schema::APPLY_EDITS {
@@ -105,7 +105,7 @@ impl Server {
         name: &str,
         d: &Diverted,
         key: u64,
-        args: &Arguments,
+        args: Arguments,
     ) -> Result<CallToolResult, ErrorData> {
         // Invariant: the arguments are the text of a JSON object (a raw value of a parsed line).
         let text = std::str::from_utf8(&args.line[args.range.clone()]).unwrap_or("{}");
@@ -122,11 +122,13 @@ impl Server {
                 .call(name, value);
             }
         };
-        let Some(run) = crate::faces::run_json_text(text, mode, &self.settings, Vocabulary::Mcp)
-        else {
+        let Some(parsed) = crate::faces::parse_json_text(text, &self.settings) else {
             let message = crate::faces::NOT_A_REQUEST.to_string();
             return Ok(CallToolResult::error(vec![ContentBlock::text(message)]));
         };
+        // The line is not needed past parsing: it is not held while the request runs.
+        drop(args);
+        let run = crate::faces::run_parsed(parsed, mode, &self.settings, Vocabulary::Mcp);
         let ok = matches!(&run.response, Ok(r) if r.ok);
         let r = with_summary(&run, ok, d.mark_of(key));
         d.lock().runs.insert(key, run);

@@ -58,22 +58,21 @@ pub(crate) fn run_json(
     })
 }
 
-/// [`run_json`] for a request given as the raw text of a JSON value (JSON-RPC `params` or MCP
+/// The request of [`run_json`] given as the raw text of a JSON value (JSON-RPC `params` or MCP
 /// tool arguments kept as [`serde_json::value::RawValue`]): an object or an array is read
 /// straight into the typed request ([`crate::request::wire::parse_json`], so no tree of JSON
 /// values is built and duplicate keys are refused as the CLI refuses them), a string is request
 /// text in any dialect. As in the CLI, far too many edits are `too_large` before parsing
 /// ([`crate::request::limits::precheck_edits`]). `None` when the value's JSON type holds no
-/// request.
-pub(crate) fn run_json_text(
+/// request. The request owns its texts, so the message it was read from can be dropped before
+/// it runs ([`run_parsed`]).
+pub(crate) fn parse_json_text(
     raw: &str,
-    mode: Mode,
     settings: &Settings,
-    vocabulary: Vocabulary,
-) -> Option<Run> {
+) -> Option<Result<crate::request::Request, crate::request::RequestError>> {
     use crate::request::limits::precheck_edits;
     let max_edits = settings.limits.max_edits;
-    let parsed = match raw.trim_start().as_bytes().first() {
+    Some(match raw.trim_start().as_bytes().first() {
         Some(b'{' | b'[') => {
             precheck_edits(raw, max_edits).and_then(|()| crate::request::wire::parse_json(raw))
         }
@@ -89,9 +88,18 @@ pub(crate) fn run_json_text(
                 Err(e) => Err(e),
             }
         }
-    };
-    Some(match parsed {
+    })
+}
+
+/// The run of a request from [`parse_json_text`], or its request failure.
+pub(crate) fn run_parsed(
+    parsed: Result<crate::request::Request, crate::request::RequestError>,
+    mode: Mode,
+    settings: &Settings,
+    vocabulary: Vocabulary,
+) -> Run {
+    match parsed {
         Ok(req) => crate::service::run_in(&req, mode, settings, vocabulary),
         Err(e) => Run::failed_in(&e, vocabulary),
-    })
+    }
 }

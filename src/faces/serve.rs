@@ -463,15 +463,21 @@ fn need(params: Option<&RawValue>) -> Result<&RawValue, (i64, String)> {
     params.ok_or((INVALID_PARAMS, "this method needs params".to_string()))
 }
 
-/// Parses `params` as a request and runs it in `mode` ([`crate::faces::run_json_text`]);
+/// Parses `params` as a request ([`crate::faces::parse_json_text`]) and runs it in `mode`;
 /// params of a JSON type that holds no request are invalid params.
 pub(crate) fn run(
     params: &RawValue,
     mode: Mode,
     settings: &Settings,
 ) -> Result<Run, (i64, String)> {
-    crate::faces::run_json_text(params.get(), mode, settings, Vocabulary::Cli)
-        .ok_or_else(|| (INVALID_PARAMS, crate::faces::NOT_A_REQUEST.into()))
+    let parsed = crate::faces::parse_json_text(params.get(), settings)
+        .ok_or_else(|| (INVALID_PARAMS, crate::faces::NOT_A_REQUEST.to_string()))?;
+    Ok(crate::faces::run_parsed(
+        parsed,
+        mode,
+        settings,
+        Vocabulary::Cli,
+    ))
 }
 
 /// The answer to `read`: the lines, or `ok: false` with the error.
