@@ -6,6 +6,7 @@
 //! trimmed-last-line rule, it ends at a line end.
 
 use crate::engine::normalize::{Normalization, Normalized, fold, lf, table_of};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 use unicode_normalization::UnicodeNormalization;
@@ -258,9 +259,14 @@ pub(crate) fn find_all(
     file: &Normalized,
     needles: &[Needle<'_>],
 ) -> Vec<Result<Found, Miss>> {
-    let patterns: Vec<Normalized> = needles
+    // N(oldText) of each needle and its trimmed-last-line flag, without the map back to the
+    // original (made again for a needle found only under N(·)): 32 bytes a needle, not 64.
+    let patterns: Vec<(Cow<'_, str>, bool)> = needles
         .iter()
-        .map(|n| Normalized::new(n.old_text))
+        .map(|n| {
+            let p = Normalized::new(n.old_text);
+            (p.text, p.last_line_trimmed)
+        })
         .collect();
     // One search pattern per distinct N(oldText) and trimmed-last-line flag: two oldTexts with
     // the same N(·) count different occurrences when only one of them must end at a line end.
@@ -269,17 +275,13 @@ pub(crate) fn find_all(
     // Each needle's search keys: its main one, and the line-based alternative at the end of a
     // file without a final newline.
     let key = |i: usize| -> Key<'_> {
-        let p = &patterns[i];
-        let exact_key = if p.last_line_trimmed {
-            needles[i].old_text
-        } else {
-            ""
-        };
-        (&*p.text, p.last_line_trimmed, exact_key, false)
+        let (text, trimmed) = &patterns[i];
+        let exact_key = if *trimmed { needles[i].old_text } else { "" };
+        (&**text, *trimmed, exact_key, false)
     };
     let alt_key = |i: usize| -> Option<Key<'_>> {
         (needles[i].line_based && file_open_end)
-            .then(|| patterns[i].text.strip_suffix('\n'))
+            .then(|| patterns[i].0.strip_suffix('\n'))
             .flatten()
             .filter(|t| !t.is_empty())
             .map(|t| (t, false, "", true))
@@ -292,9 +294,16 @@ pub(crate) fn find_all(
         }
     }
     let bytes: Vec<&[u8]> = distinct.iter().map(|d| d.1.as_bytes()).collect();
+    // What the search needs of each distinct pattern besides its bytes: the needle it was taken
+    // from and whether it only counts at the end of the file (8 bytes, not 32).
+    let distinct: Vec<(u32, bool)> = distinct
+        .into_iter()
+        .map(|(from, _, eof)| (from as u32, eof))
+        .collect();
     search::occurrences(file.text.as_bytes(), &bytes, |pid, m| {
-        let (from, _, eof) = distinct[pid];
-        let trimmed = !eof && patterns[from].last_line_trimmed;
+        let (from, eof) = distinct[pid];
+        let from = from as usize;
+        let trimmed = !eof && patterns[from].1;
         let span = if eof {
             if m.end != file.text.len() {
                 return;
@@ -356,7 +365,6 @@ pub(crate) fn find_all(
             let eof_end = alt
                 .filter(|&alt| hits[alt].count > 0)
                 .map(|alt| hits[alt].occ[0].1.end);
-            let pat = &patterns[i];
             let chosen: Vec<&(Range<usize>, Range<usize>)> = if needle.replace_all {
                 // Leftmost first, judged in N(·) — where an occurrence takes what its span
                 // covers: an exact occurrence ending in whitespace that N(·) keeps (§3.4) covers
@@ -402,16 +410,11 @@ pub(crate) fn find_all(
             };
             let mut kind = MatchKind::Exact;
             let mut norms: Vec<Normalization> = Vec::new();
+            let mut pat = None;
             for (n, span) in &chosen {
                 if !same_lf(&text[span.clone()], old_text) {
                     kind = MatchKind::Normalized;
-                    let alt;
-                    let pat = if at_eof {
-                        alt = Normalized::new(old_text);
-                        &alt
-                    } else {
-                        pat
-                    };
+                    let pat = pat.get_or_insert_with(|| Normalized::new(old_text));
                     for x in needed(text, file, n.clone(), span, old_text, pat) {
                         if !norms.contains(&x) {
                             norms.push(x);
