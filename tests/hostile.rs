@@ -926,6 +926,11 @@ fn codex_patch_on_a_repetitive_file_is_capped() {
             "1,000 missing anchors",
             patch(&|i| format!("@@ nope{i}\n x\n-x\n+y\n")),
         ),
+        // Each chunk not found had its closest regions looked for in a pass of its own.
+        (
+            "1,000 hunks not found",
+            patch(&|i| format!("@@\n nothere{i}\n-gone{i}\n+y\n")),
+        ),
         // Each line of a patch used to be two `String`s and a copy (60 times the patch).
         (
             "one hunk of 300,000 short lines",

@@ -128,6 +128,13 @@ pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Locate
     {
         applied[*k] = at;
     }
+    // The closest regions of every chunk not found, from one pass over the file for all of
+    // them (as for JSON edits; one pass per chunk cost chunks × file).
+    let olds: Vec<&str> = missing.iter().map(|m| m.2).collect();
+    let mut closest = vec![Vec::new(); chunks.len()];
+    for ((k, ..), c) in missing.iter().zip(hint::candidates(&normalized, &olds)) {
+        closest[*k] = c;
+    }
     steps
         .into_iter()
         .zip(chunks)
@@ -135,7 +142,15 @@ pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Locate
         .map(|(k, (step, chunk))| match step {
             Step::Placed(located, _) => Ok(located),
             Step::Failed(why) => Err(why),
-            Step::Missing(from) => Err(lines.not_found(chunk, from, applied[k])),
+            Step::Missing(from) => Err(ChunkError::NotFound {
+                scope: if chunk.end_of_file {
+                    ChunkScope::EndOfFile
+                } else {
+                    ChunkScope::After(from)
+                },
+                already_applied: applied[k],
+                candidates: std::mem::take(&mut closest[k]),
+            }),
         })
         .collect()
 }
@@ -570,22 +585,6 @@ impl<'a> Lines<'a> {
             } else {
                 return Step::Missing(from);
             }
-        }
-    }
-
-    /// The error of a chunk whose old lines are nowhere after line `from`; `applied_at` is the
-    /// offset where its new lines are, if they are.
-    fn not_found(&self, chunk: &PatchChunk, from: usize, applied_at: Option<usize>) -> ChunkError {
-        let scope = if chunk.end_of_file {
-            ChunkScope::EndOfFile
-        } else {
-            ChunkScope::After(from)
-        };
-        let old = chunk.old_lines.text();
-        ChunkError::NotFound {
-            scope,
-            already_applied: applied_at,
-            candidates: hint::candidates(self.normalized, &[old]).remove(0),
         }
     }
 
