@@ -122,6 +122,12 @@ impl Server {
                 .call(name, value);
             }
         };
+        // One edit call at a time, as `serve` runs its requests: calls a client sends together
+        // would otherwise each hold a request, a plan and a response at once.
+        let turn = d
+            .turn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let Some(parsed) = crate::faces::parse_json_text(text, &self.settings) else {
             let message = crate::faces::NOT_A_REQUEST.to_string();
             return Ok(CallToolResult::error(vec![ContentBlock::text(message)]));
@@ -132,6 +138,7 @@ impl Server {
         let ok = matches!(&run.response, Ok(r) if r.ok);
         let r = with_summary(&run, ok, d.mark_of(key));
         d.lock().runs.insert(key, run);
+        drop(turn);
         Ok(r)
     }
 }
@@ -159,6 +166,8 @@ pub(crate) struct Diverted {
     /// The mark's member name.
     mark: String,
     table: std::sync::Mutex<Table>,
+    /// Held while an edit call is parsed and run.
+    turn: std::sync::Mutex<()>,
 }
 
 #[derive(Debug, Default)]
@@ -177,6 +186,7 @@ impl Diverted {
         Diverted {
             mark: format!("redline-diverted-{n:016x}"),
             table: std::sync::Mutex::default(),
+            turn: std::sync::Mutex::default(),
         }
     }
 
@@ -605,6 +615,7 @@ fn unroutable(method: &str) -> ErrorData {
 pub(crate) fn run(settings: Settings, review: bool) -> std::io::Result<()> {
     use crate::faces::lines::{self, Line};
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    crate::faces::one_arena();
     let cap = settings.limits.max_request_size;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -38,6 +38,20 @@ pub(crate) fn return_big_blocks() {
     }
 }
 
+/// Makes every thread allocate from one arena, for `mcp`: it runs each tool call on a thread of
+/// tokio's blocking pool, and glibc gives each such thread an arena of its own, which keeps what
+/// a call freed for that thread's later calls alone. 8 pipelined calls of 10,000 failing edits
+/// (run one at a time): 42.8 MB peak with an arena per thread, 33.3 MB with one. The other
+/// commands keep an arena per thread (resolution may run files on several threads).
+pub(crate) fn one_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a tunable of glibc's allocator, which locks its own state; it
+    // is called before the face starts any thread.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
+
 /// What a face says when a JSON value holds no request.
 pub(crate) const NOT_A_REQUEST: &str =
     "params must be a request object (SPEC §2), an array, or request text";
