@@ -162,7 +162,12 @@ fn measured(root: &Path, args: &[&str], stdin: Stdio) -> Cost {
         .status()
         .unwrap();
     assert!(status.success(), "the measuring helper failed");
-    let figures = fs::read_to_string(&report).unwrap();
+    cost(&out, &report)
+}
+
+/// The [`Cost`] the measuring helper reported in `report`, its child's stdout in `out`.
+fn cost(out: &Path, report: &Path) -> Cost {
+    let figures = fs::read_to_string(report).unwrap();
     let f: Vec<i64> = figures
         .split_whitespace()
         .map(|x| x.parse().unwrap())
@@ -171,8 +176,42 @@ fn measured(root: &Path, args: &[&str], stdin: Stdio) -> Cost {
         code: (f[0] >= 0).then_some(f[0] as i32),
         max_rss: f[1] as u64,
         cpu: std::time::Duration::from_micros(f[2] as u64),
-        stdout: fs::read(&out).unwrap(),
+        stdout: fs::read(out).unwrap(),
     }
+}
+
+/// [`measured`] with stdin a pipe: `feed` writes to it, watching the file the child's stdout
+/// goes to, and the pipe is closed when `feed` returns (for a server that must see its answers
+/// written before its input ends).
+fn measured_live(
+    root: &Path,
+    args: &[&str],
+    feed: impl FnOnce(std::process::ChildStdin, &Path),
+) -> Cost {
+    let t = tempfile::tempdir().unwrap();
+    let (out, report) = (t.path().join("stdout"), t.path().join("report"));
+    let mut all = vec!["--root".to_string(), root.display().to_string()];
+    all.extend(args.iter().map(|a| a.to_string()));
+    let mut helper = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "measure_helper",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(MEASURE, serde_json::to_string(&all).unwrap())
+        .env(MEASURE_STDOUT, &out)
+        .env(MEASURE_REPORT, &report)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    feed(helper.stdin.take().unwrap(), &out);
+    assert!(
+        helper.wait().unwrap().success(),
+        "the measuring helper failed"
+    );
+    cost(&out, &report)
 }
 
 const MEASURE: &str = "REDLINE_HOSTILE_MEASURE";
@@ -1084,4 +1123,79 @@ fn distinct_hunks_on_a_repetitive_file_are_capped() {
     let v: Value = serde_json::from_slice(&c.stdout).unwrap();
     assert_eq!(v["errors"][0]["code"], "ambiguous", "{}", v["errors"][0]);
     assert_eq!(fs::read_to_string(root.join("rep.txt")).unwrap(), text);
+}
+
+/// Issue 14.2 / tier: tool calls a client sends together through `mcp` run one at a time, so
+/// their peak is about one call's, under the cap of their whole input (3 × (file + every
+/// request) plus the binary at rest, 10 s of CPU): 6 pipelined `preview_edits` calls of 10,000
+/// failing one-line edits each (they peaked at 69 MB when they ran at once, each on a thread and
+/// a malloc arena of its own; 8 of them, cap 34.9 MB). Input stays open until every call is
+/// answered (rmcp drops answers still running 5 s after its input ends). Long tier only
+/// (`REDLINE_FAULT_ITERS` set): smaller calls fit under the cap even when run at once.
+#[test]
+fn mcp_calls_sent_together_are_capped() {
+    use std::io::Write as _;
+    if std::env::var_os("REDLINE_FAULT_ITERS").is_none() {
+        return;
+    }
+    let (_t, root) = root();
+    let base = base_rss(&root);
+    let source: String = (0..20_000)
+        .map(|i| format!("fn f{i}(x: u32) -> u32 {{ x * {i} + {} }}\n", i % 7))
+        .collect();
+    fs::write(root.join("src.rs"), &source).unwrap();
+    let req = serde_json::json!({"files": [{"path": "src.rs", "edits": (0..10_000)
+        .map(|i| serde_json::json!({"oldText": format!("fn g{i}(x: u32)"), "newText": "x"}))
+        .collect::<Vec<_>>()}]});
+    let calls = 6;
+    let mut input = format!(
+        "{}\n{}\n",
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "hostile", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    );
+    for id in 1..=calls {
+        input.push_str(&format!(
+            "{}\n",
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "preview_edits", "arguments": req}})
+        ));
+    }
+    let c = measured_live(&root, &["mcp"], |mut stdin, out| {
+        stdin.write_all(input.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        // A deadline only so that a broken build fails instead of hanging; nothing is timed.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+        while fs::read(out)
+            .unwrap_or_default()
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            <= calls
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "mcp did not answer every call"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    });
+    let replies: Vec<Value> = c
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    for id in 1..=calls {
+        let r = replies
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to call {id}"));
+        assert_eq!(r["result"]["isError"], true, "{id}");
+        assert_eq!(r["result"]["structuredContent"]["ok"], false, "{id}");
+    }
+    let input = source.len() as u64 + calls as u64 * req.to_string().len() as u64;
+    within_caps(&format!("{calls} mcp calls sent together"), &c, input, base);
+    assert_eq!(c.code, Some(0));
 }
