@@ -242,7 +242,7 @@ fn main() {
         let request_bytes: usize = req.files[0]
             .edits
             .iter()
-            .map(|e| e.old_text.len() + e.new_text.len())
+            .map(|e| e.old_text().len() + e.new_text().len())
             .sum();
         println!(
             "{:>7.1}M {:>6} {:>11} {:>10.1}ms {:>10.1}MB {:>9.2}x   (peak / (file + request) = {:.2}x)",
@@ -317,7 +317,7 @@ fn request_size(req: &Request) -> usize {
     req.files
         .iter()
         .flat_map(|f| &f.edits)
-        .map(|e| e.old_text.len() + e.new_text.len() + 16)
+        .map(|e| e.old_text().len() + e.new_text().len() + 16)
         .sum()
 }
 

@@ -394,14 +394,14 @@ proptest! {
                             last = s.end;
                             continue;
                         }
-                        prop_assert_eq!(&Normalized::new(&text[s.clone()]).text, &Normalized::new(&spec.old_text).text, "span {:?}", s);
+                        prop_assert_eq!(&Normalized::new(&text[s.clone()]).text, &Normalized::new(spec.old_text()).text, "span {:?}", s);
                         if r.kind == MatchKind::Exact {
-                            prop_assert_eq!(lf(&text[s.clone()]), lf(&spec.old_text));
+                            prop_assert_eq!(lf(&text[s.clone()]), lf(spec.old_text()));
                         }
                         last = s.end;
                     }
                     if r.kind != MatchKind::Relaxed {
-                        prop_assert_eq!(&r.replacement, &doc.adapt_eol(&spec.new_text));
+                        prop_assert_eq!(&r.replacement, &doc.adapt_eol(spec.new_text()));
                     }
                     if !spec.replace_all {
                         prop_assert_eq!(r.spans.len(), 1);
@@ -409,7 +409,7 @@ proptest! {
                 }
                 Outcome::Failed(f) => {
                     if *findable {
-                        prop_assert!(f.code() != crate::error::Code::NotFound, "text cut from the file was not found: {:?} in {:?}", spec.old_text, text);
+                        prop_assert!(f.code() != crate::error::Code::NotFound, "text cut from the file was not found: {:?} in {:?}", spec.old_text(), text);
                     }
                 }
                 Outcome::Skipped => prop_assert!(false, "skipped edit in match_edits"),
@@ -554,7 +554,7 @@ proptest! {
             return Ok(());
         }
         let spec = EditSpec::new(old, new_text.join("\n"));
-        if lf(&spec.old_text) == lf(&spec.new_text) {
+        if lf(spec.old_text()) == lf(spec.new_text()) {
             return Ok(());
         }
         let doc = Document::from_text(text.clone(), false);

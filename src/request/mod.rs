@@ -13,16 +13,16 @@ pub(crate) mod wire;
 /// put `new_text` after a given line.
 ///
 /// The texts are shared, not copied, by every plan made from the request (a request may be
-/// resolved twice, and a plan outlives it in `review`): a batch's texts are held once. What few
-/// edits have (an `id`, an insertion's line, the pointer of a blank `oldText`) is boxed apart, so
-/// that an edit without them is 40 bytes besides its texts (10,000 edits are held by the request
-/// and again by the plan).
+/// resolved twice, and a plan outlives it in `review`): a batch's texts are held once, both in
+/// one allocation. What few edits have (an `id`, an insertion's line, the pointer of a blank
+/// `oldText`) is boxed apart, so that an edit without them is 32 bytes besides its texts
+/// (10,000 edits are held by the request and again by the plan).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EditSpec {
-    /// The text to find (`oldText`), as sent; empty only for an insertion.
-    pub old_text: Arc<str>,
-    /// The replacement (`newText`), as sent.
-    pub new_text: Arc<str>,
+    /// `oldText` then `newText`, as sent.
+    texts: Arc<str>,
+    /// Where `newText` starts in `texts`.
+    split: usize,
     /// Replace every occurrence (`replaceAll`) instead of requiring a unique one.
     pub replace_all: bool,
     /// A block of a line-based dialect (SPEC §6): when `old_text` ends with a line break, that
@@ -42,19 +42,34 @@ struct Rare {
 
 impl EditSpec {
     /// A plain edit: replace the unique match of `old_text` with `new_text`.
-    pub fn new(old_text: impl Into<Arc<str>>, new_text: impl Into<Arc<str>>) -> EditSpec {
+    pub fn new(old_text: impl Into<String>, new_text: impl AsRef<str>) -> EditSpec {
+        // oldText's own buffer takes newText (a request's texts are not held three times while
+        // they are joined).
+        let mut texts = old_text.into();
+        let split = texts.len();
+        texts.push_str(new_text.as_ref());
         EditSpec {
-            old_text: old_text.into(),
-            new_text: new_text.into(),
+            texts: texts.into(),
+            split,
             replace_all: false,
             line_based: false,
             rare: None,
         }
     }
 
+    /// The text to find (`oldText`), as sent; empty only for an insertion.
+    pub fn old_text(&self) -> &str {
+        &self.texts[..self.split]
+    }
+
+    /// The replacement (`newText`), as sent.
+    pub fn new_text(&self) -> &str {
+        &self.texts[self.split..]
+    }
+
     /// An insertion (Anthropic's text-editor `insert`): `new_text` goes in as whole lines after
     /// `after` lines of the file (0 = before the first), placed by line number, never matched.
-    pub fn insertion(after: usize, new_text: impl Into<Arc<str>>) -> EditSpec {
+    pub fn insertion(after: usize, new_text: impl AsRef<str>) -> EditSpec {
         let mut e = EditSpec::new("", new_text);
         e.rare().insert_after_line = Some(after);
         e

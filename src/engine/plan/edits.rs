@@ -39,15 +39,15 @@ pub(crate) fn match_edits_with(
     let mut needle_of = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
         if let Some(after) = spec.insert_after_line() {
-            early.push((i, insertion(doc, after, &spec.new_text)));
+            early.push((i, insertion(doc, after, spec.new_text())));
             continue;
         }
-        if lf(&spec.old_text) == lf(&spec.new_text) {
+        if lf(spec.old_text()) == lf(spec.new_text()) {
             early.push((i, Outcome::Failed(EditError::NoOp)));
             continue;
         }
         needles.push(Needle {
-            old_text: &spec.old_text,
+            old_text: spec.old_text(),
             replace_all: spec.replace_all,
             line_based: spec.line_based,
         });
@@ -65,12 +65,12 @@ pub(crate) fn match_edits_with(
     for (k, res) in found.into_iter().enumerate() {
         let i = needle_of[k];
         let res = match opts.tolerance {
-            Tolerance::Exact => only_exact(&doc.text, &specs[i].old_text, res),
+            Tolerance::Exact => only_exact(&doc.text, specs[i].old_text(), res),
             _ => res,
         };
         out[i].outcome = match res {
             Ok(mut f) => {
-                let mut replacement = doc.adapt_eol(&specs[i].new_text);
+                let mut replacement = doc.adapt_eol(specs[i].new_text());
                 if f.at_eof {
                     // §6: the file keeps having no final newline.
                     eof_keeps_state(&doc.text, &mut f.spans[0], &mut replacement);
@@ -139,13 +139,13 @@ pub(crate) fn match_edits_with(
         }
     }
     if !not_found.is_empty() {
-        let olds: Vec<&str> = not_found.iter().map(|&i| &*specs[i].old_text).collect();
+        let olds: Vec<&str> = not_found.iter().map(|&i| specs[i].old_text()).collect();
         let cands = hint::candidates(&file, &olds);
         let wanted: Vec<Wanted<'_>> = not_found
             .iter()
             .map(|&i| Wanted {
-                old: &specs[i].old_text,
-                new: &specs[i].new_text,
+                old: specs[i].old_text(),
+                new: specs[i].new_text(),
                 within: Within::Text,
             })
             .collect();
@@ -227,8 +227,8 @@ fn relax(
 ) {
     let view = relaxed::View::new(doc, file, opts.tab_width);
     let wanted = |i: usize| relaxed::Wanted {
-        old_text: &specs[i].old_text,
-        new_text: &specs[i].new_text,
+        old_text: specs[i].old_text(),
+        new_text: specs[i].new_text(),
         replace_all: specs[i].replace_all,
     };
     // The view's search builds a few hundred bytes per edit (its variants, their N(·) lines and
@@ -237,7 +237,7 @@ fn relax(
     // are scanned at most 16 times beyond the first groups. Each edit's result depends on it
     // alone, so grouping changes nothing else; a group's edits and results are made and
     // consumed one group at a time.
-    let weight = |i: usize| specs[i].old_text.len() + specs[i].new_text.len() + RELAXED_PER_EDIT;
+    let weight = |i: usize| specs[i].old_text().len() + specs[i].new_text().len() + RELAXED_PER_EDIT;
     let total: usize = not_found.iter().map(|&i| weight(i)).sum();
     let group = RELAXED_GROUP.max((doc.text.len() + total) / 16);
     let mut still = Vec::new();

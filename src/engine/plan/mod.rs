@@ -332,7 +332,7 @@ pub(crate) fn check_request(req: &Request, opts: ResolveOptions) -> Result<(), R
     }
     for f in &req.files {
         for e in f.edits.iter().filter(|e| e.insert_after_line().is_none()) {
-            if crate::engine::normalize::is_blank_under_n(&e.old_text) {
+            if crate::engine::normalize::is_blank_under_n(e.old_text()) {
                 let ptr = e.old_text_pointer().map(str::to_owned);
                 let mut err = RequestError::new(format!(
                     "oldText of an edit for {} is only whitespace, which matches nothing after normalization",

@@ -268,7 +268,7 @@ mod tests {
     fn edits(f: &FileRequest) -> Vec<(&str, &str)> {
         f.edits
             .iter()
-            .map(|e| (&*e.old_text, &*e.new_text))
+            .map(|e| (e.old_text(), e.new_text()))
             .collect()
     }
 

@@ -47,7 +47,7 @@ fn spec_sent_as(old: &str, new: &str, pointer: &str, key: &str) -> EditSpec {
 }
 
 fn olds(file: &FileRequest) -> Vec<&str> {
-    file.edits.iter().map(|e| &*e.old_text).collect()
+    file.edits.iter().map(|e| e.old_text()).collect()
 }
 
 // ---- shapes ----
@@ -126,7 +126,7 @@ fn legacy_single_edit_points_at_the_object() {
         ok_value(json!({"path": "a", "oldText": "x", "newText": "", "dryRun": true, "id": "k"}));
     assert!(r.dry_run);
     assert_eq!(r.files[0].edits[0].id(), Some("k"));
-    assert_eq!(&*r.files[0].edits[0].new_text, "");
+    assert_eq!(r.files[0].edits[0].new_text(), "");
 }
 
 #[test]
@@ -137,7 +137,7 @@ fn claude_edit_and_multiedit() {
     let e = &r.files[0].edits[0];
     assert_eq!(r.files[0].path, "/repo/src/lib.rs");
     assert_eq!(
-        (&*e.old_text, &*e.new_text, e.replace_all),
+        (e.old_text(), e.new_text(), e.replace_all),
         ("let x = 1;", "let x = 2;", true)
     );
     let r = ok(include_str!(
@@ -261,7 +261,7 @@ fn every_alias_is_accepted() {
                 assert_eq!(r.files[0].path, "f");
                 let e = &r.files[0].edits[0];
                 assert_eq!(
-                    (&*e.old_text, &*e.new_text, e.replace_all),
+                    (e.old_text(), e.new_text(), e.replace_all),
                     ("a", "b", true)
                 );
             }
@@ -399,7 +399,7 @@ fn empty_old_text_is_refused_but_empty_new_text_is_fine() {
     );
     // Whitespace-only oldText is the engine's call (N(·) empty), not the parser's.
     assert_eq!(
-        &*ok_value(json!({"path": "a", "oldText": "  ", "newText": ""})).files[0].edits[0].old_text,
+        ok_value(json!({"path": "a", "oldText": "  ", "newText": ""})).files[0].edits[0].old_text(),
         "  "
     );
 }
@@ -773,7 +773,7 @@ fn unicode_paths_and_text_survive() {
         "../../../testdata/requests/ok-canonical-unicode.json"
     ));
     assert_eq!(r.files[0].path, "docs/ünïcödé/ファイル.md");
-    assert_eq!(&*r.files[0].edits[0].old_text, "“quoted” — text");
+    assert_eq!(r.files[0].edits[0].old_text(), "“quoted” — text");
     assert_eq!(r.files[0].edits[0].id(), Some("ü~/1"));
     let r = ok_value(
         json!({"edits": [{"path": "é/a", "oldText": "x", "newText": "y"}, {"path": "é/b/../a", "oldText": "z", "newText": "w"}]}),
@@ -1208,7 +1208,7 @@ fn new_text_is_required_and_may_be_empty() {
         edit.insert("oldText".into(), json!("x"));
         edit.insert(new.into(), json!(""));
         let r = ok_value(json!({"files": [{"path": "a", "edits": [edit]}]}));
-        assert_eq!(&*r.files[0].edits[0].new_text, "", "{new}");
+        assert_eq!(r.files[0].edits[0].new_text(), "", "{new}");
     }
 }
 
@@ -1297,7 +1297,7 @@ fn text_editor_commands_become_edits_content_and_insertions() {
     let r =
         ok_value(json!({"command": "str_replace", "path": "a.rs", "old_str": "x", "new_str": ""}));
     let e = &r.files[0].edits[0];
-    assert_eq!((&*e.old_text, &*e.new_text), ("x", ""));
+    assert_eq!((e.old_text(), e.new_text()), ("x", ""));
     // The pointer is kept only for the error a blank old_str gets when it is resolved.
     assert_eq!(e.old_text_pointer(), None);
     assert_eq!(e.insert_after_line(), None);
@@ -1312,7 +1312,7 @@ fn text_editor_commands_become_edits_content_and_insertions() {
         json!({"command": "insert", "path": "a.rs", "insert_line": 0, "new_str": "use x;"}),
     );
     let e = &r.files[0].edits[0];
-    assert_eq!((&*e.old_text, &*e.new_text), ("", "use x;"));
+    assert_eq!((e.old_text(), e.new_text()), ("", "use x;"));
     assert_eq!(e.insert_after_line(), Some(0));
     // An array batches commands (and file objects) all or nothing; one path merges.
     let r = ok_value(json!([

@@ -155,7 +155,7 @@ pub(super) fn explain(
                     ]));
                     // What goes in when the relaxed tier rewrote newText (re-indented, prefixes
                     // or mirrored blank lines dropped).
-                    if r.kind == MatchKind::Relaxed && lf(&r.replacement) != lf(&e.spec.new_text) {
+                    if r.kind == MatchKind::Relaxed && lf(&r.replacement) != lf(e.spec.new_text()) {
                         block(&mut out, "written", &lf(&r.replacement), t);
                     }
                     if let Some(doc) = doc {
@@ -163,7 +163,7 @@ pub(super) fn explain(
                             label(t, "where"),
                             Span::raw(location(doc, r.spans.as_slice(), e.spec.replace_all)),
                         ]));
-                        if doc.eol != Eol::Lf && e.spec.new_text.contains('\n') {
+                        if doc.eol != Eol::Lf && e.spec.new_text().contains('\n') {
                             out.push(Line::from(vec![
                                 label(t, "endings"),
                                 Span::raw(format!(
@@ -179,7 +179,7 @@ pub(super) fn explain(
                         let found = &doc.text[span.clone()];
                         // What the agent expected against what is there: only when they differ.
                         if r.kind != MatchKind::Exact {
-                            compare(&mut out, &e.spec.old_text, found, width, t);
+                            compare(&mut out, e.spec.old_text(), found, width, t);
                         }
                         // What the edit does there: the file's text now → what will be written.
                         out.push(Line::from(vec![
@@ -222,10 +222,10 @@ pub(super) fn explain(
                         ]));
                     }
                     if let Some(doc) = doc {
-                        failure_places(&mut out, &e.spec.old_text, fl, doc, width, t);
+                        failure_places(&mut out, e.spec.old_text(), fl, doc, width, t);
                     }
                     out.extend(decision.iter().cloned());
-                    block(&mut out, "expected", &e.spec.old_text, t);
+                    block(&mut out, "expected", e.spec.old_text(), t);
                 }
                 Outcome::Skipped => {
                     skipped(&mut out, plan, t);
@@ -267,7 +267,7 @@ fn e_new_text(out: &mut Vec<Line<'static>>, e: &EditPlan, width: usize, t: Theme
         return None;
     }
     let _ = width;
-    block(out, "new", &e.spec.new_text, t);
+    block(out, "new", e.spec.new_text(), t);
     Some(())
 }
 
