@@ -180,40 +180,6 @@ fn cost(out: &Path, report: &Path) -> Cost {
     }
 }
 
-/// [`measured`] with stdin a pipe: `feed` writes to it, watching the file the child's stdout
-/// goes to, and the pipe is closed when `feed` returns (for a server that must see its answers
-/// written before its input ends).
-fn measured_live(
-    root: &Path,
-    args: &[&str],
-    feed: impl FnOnce(std::process::ChildStdin, &Path),
-) -> Cost {
-    let t = tempfile::tempdir().unwrap();
-    let (out, report) = (t.path().join("stdout"), t.path().join("report"));
-    let mut all = vec!["--root".to_string(), root.display().to_string()];
-    all.extend(args.iter().map(|a| a.to_string()));
-    let mut helper = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "measure_helper",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(MEASURE, serde_json::to_string(&all).unwrap())
-        .env(MEASURE_STDOUT, &out)
-        .env(MEASURE_REPORT, &report)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    feed(helper.stdin.take().unwrap(), &out);
-    assert!(
-        helper.wait().unwrap().success(),
-        "the measuring helper failed"
-    );
-    cost(&out, &report)
-}
-
 const MEASURE: &str = "REDLINE_HOSTILE_MEASURE";
 const MEASURE_STDOUT: &str = "REDLINE_HOSTILE_MEASURE_STDOUT";
 const MEASURE_REPORT: &str = "REDLINE_HOSTILE_MEASURE_REPORT";
@@ -1125,16 +1091,15 @@ fn distinct_hunks_on_a_repetitive_file_are_capped() {
     assert_eq!(fs::read_to_string(root.join("rep.txt")).unwrap(), text);
 }
 
-/// Issue 14.2 / tier: tool calls a client sends together through `mcp` run one at a time, so
-/// their peak is about one call's, under the cap of their whole input (3 × (file + every
-/// request) plus the binary at rest, 10 s of CPU): 6 pipelined `preview_edits` calls of 10,000
-/// failing one-line edits each (they peaked at 69 MB when they ran at once, each on a thread and
-/// a malloc arena of its own; 8 of them, cap 34.9 MB). Input stays open until every call is
-/// answered (rmcp drops answers still running 5 s after its input ends). Long tier only
-/// (`REDLINE_FAULT_ITERS` set): smaller calls fit under the cap even when run at once.
+/// Issue 14.2 and 14.5 / tier: tool calls a client sends together through `mcp` run one at a
+/// time, so their peak is about one call's, under the cap of their whole input (3 × (file +
+/// every request) plus the binary at rest, 10 s of CPU): 8 pipelined `preview_edits` calls of
+/// 10,000 failing one-line edits each (they peaked at 69 MB when they ran at once, each on a
+/// thread and a malloc arena of its own; cap 34.9 MB). The input ends right after them, and
+/// every call is still answered (rmcp alone drops the answers of calls still running 5 s after
+/// its input ends; here they run for ~6 s). Long tier only (`REDLINE_FAULT_ITERS` set).
 #[test]
 fn mcp_calls_sent_together_are_capped() {
-    use std::io::Write as _;
     if std::env::var_os("REDLINE_FAULT_ITERS").is_none() {
         return;
     }
@@ -1147,7 +1112,7 @@ fn mcp_calls_sent_together_are_capped() {
     let req = serde_json::json!({"files": [{"path": "src.rs", "edits": (0..10_000)
         .map(|i| serde_json::json!({"oldText": format!("fn g{i}(x: u32)"), "newText": "x"}))
         .collect::<Vec<_>>()}]});
-    let calls = 6;
+    let calls = 8;
     let mut input = format!(
         "{}\n{}\n",
         serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -1162,31 +1127,7 @@ fn mcp_calls_sent_together_are_capped() {
                 "params": {"name": "preview_edits", "arguments": req}})
         ));
     }
-    let c = measured_live(&root, &["mcp"], |mut stdin, out| {
-        stdin.write_all(input.as_bytes()).unwrap();
-        stdin.flush().unwrap();
-        // A deadline only so that a broken build fails instead of hanging; nothing is timed.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
-        while fs::read(out)
-            .unwrap_or_default()
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-            <= calls
-        {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "mcp did not answer every call"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-    });
-    let replies: Vec<Value> = c
-        .stdout
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap())
-        .collect();
+    let (replies, c) = session(&root, &["mcp"], input.into_bytes());
     for id in 1..=calls {
         let r = replies
             .iter()

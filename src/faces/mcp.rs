@@ -166,6 +166,8 @@ pub(crate) struct Diverted {
     /// The mark's member name.
     mark: String,
     table: std::sync::Mutex<Table>,
+    /// Told when an id leaves [`Table::unanswered`] or the writer stops.
+    answered: tokio::sync::Notify,
     /// Held while an edit call is parsed and run.
     turn: std::sync::Mutex<()>,
 }
@@ -177,6 +179,12 @@ struct Table {
     arguments: HashMap<u64, Arguments>,
     /// Responses, until the writer writes them.
     runs: HashMap<u64, Run>,
+    /// The request ids of diverted calls, until an answer with that id is written (or the call
+    /// is cancelled): the end of input is passed on to rmcp only when none is left, since rmcp
+    /// drops the answers of calls still running 5 s after its input ends.
+    unanswered: HashMap<u64, Value>,
+    /// The writer stopped (stdout closed): nothing more will be answered.
+    writer_gone: bool,
 }
 
 impl Diverted {
@@ -186,6 +194,7 @@ impl Diverted {
         Diverted {
             mark: format!("redline-diverted-{n:016x}"),
             table: std::sync::Mutex::default(),
+            answered: tokio::sync::Notify::new(),
             turn: std::sync::Mutex::default(),
         }
     }
@@ -212,6 +221,11 @@ impl Diverted {
             if raw_string(top.get("method").copied())? != "tools/call" {
                 return None;
             }
+            // A call that can be answered by its id (anything else is rmcp's to refuse).
+            let id: Value = serde_json::from_str(top.get("id")?.get()).ok()?;
+            if !(id.is_string() || id.is_number()) {
+                return None;
+            }
             let mut params: HashMap<String, &RawValue> =
                 serde_json::from_str(top.get("params")?.get()).ok()?;
             let name = raw_string(params.get("name").copied())?;
@@ -236,14 +250,67 @@ impl Diverted {
             let params = serde_json::value::to_raw_value(&params).ok()?;
             let mut top = top;
             top.insert("params".into(), &params);
-            Some((key, range, serde_json::to_vec(&top).ok()?))
+            Some((key, id, range, serde_json::to_vec(&top).ok()?))
         })();
         match taken {
-            Some((key, range, out)) => {
-                self.lock().arguments.insert(key, Arguments { line, range });
+            Some((key, id, range, out)) => {
+                let mut t = self.lock();
+                t.arguments.insert(key, Arguments { line, range });
+                t.unanswered.insert(key, id);
                 out
             }
-            None => line,
+            None => {
+                self.cancelled(&line);
+                line
+            }
+        }
+    }
+
+    /// A `notifications/cancelled` line: rmcp answers no call it cancels, so its id is not
+    /// waited for.
+    fn cancelled(&self, line: &[u8]) {
+        if memchr::memmem::find(line, b"notifications/cancelled").is_none() {
+            return;
+        }
+        let id = (|| {
+            let top: HashMap<String, &RawValue> = serde_json::from_slice(line).ok()?;
+            if raw_string(top.get("method").copied())? != "notifications/cancelled" {
+                return None;
+            }
+            let params: HashMap<String, &RawValue> =
+                serde_json::from_str(top.get("params")?.get()).ok()?;
+            serde_json::from_str::<Value>(params.get("requestId")?.get()).ok()
+        })();
+        if let Some(id) = id {
+            self.answered(&id);
+        }
+    }
+
+    /// An answer with `id` was written: no diverted call with that id is waited for.
+    fn answered(&self, id: &Value) {
+        self.lock().unanswered.retain(|_, waiting| waiting != id);
+        self.answered.notify_waiters();
+    }
+
+    /// The writer stopped: nothing is waited for any more.
+    fn writer_gone(&self) {
+        self.lock().writer_gone = true;
+        self.answered.notify_waiters();
+    }
+
+    /// Waits until every diverted call is answered (or the writer is gone).
+    async fn all_answered(&self) {
+        loop {
+            let told = self.answered.notified();
+            tokio::pin!(told);
+            told.as_mut().enable();
+            {
+                let t = self.lock();
+                if t.unanswered.is_empty() || t.writer_gone {
+                    return;
+                }
+            }
+            told.await;
         }
     }
 
@@ -660,6 +727,8 @@ pub(crate) fn run(settings: Settings, review: bool) -> std::io::Result<()> {
                     }
                 }
             }
+            // The end of input goes to rmcp once the calls it would drop are answered.
+            to_pump.all_answered().await;
             let _ = to_rmcp.shutdown().await;
         });
         // rmcp's messages and ours, one whole line at a time.
@@ -693,7 +762,11 @@ pub(crate) fn run(settings: Settings, review: bool) -> std::io::Result<()> {
                 if !written || stdout.flush().await.is_err() {
                     break;
                 }
+                let mut scan = lines::IdScan::default();
+                scan.feed(&msg);
+                to_out.answered(&scan.id());
             }
+            to_out.writer_gone();
         });
         let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(rmcp_in, rmcp_out)
             .with_max_line_length(usize::try_from(cap).unwrap_or(usize::MAX).saturating_add(2));
