@@ -435,6 +435,7 @@ impl<'a> View<'a> {
             if m.start % 4 == 0 {
                 windows[pattern_variant[p]].push(m.start / 4);
             }
+            true
         });
         drop(patterns);
         for w in &mut windows {

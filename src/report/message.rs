@@ -5,7 +5,7 @@
 //! where a person reads them beside the reviewer's `#1`, `#2` ([`Numbering::Ordinal`]).
 
 use crate::engine::document::{DecodeError, Document};
-use crate::engine::failure::{ChunkError, ChunkScope, Clue, EditError, FileError};
+use crate::engine::failure::{ChunkError, ChunkScope, Clue, EditError, FileError, places};
 use crate::engine::hint::Candidate;
 use crate::engine::plan::Warning;
 use crate::request::{Hint, RequestError};
@@ -169,7 +169,8 @@ fn edit_said(
             relaxed: false,
         } => (
             format!(
-                "edit {i} for {path}: oldText matches {occurrences} places (lines {}{})",
+                "edit {i} for {path}: oldText matches {} places (lines {}{})",
+                places(*occurrences),
                 lines(matches),
                 more(*occurrences, matches.len())
             ),
@@ -182,7 +183,8 @@ fn edit_said(
             relaxed: true,
         } => (
             format!(
-                "edit {i} for {path}: oldText is not in the file as written, and with its formatting relaxed it matches {occurrences} places (lines {}{})",
+                "edit {i} for {path}: oldText is not in the file as written, and with its formatting relaxed it matches {} places (lines {}{})",
+                places(*occurrences),
                 lines(matches),
                 more(*occurrences, matches.len())
             ),
@@ -379,7 +381,8 @@ fn chunk(
             occurrences,
         } => (
             format!(
-                "the lines of the chunk at patch line {at} match {occurrences} places (starting at lines {}{})",
+                "the lines of the chunk at patch line {at} match {} places (starting at lines {}{})",
+                places(*occurrences),
                 lines(matches),
                 more(*occurrences, matches.len())
             ),

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use unicode_normalization::UnicodeNormalization;
 
+pub(crate) mod ac;
 pub(crate) mod applied;
 pub(crate) mod chunks;
 pub(crate) mod search;
@@ -76,7 +77,8 @@ pub(crate) enum Miss {
     Ambiguous {
         /// Original byte spans of the first occurrences, in order.
         spans: Vec<Range<usize>>,
-        /// Total number of occurrences.
+        /// Number of occurrences, counted up to `MAX_AMBIGUOUS + 1` ([`find_all`] stops
+        /// counting there: more is "more than the spans listed").
         count: usize,
     },
 }
@@ -187,15 +189,21 @@ pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) 
     // Each pattern's occurrences come in ascending order, so a list cut at its share holds
     // every occurrence before the first one left out.
     search::key_occurrences(&keys, &refs, |p, m| {
-        if m.start % 4 != 0 || out.more_at[p].is_some() {
-            return;
+        if m.start % 4 != 0 {
+            return true;
+        }
+        if out.more_at[p].is_some() {
+            return false;
         }
         let (first, last) = (m.start / 4, m.end / 4 - 1);
         let (from, to) = (starts[first] as usize, starts[last + 1] as usize - 1);
         if text[from..to] == *distinct[p].as_bytes() {
             let list = &mut out.occ[p];
             if list.len() == share {
+                // Its list is full: the search gives the pattern up (callers look further
+                // themselves), so it costs nothing more.
                 out.more_at[p] = Some(first);
+                return false;
             } else {
                 if list.len() == list.capacity() {
                     // Doubling, but never past the share: the lists stay within their bound.
@@ -204,6 +212,7 @@ pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) 
                 list.push(first as u32);
             }
         }
+        true
     });
     for o in &mut out.occ {
         o.sort_unstable();
@@ -242,6 +251,7 @@ impl WholeLines {
 
 #[derive(Default)]
 struct Hits {
+    /// Occurrences counted; a pattern that is not replaceAll stops at `MAX_AMBIGUOUS + 1`.
     count: usize,
     keep_all: bool,
     /// (N range, original span) of counted occurrences, in order of start.
@@ -306,30 +316,32 @@ pub(crate) fn find_all(
         let trimmed = !eof && patterns[from].1;
         let span = if eof {
             if m.end != file.text.len() {
-                return;
+                return true;
             }
             // The whole last line, its trailing whitespace included.
             match file.orig_span(m.clone(), true) {
                 Some(span) => span,
-                None => return,
+                None => return true,
             }
         } else if trimmed && !file.at_line_end(m.end) {
             // Not at a line end: only an exact occurrence of oldText counts.
             match exact_at(text, file, m.clone(), needles[from].old_text) {
                 Some(span) => span,
-                None => return,
+                None => return true,
             }
         } else {
             match file.orig_span(m.clone(), trimmed) {
                 Some(span) => span,
-                None => return,
+                None => return true,
             }
         };
+        // A pattern that is not replaceAll needs its first MAX_AMBIGUOUS + 1 occurrences only
+        // (they come in order of start): then it is given up, so a short oldText in a highly
+        // repetitive file costs its first occurrences, not one report per period.
         let h = &mut hits[pid];
         h.count += 1;
-        if h.keep_all || h.occ.len() <= MAX_AMBIGUOUS {
-            h.occ.push((m, span));
-        }
+        h.occ.push((m, span));
+        h.keep_all || h.occ.len() <= MAX_AMBIGUOUS
     });
     for h in &mut hits {
         // Overlapping search reports by end; the rules are leftmost first.
@@ -382,7 +394,7 @@ pub(crate) fn find_all(
                     })
                     .collect()
             } else {
-                match verdict(h.count, &h.occ) {
+                match verdict(h.count.min(MAX_AMBIGUOUS + 1), &h.occ) {
                     Verdict::NotFound => return Err(Miss::NotFound),
                     Verdict::One(one) => vec![one],
                     Verdict::Ambiguous { first, count } => {
@@ -1012,5 +1024,118 @@ mod exact_rule_tests {
         // CRLF inside the exact text.
         let f = find("a\r\nlet x = 1;\r\n", "a\nlet x = ").unwrap();
         assert_eq!(f.spans, vec![0..11]);
+    }
+}
+
+#[cfg(test)]
+mod saturation_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn run(text: &str, needles: &[Needle<'_>]) -> Vec<Result<Found, Miss>> {
+        find_all(text, &Normalized::new(text), needles)
+    }
+
+    #[test]
+    fn short_and_long_edits_in_a_repetitive_file_stop_at_their_first_occurrences() {
+        // SPEC §3.4 counts overlapping occurrences: every one of these is ambiguous, and the
+        // search used to report each of them at every period of the file (K × n reports).
+        let text = "ab".repeat(1_000_000);
+        for base in [2usize, 1_100] {
+            let olds: Vec<String> = (0..100).map(|i| "ab".repeat(base + i)).collect();
+            let needles: Vec<Needle<'_>> = olds
+                .iter()
+                .map(|o| Needle {
+                    old_text: o,
+                    replace_all: false,
+                    line_based: false,
+                })
+                .collect();
+            let before = search::steps();
+            let got = run(&text, &needles);
+            let steps = search::steps() - before;
+            for (o, r) in olds.iter().zip(&got) {
+                let spans: Vec<Range<usize>> =
+                    (0..MAX_AMBIGUOUS).map(|k| 2 * k..2 * k + o.len()).collect();
+                assert_eq!(
+                    r,
+                    &Err(Miss::Ambiguous {
+                        spans,
+                        count: MAX_AMBIGUOUS + 1
+                    })
+                );
+            }
+            // At most about one scan's worth of the crate's reports per group, then the first
+            // occurrences of each pattern and our automaton's walk: where reporting every
+            // occurrence made 100 × 1,000,000.
+            let total: usize = olds.iter().map(String::len).sum();
+            let pats: Vec<&[u8]> = olds.iter().map(|o| o.as_bytes()).collect();
+            let scans = search::scans(text.len(), &pats);
+            assert!(scans <= 3, "{scans} scans");
+            assert!(
+                steps <= 3 * scans * (text.len() + total) + 100 * (MAX_AMBIGUOUS + 1),
+                "base {base}: {steps} reports and walk steps"
+            );
+        }
+    }
+
+    #[test]
+    fn replace_all_still_gets_every_occurrence() {
+        let text = "ab".repeat(10_000);
+        let olds: Vec<String> = (0..50).map(|i| "ab".repeat(2 + i)).collect();
+        let mut needles: Vec<Needle<'_>> = olds
+            .iter()
+            .map(|o| Needle {
+                old_text: o,
+                replace_all: false,
+                line_based: false,
+            })
+            .collect();
+        needles.push(Needle {
+            old_text: "abab",
+            replace_all: true,
+            line_based: false,
+        });
+        let got = run(&text, &needles);
+        let all = got.last().unwrap().as_ref().unwrap();
+        assert_eq!(all.spans.len(), 5_000);
+        assert!(matches!(got[0], Err(Miss::Ambiguous { count: 21, .. })));
+    }
+
+    fn piece() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "ab", "a", "b", " ", "\n", "\r\n", "\u{FB01}", "fi", "\u{A0}", "\u{2019}", "'",
+            "e\u{301}", "  \n",
+        ])
+    }
+
+    proptest! {
+        /// Giving patterns up changes nothing in what is found: the same results as when every
+        /// occurrence is reported (the brute-force reference), on repetitive texts where
+        /// occurrences are rejected (inside a ligature or a cluster, not at a line end) as well
+        /// as counted, through the crate and through our own automaton.
+        #[test]
+        fn same_results_as_reporting_everything(
+            unit in prop::collection::vec(piece(), 1..4),
+            reps in 1usize..40,
+            tail in prop::collection::vec(piece(), 0..3),
+            olds in prop::collection::vec(
+                (prop::collection::vec(piece(), 1..5), any::<bool>(), any::<bool>()), 1..8),
+        ) {
+            let mut text = unit.concat().repeat(reps);
+            text.push_str(&tail.concat());
+            let olds: Vec<(String, bool, bool)> = olds
+                .into_iter()
+                .map(|(p, all, line)| (p.concat(), all, line))
+                .filter(|(p, _, _)| !Normalized::new(p).text.is_empty())
+                .collect();
+            let needles: Vec<Needle<'_>> = olds
+                .iter()
+                .map(|(o, all, line)| Needle { old_text: o, replace_all: *all, line_based: *line })
+                .collect();
+            let want = search::with_reference(|| run(&text, &needles));
+            prop_assert_eq!(&run(&text, &needles), &want);
+            prop_assert_eq!(&search::with_own_automaton(|| run(&text, &needles)), &want);
+        }
     }
 }

@@ -1,26 +1,34 @@
 //! Every occurrence of many patterns in one text, overlapping ones included, in time linear in
-//! the text plus the patterns and in memory linear in the patterns, whatever their shape.
+//! the text plus the patterns and in memory linear in the patterns, whatever their shape or
+//! number, and whatever the text's repetitions.
 //!
-//! Short patterns share an Aho-Corasick automaton (one scan of the text for all of them). A DFA
-//! is used only while its table stays small; above that the contiguous NFA, whose size is a small
-//! multiple of the patterns, though building it takes about 30 bytes per pattern byte. So many
-//! short patterns (10,000 one-line edits) are split into groups of at most [`GROUP`] bytes, or a
-//! sixteenth of text plus patterns when that is more, one automaton and one scan per group:
-//! memory stays about twice text plus patterns, and the text is scanned at most 16 times beyond
-//! the first groups of [`GROUP`] bytes, so the time stays linear. A long pattern (over [`LONG`] bytes) would make any automaton tens of
-//! times its own size, so each is searched on its own with `memmem` (constant extra memory,
-//! worst case linear) and its overlapping occurrences are followed with the pattern's smallest
-//! period: after an occurrence at `r`, the next one is at `r + period` exactly when the `period`
-//! bytes after the occurrence continue it, and otherwise no occurrence starts before
-//! `r + max(period, len - period + 1)` (two overlapping occurrences closer than that would make
-//! `r + period` one too). So a periodic pattern in a periodic text costs `period` per occurrence,
-//! not its length.
+//! Patterns share Aho-Corasick automata (one scan of the text for all of them). A DFA is used
+//! only while its table stays small; above that the contiguous NFA, whose size is a small
+//! multiple of the patterns, though building it takes about 30 bytes per pattern byte. So the
+//! patterns are split into groups of at most [`GROUP`] bytes, or a sixteenth of text plus
+//! patterns when that is more, one automaton and one scan per group: memory stays about twice
+//! text plus patterns, and the text is scanned at most 16 times beyond the first groups of
+//! [`GROUP`] bytes, so the time stays linear (a thousand distinct 4 KiB `oldText`s are a few
+//! groups, not a thousand scans). A pattern bigger than a group (there are at most 16) would
+//! make an automaton tens of times its own size, so each is searched on its own with `memmem`
+//! (constant extra memory, worst case linear) and its overlapping occurrences are followed with
+//! the pattern's smallest period: after an occurrence at `r`, the next one is at `r + period`
+//! exactly when the `period` bytes after the occurrence continue it, and otherwise no occurrence
+//! starts before `r + max(period, len - period + 1)` (two overlapping occurrences closer than
+//! that would make `r + period` one too). So a periodic pattern in a periodic text costs
+//! `period` per occurrence, not its length.
+//!
+//! The callback says when it has seen enough of a pattern (an `oldText` that is not replaceAll
+//! needs its first 21 occurrences only). A highly repetitive text can hold `K × n` occurrences of
+//! `K` patterns (`"ab"` repeated, and `K` edits of `"ab"` repeated `i` times); the crate reports
+//! them all, so once its reports for given-up patterns exceed the text plus the group's pattern
+//! bytes, the group's scan resumes with our own automaton ([`super::ac`]), which drops given-up
+//! patterns from its output links. Reports are then bounded by what the callback still wants,
+//! plus one scan's worth: a single pattern alone stops its `memmem` loop.
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use std::ops::Range;
 
-/// Patterns longer than this are searched one by one.
-pub(crate) const LONG: usize = 2048;
 /// Total pattern bytes up to which the automaton may be a DFA (its table is about
 /// states × byte classes × 4 bytes).
 const DFA_BUDGET: usize = 16 * 1024;
@@ -28,9 +36,15 @@ const DFA_BUDGET: usize = 16 * 1024;
 const GROUP: usize = 32 * 1024;
 
 /// Calls `each(pattern, range)` for every occurrence of every pattern in `hay`, overlapping
-/// occurrences included. Per pattern, occurrences come in ascending order of start only for long
-/// patterns; callers that need an order sort. Empty patterns never match.
-pub(crate) fn occurrences(hay: &[u8], patterns: &[&[u8]], each: impl FnMut(usize, Range<usize>)) {
+/// occurrences included, until `each` returns `false` for that pattern: from then on it is
+/// not called for it again, and its further occurrences cost (nearly) nothing (module docs).
+/// Per pattern, occurrences come in ascending order of start; across patterns in no set order.
+/// Empty patterns never match.
+pub(crate) fn occurrences(
+    hay: &[u8],
+    patterns: &[&[u8]],
+    each: impl FnMut(usize, Range<usize>) -> bool,
+) {
     scan(hay, patterns, false, each)
 }
 
@@ -40,18 +54,31 @@ pub(crate) fn occurrences(hay: &[u8], patterns: &[&[u8]], each: impl FnMut(usize
 pub(crate) fn key_occurrences(
     hay: &[u8],
     patterns: &[&[u8]],
-    each: impl FnMut(usize, Range<usize>),
+    each: impl FnMut(usize, Range<usize>) -> bool,
 ) {
     scan(hay, patterns, true, each)
 }
 
-fn scan(hay: &[u8], patterns: &[&[u8]], sparse: bool, mut each: impl FnMut(usize, Range<usize>)) {
-    let short: Vec<usize> = (0..patterns.len())
-        .filter(|&i| !patterns[i].is_empty() && patterns[i].len() <= LONG)
+fn scan(
+    hay: &[u8],
+    patterns: &[&[u8]],
+    sparse: bool,
+    mut each: impl FnMut(usize, Range<usize>) -> bool,
+) {
+    #[cfg(test)]
+    if REFERENCE.with(std::cell::Cell::get) {
+        return reference(hay, patterns, each);
+    }
+    let live: Vec<usize> = (0..patterns.len())
+        .filter(|&i| !patterns[i].is_empty() && patterns[i].len() <= hay.len())
         .collect();
-    let total: usize = short.iter().map(|&i| patterns[i].len()).sum();
+    let total: usize = live.iter().map(|&i| patterns[i].len()).sum();
     let group = GROUP.max((hay.len() + total) / 16);
-    let mut rest = &short[..];
+    // Those that fit a group share automata; the rest (at most 16, each over a sixteenth of
+    // text plus patterns) are searched one by one.
+    let (grouped, alone): (Vec<usize>, Vec<usize>) =
+        live.into_iter().partition(|&i| patterns[i].len() <= group);
+    let mut rest = &grouped[..];
     while !rest.is_empty() {
         // The longest run of patterns within the group's bytes (at least one).
         let mut bytes = 0;
@@ -67,48 +94,179 @@ fn scan(hay: &[u8], patterns: &[&[u8]], sparse: bool, mut each: impl FnMut(usize
         automaton(hay, patterns, these, sparse, &mut each);
         rest = next;
     }
+    for i in alone {
+        let p = patterns[i];
+        long(hay, p, |at| each(i, at..at + p.len()));
+    }
+}
+
+/// One automaton for the patterns `these` (indices into `patterns`), and one scan of `hay`.
+///
+/// The `aho-corasick` crate's scan reports every occurrence, wanted or not; once more than
+/// `hay.len()` plus the patterns' bytes of its reports were for patterns `each` gave up, the
+/// scan resumes with our own automaton ([`super::ac`]) of the patterns still wanted, which
+/// skips the given-up ones. So the crate's wasted reports cost at most one more scan's worth.
+fn automaton(
+    hay: &[u8],
+    patterns: &[&[u8]],
+    these: &[usize],
+    sparse: bool,
+    each: &mut impl FnMut(usize, Range<usize>) -> bool,
+) {
+    let total: usize = these.iter().map(|&i| patterns[i].len()).sum();
+    let budget = hay.len() + total;
+    let mut done = vec![false; these.len()];
+    // Where the crate's scan stopped: every occurrence ending at or before it was reported.
+    let mut stopped = None;
+    if !FORCE_OWN.with(std::cell::Cell::get) {
+        let kind = if total <= DFA_BUDGET && !sparse {
+            AhoCorasickKind::DFA
+        } else {
+            AhoCorasickKind::ContiguousNFA
+        };
+        let dense_depth = if sparse { 0 } else { 3 };
+        // Invariant: building only fails when the automaton would exceed its state id space;
+        // fall back to the noncontiguous NFA, and to our own automaton if even that fails.
+        let ac = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .kind(Some(kind))
+            .dense_depth(dense_depth)
+            .build(these.iter().map(|&i| patterns[i]))
+            .or_else(|_| {
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::Standard)
+                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                    .dense_depth(dense_depth)
+                    .build(these.iter().map(|&i| patterns[i]))
+            });
+        let Ok(ac) = ac else {
+            return own(hay, patterns, these, &done, 0, each);
+        };
+        let mut wasted = 0usize;
+        // Reports come by ascending end; stop only between two ends.
+        let mut end = 0;
+        for m in ac.find_overlapping_iter(hay) {
+            super::ac::step();
+            if m.end() != end {
+                if wasted > budget {
+                    stopped = Some(end);
+                    break;
+                }
+                end = m.end();
+            }
+            let k = m.pattern().as_usize();
+            if done[k] {
+                wasted += 1;
+            } else if !each(these[k], m.start()..m.end()) {
+                done[k] = true;
+            }
+        }
+    } else {
+        stopped = Some(0);
+    }
+    if let Some(after) = stopped {
+        own(hay, patterns, these, &done, after, each);
+    }
+}
+
+/// Resumes a scan with our own automaton of the patterns of `these` not `done`, reporting the
+/// occurrences that end after `after`.
+fn own(
+    hay: &[u8],
+    patterns: &[&[u8]],
+    these: &[usize],
+    done: &[bool],
+    after: usize,
+    each: &mut impl FnMut(usize, Range<usize>) -> bool,
+) {
+    let wanted: Vec<usize> = (0..these.len()).filter(|&k| !done[k]).map(|k| these[k]).collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let refs: Vec<&[u8]> = wanted.iter().map(|&i| patterns[i]).collect();
+    let Some(mut ac) = super::ac::Ac::new(&refs) else {
+        // Beyond 32-bit state ids (not reachable within the request limits): one by one.
+        for &i in &wanted {
+            let p = patterns[i];
+            long(hay, p, |at| at + p.len() <= after || each(i, at..at + p.len()));
+        }
+        return;
+    };
+    drop(refs);
+    // An occurrence ending after `after` starts at or after `from`.
+    let from = (after + 1).saturating_sub(ac.max_len());
+    ac.scan(hay, from, after, &mut |k, r| each(wanted[k], r));
+}
+
+thread_local! {
+    /// Tests: skip the crate and scan with our own automaton from the start.
+    static FORCE_OWN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: report by brute force, every occurrence, whatever the callback says.
+    static REFERENCE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with every search done by brute force, every occurrence reported even after the
+/// callback gave its pattern up: the reference callers' results are compared with.
+#[cfg(test)]
+pub(crate) fn with_reference<T>(f: impl FnOnce() -> T) -> T {
+    REFERENCE.with(|c| c.set(true));
+    let out = f();
+    REFERENCE.with(|c| c.set(false));
+    out
+}
+
+#[cfg(test)]
+fn reference(hay: &[u8], patterns: &[&[u8]], mut each: impl FnMut(usize, Range<usize>) -> bool) {
     for (i, p) in patterns.iter().enumerate() {
-        if p.len() > LONG {
-            long(hay, p, |at| each(i, at..at + p.len()));
+        if p.is_empty() || p.len() > hay.len() {
+            continue;
+        }
+        for at in 0..=hay.len() - p.len() {
+            if &hay[at..at + p.len()] == *p {
+                each(i, at..at + p.len());
+            }
         }
     }
 }
 
-/// One automaton for the patterns `short` (indices into `patterns`), and one scan of `hay`.
-fn automaton(
-    hay: &[u8],
-    patterns: &[&[u8]],
-    short: &[usize],
-    sparse: bool,
-    each: &mut impl FnMut(usize, Range<usize>),
-) {
-    let total: usize = short.iter().map(|&i| patterns[i].len()).sum();
-    let kind = if total <= DFA_BUDGET && !sparse {
-        AhoCorasickKind::DFA
-    } else {
-        AhoCorasickKind::ContiguousNFA
-    };
-    let dense_depth = if sparse { 0 } else { 3 };
-    // Invariant: building only fails when the automaton would exceed its state id space,
-    // which patterns of at most `LONG` bytes each within a request's size limit cannot
-    // reach; fall back to the noncontiguous NFA, and to nothing found if even that fails.
-    let ac = AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .kind(Some(kind))
-        .dense_depth(dense_depth)
-        .build(short.iter().map(|&i| patterns[i]))
-        .or_else(|_| {
-            AhoCorasick::builder()
-                .match_kind(MatchKind::Standard)
-                .kind(Some(AhoCorasickKind::NoncontiguousNFA))
-                .dense_depth(dense_depth)
-                .build(short.iter().map(|&i| patterns[i]))
-        });
-    if let Ok(ac) = ac {
-        for m in ac.find_overlapping_iter(hay) {
-            each(short[m.pattern().as_usize()], m.start()..m.end());
+/// Reports and output-walk steps made so far by every search (tests assert bounds on them).
+#[cfg(test)]
+pub(crate) fn steps() -> usize {
+    super::ac::STEPS.with(std::cell::Cell::get)
+}
+
+/// How many automata (scans of the text) [`occurrences`] makes for these patterns, plus how
+/// many patterns it searches alone (tests).
+#[cfg(test)]
+pub(crate) fn scans(hay: usize, pats: &[&[u8]]) -> usize {
+    let pats: Vec<&&[u8]> = pats.iter().filter(|p| !p.is_empty() && p.len() <= hay).collect();
+    let total: usize = pats.iter().map(|p| p.len()).sum();
+    let group = GROUP.max((hay + total) / 16);
+    let (mut n, mut bytes) = (0, 0);
+    for p in pats {
+        if p.len() > group {
+            n += 1;
+        } else if bytes == 0 || bytes + p.len() > group {
+            n += 1;
+            bytes = p.len();
+        } else {
+            bytes += p.len();
         }
     }
+    n
+}
+
+/// Runs `f` with every group scanned by our own automaton (tests of its equivalence).
+#[cfg(test)]
+pub(crate) fn with_own_automaton<T>(f: impl FnOnce() -> T) -> T {
+    FORCE_OWN.with(|c| c.set(true));
+    let out = f();
+    FORCE_OWN.with(|c| c.set(false));
+    out
 }
 
 /// A line's key id for [`key_occurrences`]: 28 bits of a hash (what [`encode_key`] carries).
@@ -137,8 +295,9 @@ pub(crate) fn encode_key(id: u32, out: &mut Vec<u8>) {
     ]);
 }
 
-/// Every occurrence of one pattern, in ascending order (module docs).
-fn long(hay: &[u8], pat: &[u8], mut each: impl FnMut(usize)) {
+/// Every occurrence of one pattern, in ascending order, until `each` returns `false` (module
+/// docs).
+fn long(hay: &[u8], pat: &[u8], mut each: impl FnMut(usize) -> bool) {
     let m = pat.len();
     if m == 0 || m > hay.len() {
         return;
@@ -151,12 +310,16 @@ fn long(hay: &[u8], pat: &[u8], mut each: impl FnMut(usize)) {
             return;
         };
         let mut r = from + i;
-        each(r);
+        if !each(r) {
+            return;
+        }
         from = match *period.get_or_insert_with(|| period_of(pat)) {
             Period::Exact(q) => {
                 while q < m && r + m + q <= hay.len() && hay[r + m..r + m + q] == pat[m - q..] {
                     r += q;
-                    each(r);
+                    if !each(r) {
+                        return;
+                    }
                 }
                 r + q.max(m - q + 1)
             }
@@ -260,16 +423,41 @@ mod tests {
             .collect()
     }
 
+    /// Patterns this long are searched alone, with `memmem`, by [`long`].
+    const LONG: usize = 2048;
+
     fn all(hay: &[u8], pats: &[&[u8]]) -> Vec<Vec<usize>> {
+        capped(hay, pats, usize::MAX)
+    }
+
+    /// Each pattern's occurrences until `cap` of them were seen (the callback then gives it up).
+    fn capped(hay: &[u8], pats: &[&[u8]], cap: usize) -> Vec<Vec<usize>> {
         let mut out = vec![Vec::new(); pats.len()];
         occurrences(hay, pats, |p, r| {
             assert_eq!(&hay[r.clone()], pats[p]);
-            out[p].push(r.start)
+            assert!(out[p].len() < cap, "pattern {p} reported after it was given up");
+            assert!(out[p].last().is_none_or(|&l| l < r.start), "out of order");
+            out[p].push(r.start);
+            out[p].len() < cap
         });
-        for o in &mut out {
-            o.sort_unstable();
-        }
         out
+    }
+
+    /// [`long`]'s occurrences of one pattern.
+    fn long_all(hay: &[u8], pat: &[u8]) -> Vec<usize> {
+        let mut out = Vec::new();
+        long(hay, pat, |at| {
+            out.push(at);
+            true
+        });
+        out
+    }
+
+    /// Reports and output-walk steps made by `f`.
+    fn steps(f: impl FnOnce()) -> usize {
+        let before = super::steps();
+        f();
+        super::steps() - before
     }
 
     #[test]
@@ -282,15 +470,102 @@ mod tests {
 
     #[test]
     fn long_periodic_pattern_in_periodic_text() {
-        let pat = "ab".repeat(LONG);
-        let hay = "ab".repeat(LONG * 3);
+        // Over a group: searched alone.
+        let pat = "ab".repeat(GROUP);
+        let hay = "ab".repeat(GROUP * 3);
         let got = all(hay.as_bytes(), &[pat.as_bytes()]);
-        assert_eq!(got[0], naive(hay.as_bytes(), pat.as_bytes()));
-        assert_eq!(got[0].len(), LONG * 2 + 1);
+        assert_eq!(got[0], long_all(hay.as_bytes(), pat.as_bytes()));
+        assert_eq!(got[0], (0..=GROUP * 4).step_by(2).collect::<Vec<_>>());
         // A break in the period restarts the search correctly.
+        let pat = "ab".repeat(LONG);
         let hay = format!("{}x{}", "ab".repeat(LONG + 3), "ab".repeat(LONG + 1));
-        let got = all(hay.as_bytes(), &[pat.as_bytes()]);
-        assert_eq!(got[0], naive(hay.as_bytes(), pat.as_bytes()));
+        assert_eq!(
+            long_all(hay.as_bytes(), pat.as_bytes()),
+            naive(hay.as_bytes(), pat.as_bytes())
+        );
+        assert_eq!(
+            all(hay.as_bytes(), &[pat.as_bytes()])[0],
+            naive(hay.as_bytes(), pat.as_bytes())
+        );
+        // Given up after three.
+        let hay = "ab".repeat(GROUP * 3);
+        let pat = "ab".repeat(GROUP);
+        assert_eq!(capped(hay.as_bytes(), &[pat.as_bytes()], 3)[0], vec![0, 2, 4]);
+    }
+
+    #[test]
+    fn many_distinct_long_patterns_share_automata() {
+        // A thousand distinct 4 KiB patterns on a 1 MB text: a few groups, so a few scans,
+        // where the search one by one made a thousand (counted as crate reports + walk steps
+        // would not show it: count the groups instead, through the bytes each covers).
+        let owned: Vec<Vec<u8>> = (0..1_000u32)
+            .map(|i| {
+                let mut p = format!("{i:08}").into_bytes();
+                p.resize(4096, b'x');
+                p
+            })
+            .collect();
+        let pats: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+        let mut hay = Vec::new();
+        for p in pats.iter().step_by(37) {
+            hay.extend_from_slice(p);
+            hay.push(b'\n');
+        }
+        hay.resize(1 << 20, b'y');
+        let got = all(&hay, &pats);
+        for (k, occ) in got.iter().enumerate() {
+            let want: Vec<usize> = if k % 37 == 0 { vec![(k / 37) * 4097] } else { vec![] };
+            assert_eq!(occ, &want, "pattern {k}");
+        }
+        let total = 1_000 * 4096;
+        let group = GROUP.max((hay.len() + total) / 16);
+        assert!(pats.iter().all(|p| p.len() <= group));
+        assert!(scans(hay.len(), &pats) <= 17, "{} scans", scans(hay.len(), &pats));
+    }
+
+    #[test]
+    fn saturated_patterns_stop_costing() {
+        // "ab" repeated, and 300 patterns "ab" repeated 2..302 times (short) or 1,100.. times
+        // (long): 300 × n occurrences in all. Each is wanted 21 times.
+        let hay = "ab".repeat(200_000);
+        for base in [2usize, 1_100] {
+            let owned: Vec<String> = (0..300).map(|i| "ab".repeat(base + i)).collect();
+            let pats: Vec<&[u8]> = owned.iter().map(|p| p.as_bytes()).collect();
+            let total: usize = pats.iter().map(|p| p.len()).sum();
+            let mut got = Vec::new();
+            let n = steps(|| got = capped(hay.as_bytes(), &pats, 21));
+            for occ in &got {
+                assert_eq!(occ, &(0..21).map(|k| 2 * k).collect::<Vec<_>>());
+            }
+            // One scan's worth of crate reports per group, then 21 per pattern and the walk:
+            // far below the 300 × 200,000 the crate alone reports.
+            let bound = 3 * scans(hay.len(), &pats) * (hay.len() + total) + 300 * 21;
+            assert!(n <= bound, "base {base}: {n} steps over {bound}");
+        }
+    }
+
+    #[test]
+    fn own_automaton_resumes_where_the_crate_stopped() {
+        // Short patterns that saturate at once, mixed with wanted ones whose every occurrence
+        // must still be reported after the switch.
+        let hay = "abc".repeat(100_000);
+        let mut owned: Vec<String> = (1..200).map(|i| "abc".repeat(i)).collect();
+        owned.push("cab".to_string());
+        owned.push("bca".repeat(40));
+        let pats: Vec<&[u8]> = owned.iter().map(|p| p.as_bytes()).collect();
+        let mut out = vec![Vec::new(); pats.len()];
+        let n = steps(|| {
+            occurrences(hay.as_bytes(), &pats, |p, r| {
+                out[p].push(r.start);
+                p >= 199 || out[p].len() < 21
+            })
+        });
+        for p in 0..199 {
+            assert_eq!(out[p].len(), 21, "pattern {p}");
+        }
+        assert_eq!(out[199], naive(hay.as_bytes(), pats[199]));
+        assert_eq!(out[200], naive(hay.as_bytes(), pats[200]));
+        assert!(n < 8 * hay.len(), "{n} steps");
     }
 
     #[test]
@@ -329,7 +604,9 @@ mod tests {
             }
         }
 
-        /// Both paths find exactly the naive occurrences; long patterns are forced by repetition.
+        /// Every path finds exactly the naive occurrences: the crate's automaton, ours, and
+        /// `memmem` with the period (what a pattern over a group takes); repetition blows
+        /// periodic patterns up.
         #[test]
         fn same_as_naive(
             unit in prop::collection::vec(prop::sample::select(vec![b'a', b'b', b'\n']), 1..6),
@@ -341,8 +618,8 @@ mod tests {
             let mut pat: Vec<u8> = unit.repeat(reps);
             pat.extend(&tail);
             let (pat, hay) = if scale {
-                // Blow both up past LONG while keeping their structure.
-                let k = LONG / pat.len() + 1;
+                // Blow both up while keeping their structure.
+                let k = LONG / 8 / pat.len() + 1;
                 let mut big_hay = Vec::new();
                 for _ in 0..3 { big_hay.extend(pat.repeat(k)); big_hay.extend(&hay); }
                 (pat.repeat(k), big_hay)
@@ -352,6 +629,36 @@ mod tests {
             let got = all(&hay, &[&pat, b"ab"]);
             prop_assert_eq!(&got[0], &naive(&hay, &pat));
             prop_assert_eq!(&got[1], &naive(&hay, b"ab"));
+            prop_assert_eq!(&long_all(&hay, &pat), &naive(&hay, &pat));
+            let own = with_own_automaton(|| all(&hay, &[&pat, b"ab"]));
+            prop_assert_eq!(&own, &got);
+        }
+
+        /// Many patterns, each given up after `cap` occurrences, through the crate, our own
+        /// automaton, or the crate then ours: the first `cap` occurrences of each, in order.
+        #[test]
+        fn saturation_same_as_naive(
+            pats in prop::collection::vec(
+                prop::collection::vec(prop::sample::select(vec![b'a', b'b']), 1..7), 1..12),
+            unit in prop::collection::vec(prop::sample::select(vec![b'a', b'b']), 1..4),
+            reps in 1usize..40,
+            noise in prop::collection::vec((0usize..200, prop::sample::select(vec![b'a', b'b', b'c'])), 0..4),
+            cap in 1usize..4,
+        ) {
+            let mut hay = unit.repeat(reps);
+            for (at, c) in noise {
+                if !hay.is_empty() {
+                    let at = at % hay.len();
+                    hay[at] = c;
+                }
+            }
+            let refs: Vec<&[u8]> = pats.iter().map(Vec::as_slice).collect();
+            let want: Vec<Vec<usize>> = refs
+                .iter()
+                .map(|p| naive(&hay, p).into_iter().take(cap).collect())
+                .collect();
+            prop_assert_eq!(&capped(&hay, &refs, cap), &want);
+            prop_assert_eq!(&with_own_automaton(|| capped(&hay, &refs, cap)), &want);
         }
     }
 }

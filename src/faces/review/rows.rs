@@ -8,6 +8,7 @@
 
 use super::unit::{FileInfo, UnitKind};
 use crate::engine::diff::{self, Tag};
+use crate::engine::failure::places;
 use crate::engine::plan::{FilePlan, Op, Outcome};
 use crate::error::Code;
 use crate::report;
@@ -252,7 +253,7 @@ fn failure_note(
             };
             format!(
                 "ambiguous · matches {} places: lines {}{more}",
-                occurrences.max(matches.len()),
+                places(occurrences.max(matches.len())),
                 lines.join(", ")
             )
         }

@@ -8,6 +8,7 @@
 use super::text::{self, visible_whitespace};
 use super::theme::Theme;
 use crate::engine::document::{Document, Eol};
+use crate::engine::failure::places;
 use crate::engine::matcher::MatchKind;
 use crate::engine::normalize::lf;
 use crate::engine::plan::{EditPlan, FilePlan, Outcome};
@@ -402,7 +403,7 @@ fn failure_places(
             .map(|m| (doc.line_of(m.start) + 1).to_string())
             .collect();
         let more = if occurrences > matches.len() {
-            format!(" (of {occurrences})")
+            format!(" (of {})", places(occurrences))
         } else {
             String::new()
         };
@@ -410,7 +411,7 @@ fn failure_places(
             label(t, "matches"),
             Span::raw(format!(
                 "{} places{more}: lines {}",
-                occurrences.max(matches.len()),
+                places(occurrences.max(matches.len())),
                 lines.join(", ")
             )),
         ]));
