@@ -34,6 +34,10 @@ use std::ops::Range;
 const DFA_BUDGET: usize = 16 * 1024;
 /// Pattern bytes of one automaton, at least (module docs).
 const GROUP: usize = 32 * 1024;
+/// Patterns longer than this go in automata of their own (module docs).
+const LONG: usize = 2048;
+/// Up to this many long patterns are searched one by one.
+const ALONE: usize = 16;
 
 /// Calls `each(pattern, range)` for every occurrence of every pattern in `hay`, overlapping
 /// occurrences included, until `each` returns `false` for that pattern: from then on it is
@@ -69,35 +73,84 @@ fn scan(
     if REFERENCE.with(std::cell::Cell::get) {
         return reference(hay, patterns, each);
     }
+    let plan = plan(hay.len(), patterns);
+    for these in runs(patterns, &plan.short, plan.group) {
+        automaton(hay, patterns, these, sparse, &mut each);
+    }
+    for these in runs(patterns, &plan.long, plan.long_group) {
+        own(hay, patterns, these.to_vec(), 0, &mut each);
+    }
+    for i in plan.alone {
+        let p = patterns[i];
+        long(hay, p, |at| each(i, at..at + p.len()));
+    }
+}
+
+/// How [`scan`] searches the patterns.
+struct Plan {
+    /// Patterns of at most [`LONG`] bytes, in crate automata of `group` bytes.
+    short: Vec<usize>,
+    group: usize,
+    /// Longer ones in our own automata of `long_group` bytes.
+    long: Vec<usize>,
+    long_group: usize,
+    /// Searched one by one.
+    alone: Vec<usize>,
+}
+
+fn plan(hay: usize, patterns: &[&[u8]]) -> Plan {
     let live: Vec<usize> = (0..patterns.len())
-        .filter(|&i| !patterns[i].is_empty() && patterns[i].len() <= hay.len())
+        .filter(|&i| !patterns[i].is_empty() && patterns[i].len() <= hay)
         .collect();
     let total: usize = live.iter().map(|&i| patterns[i].len()).sum();
-    let group = GROUP.max((hay.len() + total) / 16);
-    // Those that fit a group share automata; the rest (at most 16, each over a sixteenth of
-    // text plus patterns) are searched one by one.
-    let (grouped, alone): (Vec<usize>, Vec<usize>) =
-        live.into_iter().partition(|&i| patterns[i].len() <= group);
-    let mut rest = &grouped[..];
-    while !rest.is_empty() {
-        // The longest run of patterns within the group's bytes (at least one).
+    let group = GROUP.max((hay + total) / 16);
+    let long_group = GROUP.max((hay + total) / 32);
+    let (short, long_ones): (Vec<usize>, Vec<usize>) =
+        live.into_iter().partition(|&i| patterns[i].len() <= LONG);
+    // A few long patterns are searched one by one (`memmem` is fast, and that many scans cost
+    // no more than one automaton's); beyond that, those that fit a long group share our own
+    // automata, and the rest (at most 32, each over a thirty-second of text plus patterns)
+    // are searched one by one.
+    let (alone, long) = if long_ones.len() <= ALONE {
+        (long_ones, Vec::new())
+    } else {
+        long_ones
+            .into_iter()
+            .partition(|&i| patterns[i].len() > long_group)
+    };
+    Plan {
+        short,
+        group,
+        long,
+        long_group,
+        alone,
+    }
+}
+
+/// `list` cut into runs of patterns of at most `limit` bytes in all (or a single pattern).
+fn runs<'a>(
+    patterns: &'a [&[u8]],
+    list: &'a [usize],
+    limit: usize,
+) -> impl Iterator<Item = &'a [usize]> + 'a {
+    let mut rest = list;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
         let mut bytes = 0;
         let n = rest
             .iter()
             .position(|&i| {
                 bytes += patterns[i].len();
-                bytes > group
+                bytes > limit
             })
             .unwrap_or(rest.len())
             .max(1);
         let (these, next) = rest.split_at(n);
-        automaton(hay, patterns, these, sparse, &mut each);
         rest = next;
-    }
-    for i in alone {
-        let p = patterns[i];
-        long(hay, p, |at| each(i, at..at + p.len()));
-    }
+        Some(these)
+    })
 }
 
 /// One automaton for the patterns `these` (indices into `patterns`), and one scan of `hay`.
@@ -140,7 +193,7 @@ fn automaton(
                     .build(these.iter().map(|&i| patterns[i]))
             });
         let Ok(ac) = ac else {
-            return own(hay, patterns, these, &done, 0, each);
+            return own(hay, patterns, these.to_vec(), 0, each);
         };
         let mut wasted = 0usize;
         // Reports come by ascending end; stop only between two ends.
@@ -165,21 +218,20 @@ fn automaton(
         stopped = Some(0);
     }
     if let Some(after) = stopped {
-        own(hay, patterns, these, &done, after, each);
+        let wanted = (0..these.len()).filter(|&k| !done[k]).map(|k| these[k]);
+        own(hay, patterns, wanted.collect(), after, each);
     }
 }
 
-/// Resumes a scan with our own automaton of the patterns of `these` not `done`, reporting the
-/// occurrences that end after `after`.
+/// Scans with our own automaton of the patterns `wanted`, reporting the occurrences that end
+/// after `after` (a scan resumed where the crate's stopped, or a whole one from 0).
 fn own(
     hay: &[u8],
     patterns: &[&[u8]],
-    these: &[usize],
-    done: &[bool],
+    wanted: Vec<usize>,
     after: usize,
     each: &mut impl FnMut(usize, Range<usize>) -> bool,
 ) {
-    let wanted: Vec<usize> = (0..these.len()).filter(|&k| !done[k]).map(|k| these[k]).collect();
     if wanted.is_empty() {
         return;
     }
@@ -239,25 +291,14 @@ pub(crate) fn steps() -> usize {
     super::ac::STEPS.with(std::cell::Cell::get)
 }
 
-/// How many automata (scans of the text) [`occurrences`] makes for these patterns, plus how
-/// many patterns it searches alone (tests).
+/// How many scans of the text [`occurrences`] makes for these patterns: automata, and
+/// patterns searched alone (tests).
 #[cfg(test)]
 pub(crate) fn scans(hay: usize, pats: &[&[u8]]) -> usize {
-    let pats: Vec<&&[u8]> = pats.iter().filter(|p| !p.is_empty() && p.len() <= hay).collect();
-    let total: usize = pats.iter().map(|p| p.len()).sum();
-    let group = GROUP.max((hay + total) / 16);
-    let (mut n, mut bytes) = (0, 0);
-    for p in pats {
-        if p.len() > group {
-            n += 1;
-        } else if bytes == 0 || bytes + p.len() > group {
-            n += 1;
-            bytes = p.len();
-        } else {
-            bytes += p.len();
-        }
-    }
-    n
+    let plan = plan(hay, pats);
+    runs(pats, &plan.short, plan.group).count()
+        + runs(pats, &plan.long, plan.long_group).count()
+        + plan.alone.len()
 }
 
 /// Runs `f` with every group scanned by our own automaton (tests of its equivalence).
@@ -423,9 +464,6 @@ mod tests {
             .collect()
     }
 
-    /// Patterns this long are searched alone, with `memmem`, by [`long`].
-    const LONG: usize = 2048;
-
     fn all(hay: &[u8], pats: &[&[u8]]) -> Vec<Vec<usize>> {
         capped(hay, pats, usize::MAX)
     }
@@ -496,8 +534,7 @@ mod tests {
     #[test]
     fn many_distinct_long_patterns_share_automata() {
         // A thousand distinct 4 KiB patterns on a 1 MB text: a few groups, so a few scans,
-        // where the search one by one made a thousand (counted as crate reports + walk steps
-        // would not show it: count the groups instead, through the bytes each covers).
+        // where the search one by one made a thousand.
         let owned: Vec<Vec<u8>> = (0..1_000u32)
             .map(|i| {
                 let mut p = format!("{i:08}").into_bytes();
@@ -517,10 +554,11 @@ mod tests {
             let want: Vec<usize> = if k % 37 == 0 { vec![(k / 37) * 4097] } else { vec![] };
             assert_eq!(occ, &want, "pattern {k}");
         }
-        let total = 1_000 * 4096;
-        let group = GROUP.max((hay.len() + total) / 16);
-        assert!(pats.iter().all(|p| p.len() <= group));
-        assert!(scans(hay.len(), &pats) <= 17, "{} scans", scans(hay.len(), &pats));
+        // At most 32 automata of a thirty-second of text plus patterns (and one for the
+        // remainder), none alone.
+        let plan = plan(hay.len(), &pats);
+        assert!(plan.alone.is_empty());
+        assert!(scans(hay.len(), &pats) <= 33, "{} scans", scans(hay.len(), &pats));
     }
 
     #[test]
