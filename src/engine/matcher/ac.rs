@@ -8,12 +8,14 @@
 //! of the automaton's output lists, and the dictionary-suffix links that led to it are
 //! shortcut past it, so a saturated pattern costs nothing more.
 //!
-//! Layout (about 17 bytes per state, a state per distinct pattern prefix, so at most one per
-//! pattern byte): states are numbered in breadth-first order with every state's children
-//! consecutive and sorted by byte, so a state's children are the ids `first_child[s] ..
-//! first_child[s + 1]` and only the byte into each state is stored; `fail` is the failure link,
-//! `dict` the dictionary-suffix link (the nearest state on the failure chain that still ends a
-//! wanted pattern), `head` the first pattern ending at the state (a list through `next`).
+//! Layout (20 bytes per state, a state per distinct pattern prefix, so at most one per pattern
+//! byte): states are numbered in breadth-first order with every state's children consecutive
+//! and sorted by byte, so a state's children are the ids `first_child[s] .. first_child[s + 1]`
+//! and only the byte into each state is stored; `fail` is the failure link, `dict` the
+//! dictionary-suffix link (the nearest state on the failure chain that still ends a wanted
+//! pattern), `head` the first pattern ending at the state (a list through `next`). The fields
+//! of a state sit together: a step of the scan reads the state it leaves and the children it
+//! looks among, which are the state it goes to.
 //!
 //! Cost of a scan of `n` bytes from an automaton of `m` states: the failure-link walk is the
 //! classic amortized `O(n)` (the depth grows by one per byte and every failure link lowers it);
@@ -43,13 +45,20 @@ pub(crate) fn step() {
     STEPS.with(|c| c.set(c.get() + 1));
 }
 
+/// One state; together, so that a step of the scan touches one cache line or two.
+#[derive(Clone, Copy)]
+struct State {
+    first_child: u32,
+    fail: u32,
+    dict: u32,
+    head: u32,
+    byte: u8,
+}
+
 /// The automaton over some patterns (numbered `0..n` here; callers map them).
 pub(crate) struct Ac {
-    first_child: Vec<u32>,
-    byte: Vec<u8>,
-    fail: Vec<u32>,
-    dict: Vec<u32>,
-    head: Vec<u32>,
+    /// By id, and one more whose `first_child` ends the last state's children.
+    st: Vec<State>,
     next: Vec<u32>,
     len: Vec<u32>,
     root: [u32; 256],
@@ -65,12 +74,15 @@ impl Ac {
         if total >= NONE as usize - 1 || n >= NONE as usize {
             return None;
         }
+        let blank = State {
+            first_child: 0,
+            fail: 0,
+            dict: NONE,
+            head: NONE,
+            byte: 0,
+        };
         let mut ac = Ac {
-            first_child: Vec::new(),
-            byte: vec![0],
-            fail: Vec::new(),
-            dict: Vec::new(),
-            head: vec![NONE],
+            st: vec![blank],
             next: vec![NONE; n],
             len: patterns.iter().map(|p| p.len() as u32).collect(),
             root: [0; 256],
@@ -85,8 +97,7 @@ impl Ac {
         let mut depth = 0usize;
         while !level.is_empty() {
             for &(s, a, b) in &level {
-                debug_assert_eq!(ac.first_child.len(), s as usize);
-                ac.first_child.push(ac.byte.len() as u32);
+                ac.st[s as usize].first_child = ac.st.len() as u32;
                 let range = &mut perm[a..b];
                 let key = |k: &u32| {
                     let p = patterns[*k as usize];
@@ -98,8 +109,8 @@ impl Ac {
                 let mut i = a;
                 while i < b && patterns[perm[i] as usize].len() == depth {
                     let k = perm[i] as usize;
-                    ac.next[k] = ac.head[s as usize];
-                    ac.head[s as usize] = k as u32;
+                    ac.next[k] = ac.st[s as usize].head;
+                    ac.st[s as usize].head = k as u32;
                     i += 1;
                 }
                 while i < b {
@@ -108,9 +119,8 @@ impl Ac {
                     while j < b && patterns[perm[j] as usize][depth] == c {
                         j += 1;
                     }
-                    let child = ac.byte.len() as u32;
-                    ac.byte.push(c);
-                    ac.head.push(NONE);
+                    let child = ac.st.len() as u32;
+                    ac.st.push(State { byte: c, ..blank });
                     next_level.push((child, i, j));
                     i = j;
                 }
@@ -120,22 +130,24 @@ impl Ac {
             depth += 1;
         }
         drop(perm);
-        let states = ac.byte.len();
-        ac.first_child.push(states as u32);
-        for c in ac.first_child[0] as usize..ac.first_child[1] as usize {
-            ac.root[ac.byte[c] as usize] = c as u32;
+        let states = ac.st.len();
+        ac.st.push(State {
+            first_child: states as u32,
+            ..blank
+        });
+        ac.st.shrink_to_fit();
+        for c in ac.st[0].first_child as usize..ac.st[1].first_child as usize {
+            ac.root[ac.st[c].byte as usize] = c as u32;
         }
         // Failure and dictionary links in breadth-first order (a state's links point to
         // shallower states, already done).
-        ac.fail = vec![0; states];
-        ac.dict = vec![NONE; states];
         for s in 0..states {
-            for c in ac.first_child[s] as usize..ac.first_child[s + 1] as usize {
+            for c in ac.st[s].first_child as usize..ac.st[s + 1].first_child as usize {
                 let f = if s == 0 {
                     0
                 } else {
-                    let b = ac.byte[c];
-                    let mut f = ac.fail[s];
+                    let b = ac.st[c].byte;
+                    let mut f = ac.st[s].fail;
                     loop {
                         if let Some(x) = ac.child(f, b) {
                             break x;
@@ -143,15 +155,12 @@ impl Ac {
                         if f == 0 {
                             break 0;
                         }
-                        f = ac.fail[f as usize];
+                        f = ac.st[f as usize].fail;
                     }
                 };
-                ac.fail[c] = f;
-                ac.dict[c] = if ac.head[f as usize] != NONE {
-                    f
-                } else {
-                    ac.dict[f as usize]
-                };
+                let fs = ac.st[f as usize];
+                ac.st[c].fail = f;
+                ac.st[c].dict = if fs.head != NONE { f } else { fs.dict };
             }
         }
         Some(ac)
@@ -168,14 +177,14 @@ impl Ac {
             return (c != 0).then_some(c);
         }
         let (lo, hi) = (
-            self.first_child[s as usize] as usize,
-            self.first_child[s as usize + 1] as usize,
+            self.st[s as usize].first_child as usize,
+            self.st[s as usize + 1].first_child as usize,
         );
-        let kids = &self.byte[lo..hi];
+        let kids = &self.st[lo..hi];
         let at = if kids.len() <= 8 {
-            kids.iter().position(|&x| x == b)?
+            kids.iter().position(|x| x.byte == b)?
         } else {
-            kids.binary_search(&b).ok()?
+            kids.binary_search_by_key(&b, |x| x.byte).ok()?
         };
         Some((lo + at) as u32)
     }
@@ -200,28 +209,28 @@ impl Ac {
                 if s == 0 {
                     break 0;
                 }
-                s = self.fail[s as usize];
+                s = self.st[s as usize].fail;
             };
             let end = i + 1;
             if end <= report_after {
                 continue;
             }
-            if self.head[s as usize] != NONE {
+            if self.st[s as usize].head != NONE {
                 self.report(s, end, each);
             }
             // The dictionary walk, splitting the path past states with nothing wanted left.
             let mut prev = s;
-            let mut t = self.dict[s as usize];
+            let mut t = self.st[s as usize].dict;
             while t != NONE {
                 step();
-                if self.head[t as usize] == NONE {
-                    t = self.dict[t as usize];
-                    self.dict[prev as usize] = t;
+                if self.st[t as usize].head == NONE {
+                    t = self.st[t as usize].dict;
+                    self.st[prev as usize].dict = t;
                     continue;
                 }
                 self.report(t, end, each);
                 prev = t;
-                t = self.dict[t as usize];
+                t = self.st[t as usize].dict;
             }
         }
     }
@@ -229,7 +238,7 @@ impl Ac {
     /// Reports the patterns listed at `s`, unlisting those the caller gives up.
     fn report(&mut self, s: u32, end: usize, each: &mut impl FnMut(usize, Range<usize>) -> bool) {
         let mut prev = NONE;
-        let mut k = self.head[s as usize];
+        let mut k = self.st[s as usize].head;
         while k != NONE {
             step();
             let next = self.next[k as usize];
@@ -237,7 +246,7 @@ impl Ac {
             if each(k as usize, end - len..end) {
                 prev = k;
             } else if prev == NONE {
-                self.head[s as usize] = next;
+                self.st[s as usize].head = next;
             } else {
                 self.next[prev as usize] = next;
             }
