@@ -147,7 +147,8 @@ fn measure_expect(dir: &std::path::Path, req: &Request, runs: usize, ok: bool) -
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
-    // `cargo bench --bench engine -- [exact|hints|relaxed|long|hostile]…` runs only those parts.
+    // `cargo bench --bench engine -- [exact|hints|relaxed|long|hostile|codex|many]…` runs
+    // only those parts.
     let parts: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))
@@ -361,6 +362,84 @@ fn long_old_texts(dir: &std::path::Path, quick: bool, want: &dyn Fn(&str) -> boo
     }
     if want("codex") {
         codex(dir, &row);
+    }
+    if want("many") {
+        many(dir, quick, &row);
+    }
+}
+
+/// Issue 8: the shapes that stayed super-linear in matching after §4. Many distinct long
+/// `oldText`s (each was one `memmem` scan of the file), and a highly repetitive file where every
+/// short or long `oldText` occurs at every period (each occurrence was reported and counted).
+fn many(dir: &std::path::Path, quick: bool, row: &Row<'_>) {
+    let size = if quick { 1 << 20 } else { 10 << 20 };
+    let (text, items) = file(size);
+    let name = "many.rs";
+    let exact = exact_row(dir, name, &text, items, row);
+    // 1,000 distinct oldTexts of about 4 KiB: 43 whole items each, every 100th item on.
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices("\nfn item_").map(|(i, _)| i + 1))
+        .collect();
+    let count = if quick { 100 } else { 1_000 };
+    let step = (starts.len() / count).max(44);
+    let olds: Vec<String> = (0..count)
+        .filter(|k| (k * step + 43) < starts.len())
+        .map(|k| text[starts[k * step]..starts[k * step + 43]].to_string())
+        .collect();
+    let found: Vec<EditSpec> = olds.iter().map(|o| EditSpec::new(o.clone(), "// replaced\n")).collect();
+    row(
+        &format!("{} distinct ~4 KiB oldTexts, found", olds.len()),
+        text.len(),
+        &request(name, found),
+        true,
+        Some(exact),
+    );
+    let missing: Vec<EditSpec> = olds
+        .iter()
+        .map(|o| EditSpec::new(o.replacen("x * ", "x ** ", 1), "// replaced\n"))
+        .collect();
+    row(
+        &format!("{} distinct ~4 KiB oldTexts, not found", olds.len()),
+        text.len(),
+        &request(name, missing),
+        false,
+        Some(exact),
+    );
+    // "ab" × 5,000,000, and 1,000 oldTexts "ab" × (i + 2), or × (1,100 + i): all ambiguous.
+    let reps = if quick { 500_000 } else { 5_000_000 };
+    let ab = "ab".repeat(reps);
+    std::fs::write(dir.join("ab.txt"), &ab).expect("write");
+    let n = if quick { 100 } else { 1_000 };
+    for (label, base) in [("short", 2), ("long", 1_100)] {
+        let edits: Vec<EditSpec> = (0..n)
+            .map(|i| EditSpec::new("ab".repeat(base + i), "x"))
+            .collect();
+        row(
+            &format!("`ab` file, {n} {label} `ab`× oldTexts"),
+            ab.len(),
+            &request("ab.txt", edits),
+            false,
+            None,
+        );
+    }
+    drop(ab);
+    // 1,000,000 identical lines, 1,000 oldTexts of 2..1,001 of them: ambiguous by §3; and
+    // the same lines indented in the file, so that only the relaxed tier (indentation) sees
+    // them, again at every line.
+    let lines = if quick { 100_000 } else { 1_000_000 };
+    for (label, indent) in [("", ""), (", relaxed", "    ")] {
+        let file_text = format!("{indent}same line of text\n").repeat(lines);
+        std::fs::write(dir.join("lines.txt"), &file_text).expect("write");
+        let edits: Vec<EditSpec> = (0..n)
+            .map(|i| EditSpec::new("same line of text\n".repeat(i + 2), "x\n"))
+            .collect();
+        row(
+            &format!("{lines} same lines, {n} of them{label}"),
+            file_text.len(),
+            &request("lines.txt", edits),
+            false,
+            None,
+        );
     }
 }
 

@@ -414,10 +414,21 @@ impl<'a> View<'a> {
         for (i, w) in wanted.iter().enumerate() {
             self.variants_of(i, &olds[i], w.new_text, &mut variants);
         }
-        // Key sequences; a variant with a key the file lacks cannot match.
+        // Candidates per edit and tier.
+        let mut cands: Vec<[Vec<Cand>; 2]> = (0..wanted.len())
+            .map(|_| [Vec::new(), Vec::new()])
+            .collect();
+        // Key sequences; a variant with a key the file lacks cannot match. A variant read
+        // without its line numbers can only be at the lines they name: it is only checked there.
         let mut patterns: Vec<Vec<u8>> = Vec::new();
         let mut pattern_variant: Vec<usize> = Vec::new();
         for (vi, v) in variants.iter().enumerate() {
+            if let Some(first) = v.first_number {
+                if let Some(c) = first.checked_sub(1).and_then(|at| self.verify(v, at)) {
+                    cands[v.edit][v.tier as usize].push(c);
+                }
+                continue;
+            }
             let mut bytes = Vec::with_capacity(v.nline_count() * 4);
             for l in (0..v.nline_count()).map(|i| v.nline(i)) {
                 search::encode_key(key_id(l), &mut bytes);
@@ -427,31 +438,30 @@ impl<'a> View<'a> {
                 pattern_variant.push(vi);
             }
         }
-        // (variant, first line) of every key-sequence occurrence: one scan for all, a long
-        // sequence on its own (`search` keeps both linear in the file plus the patterns).
-        let mut windows: Vec<Vec<usize>> = vec![Vec::new(); variants.len()];
+        // Every key-sequence occurrence (one scan for all variants: `search` keeps it linear
+        // in the file plus the patterns), checked as it comes. A variant of an edit that is not
+        // replaceAll needs its first MAX_AMBIGUOUS + 1 candidates only (its windows come in
+        // order): then it is given up, so that a thousand edits on a file of one repeated line
+        // cost their first windows, not every line each. The first candidates of a tier are
+        // among its variants' first ones, so `decide` lists the same places; past
+        // MAX_AMBIGUOUS it says "more than" instead of a count.
+        let mut taken = vec![0usize; variants.len()];
         let refs: Vec<&[u8]> = patterns.iter().map(Vec::as_slice).collect();
         matcher::search::key_occurrences(&self.encoded, &refs, |p, m| {
-            if m.start % 4 == 0 {
-                windows[pattern_variant[p]].push(m.start / 4);
+            if m.start % 4 != 0 {
+                return true;
+            }
+            let vi = pattern_variant[p];
+            let v = &variants[vi];
+            if let Some(c) = self.verify(v, m.start / 4) {
+                cands[v.edit][v.tier as usize].push(c);
+                taken[vi] += 1;
+                return wanted[v.edit].replace_all || taken[vi] <= MAX_AMBIGUOUS;
             }
             true
         });
+        drop(refs);
         drop(patterns);
-        for w in &mut windows {
-            w.sort_unstable();
-        }
-        // Candidates per edit and tier.
-        let mut cands: Vec<[Vec<Cand>; 2]> = (0..wanted.len())
-            .map(|_| [Vec::new(), Vec::new()])
-            .collect();
-        for (vi, v) in variants.iter().enumerate() {
-            for &start in &windows[vi] {
-                if let Some(c) = self.verify(v, start) {
-                    cands[v.edit][v.tier as usize].push(c);
-                }
-            }
-        }
         // A blank_lines remainder may also match by §3 inside a line.
         let mut remainder: Vec<Option<Result<matcher::Found, Miss>>> = vec![None; wanted.len()];
         let trims: Vec<(usize, String, String)> = wanted
@@ -1025,6 +1035,88 @@ mod tests {
             replace_all: all,
         }])
         .remove(0)
+    }
+
+    proptest::proptest! {
+        /// Giving variants up after their first candidates changes nothing: the same results
+        /// as checking every window (the search's brute-force reference), on files of a few
+        /// repeated lines re-typed with other indentation, line numbers or blank lines.
+        #[test]
+        fn same_results_as_checking_every_window(
+            unit in proptest::collection::vec(
+                proptest::sample::select(vec!["a", "  a", "\tb", "b  c", "", "  "]), 1..4),
+            reps in 1usize..30,
+            olds in proptest::collection::vec(
+                (proptest::collection::vec(
+                    proptest::sample::select(vec!["a", "b c", "  a", "b\tc", "", "1\ta", "    b  c"]), 1..5),
+                 proptest::bool::ANY, proptest::bool::ANY), 1..6),
+        ) {
+            let text = unit.join("\n").repeat(reps) + "\n";
+            let doc = Document::from_text(text.clone(), false);
+            let file = Normalized::new(&doc.text);
+            let view = View::new(&doc, &file, None);
+            let olds: Vec<(String, bool)> = olds
+                .into_iter()
+                .map(|(l, eol, all)| (l.join("\n") + if eol { "\n" } else { "" }, all))
+                .collect();
+            let wanted: Vec<Wanted<'_>> = olds
+                .iter()
+                .map(|(o, all)| Wanted { old_text: o, new_text: "x", replace_all: *all })
+                .collect();
+            let want = search::with_reference(|| view.find_all(&wanted));
+            let got = view.find_all(&wanted);
+            // The count past MAX_AMBIGUOUS is "more than" only.
+            let clamp = |r: Vec<Result<Hit, Fail>>| -> Vec<Result<Hit, Fail>> {
+                r.into_iter()
+                    .map(|x| match x {
+                        Err(Fail::Ambiguous { spans, count }) => Err(Fail::Ambiguous {
+                            spans,
+                            count: count.min(MAX_AMBIGUOUS + 1),
+                        }),
+                        x => x,
+                    })
+                    .collect()
+            };
+            proptest::prop_assert_eq!(clamp(got), clamp(want));
+        }
+    }
+
+    /// A file of one repeated (indented) line and many unindented edits of its lines: each
+    /// matches at every line under `indentation`, and is given up after its first 21 windows,
+    /// where every window of every edit used to be reported and checked.
+    #[test]
+    fn repeated_lines_cost_their_first_windows() {
+        let lines = 20_000;
+        let text = "    same line\n".repeat(lines);
+        let doc = Document::from_text(text.clone(), false);
+        let file = Normalized::new(&doc.text);
+        let view = View::new(&doc, &file, None);
+        let olds: Vec<String> = (0..50).map(|i| "same line\n".repeat(i + 2)).collect();
+        let wanted: Vec<Wanted<'_>> = olds
+            .iter()
+            .map(|o| Wanted {
+                old_text: o,
+                new_text: "x\n",
+                replace_all: false,
+            })
+            .collect();
+        let before = search::steps();
+        let got = view.find_all(&wanted);
+        let steps = search::steps() - before;
+        for (i, r) in got.iter().enumerate() {
+            let Err(Fail::Ambiguous { spans, count }) = r else {
+                panic!("edit {i}: {r:?}");
+            };
+            assert!(*count > MAX_AMBIGUOUS, "edit {i}: {count}");
+            let want: Vec<Range<usize>> = (0..MAX_AMBIGUOUS)
+                .map(|k| 14 * k..14 * (k + i + 2))
+                .collect();
+            assert_eq!(spans, &want, "edit {i}");
+        }
+        // One scan's worth of the crate's reports (4 bytes a line), then 21 windows per edit.
+        let total: usize = olds.iter().map(|o| 4 * o.lines().count()).sum();
+        let bound = 3 * (4 * lines + total) + 50 * (MAX_AMBIGUOUS + 1);
+        assert!(steps <= bound, "{steps} steps over {bound}");
     }
 
     /// A line's original span comes from N(·)'s map: a blank line whose whitespace N removed
