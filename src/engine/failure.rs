@@ -9,15 +9,13 @@ use crate::engine::document::DecodeError;
 use crate::engine::hint::Candidate;
 use crate::error::Code;
 use crate::write::FsError;
-use crate::engine::matcher::MAX_AMBIGUOUS;
+use crate::engine::matcher::{MAX_AMBIGUOUS, UNCOUNTED};
 use std::ops::Range;
 
-/// How many places an `ambiguous` edit matched, in words: the number up to
-/// [`MAX_AMBIGUOUS`], else "more than 20". The search stops counting an edit's occurrences
-/// once it has one more than it lists, so that a short `oldText` in a highly repetitive file
-/// costs its first occurrences, not all of them.
+/// How many places an `ambiguous` edit matched, in words: the number, or "more than 20" when
+/// the search stopped counting ([`UNCOUNTED`]).
 pub(crate) fn places(occurrences: usize) -> String {
-    if occurrences > MAX_AMBIGUOUS {
+    if occurrences == UNCOUNTED {
         format!("more than {MAX_AMBIGUOUS}")
     } else {
         occurrences.to_string()
@@ -40,8 +38,8 @@ pub(crate) enum EditError {
     Ambiguous {
         /// Where it matched (up to `matcher::MAX_AMBIGUOUS`), sorted.
         matches: Vec<Range<usize>>,
-        /// How many places it matched, counted up to `matcher::MAX_AMBIGUOUS + 1`: more than
-        /// `MAX_AMBIGUOUS` means "more than the places listed" (the search stops counting).
+        /// How many places it matched, or [`UNCOUNTED`] (more than `MAX_AMBIGUOUS`) when the
+        /// search stopped counting.
         occurrences: usize,
         /// Found only by the relaxed tier (§3b), not as written.
         relaxed: bool,
@@ -103,7 +101,7 @@ pub(crate) enum ChunkError {
     Ambiguous {
         /// Where (whole lines, up to `matcher::MAX_AMBIGUOUS`), sorted.
         matches: Vec<Range<usize>>,
-        /// How many places, counted as [`EditError::Ambiguous`]'s.
+        /// How many places, or [`UNCOUNTED`], as [`EditError::Ambiguous`]'s.
         occurrences: usize,
     },
     /// Its old lines occur so often (in a highly repetitive file) that telling whether they
@@ -186,8 +184,8 @@ impl EditError {
         }
     }
 
-    /// How many places an `ambiguous` matched (0 for the others), counted up to
-    /// `MAX_AMBIGUOUS + 1`, which stands for "more than `MAX_AMBIGUOUS`" ([`places`]).
+    /// How many places an `ambiguous` matched (0 for the others), or [`UNCOUNTED`] when the
+    /// search stopped counting ([`places`]).
     #[must_use]
     pub(crate) fn occurrences(&self) -> usize {
         match self {
@@ -195,7 +193,7 @@ impl EditError {
             | EditError::Chunk {
                 why: ChunkError::Ambiguous { occurrences, .. },
                 ..
-            } => (*occurrences).min(MAX_AMBIGUOUS + 1),
+            } => *occurrences,
             _ => 0,
         }
     }

@@ -82,7 +82,7 @@ pub(crate) enum Fail {
     Ambiguous {
         /// Original byte spans of the first candidates, in order.
         spans: Vec<Range<usize>>,
-        /// Total number of candidates.
+        /// Total number of candidates, or `matcher::UNCOUNTED` past a variant's share.
         count: usize,
     },
     /// The only candidate needs a change of indentation that `newText` cannot take.
@@ -440,11 +440,18 @@ impl<'a> View<'a> {
         }
         // Every key-sequence occurrence (one scan for all variants: `search` keeps it linear
         // in the file plus the patterns), checked as it comes. A variant of an edit that is not
-        // replaceAll needs its first MAX_AMBIGUOUS + 1 candidates only (its windows come in
-        // order): then it is given up, so that a thousand edits on a file of one repeated line
-        // cost their first windows, not every line each. The first candidates of a tier are
-        // among its variants' first ones, so `decide` lists the same places; past
-        // MAX_AMBIGUOUS it says "more than" instead of a count.
+        // replaceAll is given up past its share of a budget of the file's lines plus the
+        // variants' (`matcher::share`, a check costing the variant's lines): so a thousand
+        // edits on a file of one repeated line cost their share, not every line each. Its
+        // windows come in order, so the first candidates of a tier are among its variants'
+        // first ones and `decide` lists the same places; an edit with a variant given up is
+        // ambiguous with more places than counted (`UNCOUNTED`).
+        let budget = self.count() + variants.iter().map(Variant::nline_count).sum::<usize>();
+        let shares: Vec<usize> = variants
+            .iter()
+            .map(|v| matcher::share(budget, variants.len(), v.nline_count()))
+            .collect();
+        let mut uncounted = vec![[false; 2]; wanted.len()];
         let mut taken = vec![0usize; variants.len()];
         let refs: Vec<&[u8]> = patterns.iter().map(Vec::as_slice).collect();
         matcher::search::key_occurrences(&self.encoded, &refs, |p, m| {
@@ -456,7 +463,10 @@ impl<'a> View<'a> {
             if let Some(c) = self.verify(v, m.start / 4) {
                 cands[v.edit][v.tier as usize].push(c);
                 taken[vi] += 1;
-                return wanted[v.edit].replace_all || taken[vi] <= MAX_AMBIGUOUS;
+                if !wanted[v.edit].replace_all && taken[vi] >= shares[vi] {
+                    uncounted[v.edit][v.tier as usize] = true;
+                    return false;
+                }
             }
             true
         });
@@ -492,7 +502,7 @@ impl<'a> View<'a> {
             .map(|(i, w)| {
                 let [t0, t1] = std::mem::take(&mut cands[i]);
                 if !t0.is_empty() {
-                    return decide(t0, w.replace_all);
+                    return decide(t0, w.replace_all, uncounted[i][0]);
                 }
                 if let Some(r) = remainder[i].take() {
                     // `trims` is in edit order: a search, not a scan per edit.
@@ -517,7 +527,7 @@ impl<'a> View<'a> {
                         Err(Miss::NotFound) => {}
                     }
                 }
-                decide(t1, w.replace_all)
+                decide(t1, w.replace_all, uncounted[i][1])
             })
             .collect()
     }
@@ -955,7 +965,7 @@ fn mirror(new: &str, lead: usize, trail: usize) -> String {
 }
 
 /// One edit's outcome from its verified candidates.
-fn decide(mut cands: Vec<Cand>, replace_all: bool) -> Result<Hit, Fail> {
+fn decide(mut cands: Vec<Cand>, replace_all: bool, uncounted: bool) -> Result<Hit, Fail> {
     cands.sort_by_key(|c| (c.span.start, c.span.end));
     cands.dedup_by(|a, b| a.span == b.span);
     match cands.len() {
@@ -977,7 +987,7 @@ fn decide(mut cands: Vec<Cand>, replace_all: bool) -> Result<Hit, Fail> {
                 .take(MAX_AMBIGUOUS)
                 .map(|c| c.span.clone())
                 .collect(),
-            count: n,
+            count: if uncounted { matcher::UNCOUNTED } else { n },
         }),
         _ => {
             let mut last_end = 0;
@@ -1065,19 +1075,7 @@ mod tests {
                 .collect();
             let want = search::with_reference(|| view.find_all(&wanted));
             let got = view.find_all(&wanted);
-            // The count past MAX_AMBIGUOUS is "more than" only.
-            let clamp = |r: Vec<Result<Hit, Fail>>| -> Vec<Result<Hit, Fail>> {
-                r.into_iter()
-                    .map(|x| match x {
-                        Err(Fail::Ambiguous { spans, count }) => Err(Fail::Ambiguous {
-                            spans,
-                            count: count.min(MAX_AMBIGUOUS + 1),
-                        }),
-                        x => x,
-                    })
-                    .collect()
-            };
-            proptest::prop_assert_eq!(clamp(got), clamp(want));
+            proptest::prop_assert_eq!(got, want);
         }
     }
 
@@ -1107,15 +1105,16 @@ mod tests {
             let Err(Fail::Ambiguous { spans, count }) = r else {
                 panic!("edit {i}: {r:?}");
             };
-            assert!(*count > MAX_AMBIGUOUS, "edit {i}: {count}");
+            assert_eq!(*count, matcher::UNCOUNTED, "edit {i}");
             let want: Vec<Range<usize>> = (0..MAX_AMBIGUOUS)
                 .map(|k| 14 * k..14 * (k + i + 2))
                 .collect();
             assert_eq!(spans, &want, "edit {i}");
         }
-        // One scan's worth of the crate's reports (4 bytes a line), then 21 windows per edit.
+        // One scan's worth of the crate's reports (4 bytes a line), then each edit's share of
+        // the lines (at least 21 windows).
         let total: usize = olds.iter().map(|o| 4 * o.lines().count()).sum();
-        let bound = 3 * (4 * lines + total) + 50 * (MAX_AMBIGUOUS + 1);
+        let bound = 3 * (4 * lines + total) + lines + 50 * (MAX_AMBIGUOUS + 1);
         assert!(steps <= bound, "{steps} steps over {bound}");
     }
 

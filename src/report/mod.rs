@@ -5,6 +5,7 @@ pub mod response;
 
 use crate::engine::diff;
 use crate::engine::document::{Document, PositionEncoding};
+use crate::engine::matcher::UNCOUNTED;
 use crate::engine::plan::{EditError, FilePlan, Op, Outcome, Plan};
 use crate::error::Code;
 use crate::report::response as wire;
@@ -95,7 +96,8 @@ pub(crate) fn edit_detail(
         message: said.message,
         hint: said.hint,
         candidates: candidates(e.candidates(), e.matches(), doc, enc),
-        occurrences: Some(e.occurrences()).filter(|&n| n > 0),
+        // Absent when the search stopped counting (more than the candidates listed).
+        occurrences: Some(e.occurrences()).filter(|&n| n > 0 && n != UNCOUNTED),
         other_edit: e.other_edit(),
         already_applied: e.already_applied().is_some(),
     }

@@ -77,7 +77,8 @@ pub struct ErrorDetail {
     /// not_found: up to 3 closest regions; ambiguous: every match (up to 20).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Candidate>,
-    /// ambiguous: how many matches there are.
+    /// ambiguous: how many matches there are; absent when there are too many to count (more
+    /// than the 20 listed, in a highly repetitive file).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub occurrences: Option<usize>,
     /// overlap: the index of the other edit.

@@ -508,14 +508,22 @@ impl<'a> Lines<'a> {
             });
         }
         let want = MAX_AMBIGUOUS + 1;
+        // Past MAX_AMBIGUOUS places, "more than" them: the rest are not counted.
+        let count = |found: &[usize]| {
+            if found.len() >= want {
+                matcher::UNCOUNTED
+            } else {
+                found.len()
+            }
+        };
         if let Some(end) = block_end {
             let inside = self.starts_in(base, old, b, len, from, end, want)?;
             if !inside.is_empty() {
-                return Ok(matcher::verdict(inside.len(), inside));
+                return Ok(matcher::verdict(count(&inside), inside));
             }
         }
         let all = self.starts_in(base, old, b, len, from, usize::MAX, want)?;
-        Ok(matcher::verdict(all.len(), all))
+        Ok(matcher::verdict(count(&all), all))
     }
 
     /// Places one chunk. `old` is N(·) of its old lines, `base` the occurrences of their first

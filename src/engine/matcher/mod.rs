@@ -19,6 +19,21 @@ pub(crate) mod search;
 /// How many occurrences an ambiguous error lists (§3.9).
 pub(crate) const MAX_AMBIGUOUS: usize = 20;
 
+/// The count of an ambiguous edit whose occurrences were not all counted: more than
+/// [`MAX_AMBIGUOUS`]. The search counts each `oldText`'s occurrences only up to its share of a
+/// budget linear in the file plus the request ([`share`]), so that a thousand short `oldText`s
+/// in a highly repetitive file do not cost a thousand times the file.
+pub(crate) const UNCOUNTED: usize = usize::MAX;
+
+/// How many occurrences one of `patterns` patterns may count when checking one costs `cost`
+/// (its length: an occurrence's check may compare it whole) and all may cost `budget` (the
+/// text plus the patterns): an equal share of the budget, and at least one more than an
+/// ambiguous error lists. So counting costs at most `budget` plus `MAX_AMBIGUOUS + 1` checks of
+/// each pattern, linear in the text plus the patterns, and a count under its share is exact.
+pub(crate) fn share(budget: usize, patterns: usize, cost: usize) -> usize {
+    (budget / patterns.max(1) / cost.max(1)).max(MAX_AMBIGUOUS + 1)
+}
+
 /// How an edit matched: `exact`, `normalized` (only under N(·)), or `relaxed` (§3b).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -77,8 +92,7 @@ pub(crate) enum Miss {
     Ambiguous {
         /// Original byte spans of the first occurrences, in order.
         spans: Vec<Range<usize>>,
-        /// Number of occurrences, counted up to `MAX_AMBIGUOUS + 1` ([`find_all`] stops
-        /// counting there: more is "more than the spans listed").
+        /// Number of occurrences, or [`UNCOUNTED`] past the pattern's [`share`].
         count: usize,
     },
 }
@@ -251,8 +265,10 @@ impl WholeLines {
 
 #[derive(Default)]
 struct Hits {
-    /// Occurrences counted; a pattern that is not replaceAll stops at `MAX_AMBIGUOUS + 1`.
+    /// Occurrences counted; a pattern that is not replaceAll stops at its [`share`].
     count: usize,
+    /// It stopped there: `count` is a lower bound.
+    uncounted: bool,
     keep_all: bool,
     /// (N range, original span) of counted occurrences, in order of start.
     occ: Vec<(Range<usize>, Range<usize>)>,
@@ -304,6 +320,11 @@ pub(crate) fn find_all(
         }
     }
     let bytes: Vec<&[u8]> = distinct.iter().map(|d| d.1.as_bytes()).collect();
+    let budget = file.text.len() + bytes.iter().map(|b| b.len()).sum::<usize>();
+    let shares: Vec<usize> = bytes
+        .iter()
+        .map(|b| share(budget, bytes.len(), b.len()))
+        .collect();
     // What the search needs of each distinct pattern besides its bytes: the needle it was taken
     // from and whether it only counts at the end of the file (8 bytes, not 32).
     let distinct: Vec<(u32, bool)> = distinct
@@ -335,13 +356,20 @@ pub(crate) fn find_all(
                 None => return true,
             }
         };
-        // A pattern that is not replaceAll needs its first MAX_AMBIGUOUS + 1 occurrences only
-        // (they come in order of start): then it is given up, so a short oldText in a highly
-        // repetitive file costs its first occurrences, not one report per period.
+        // A pattern that is not replaceAll needs its first MAX_AMBIGUOUS + 1 occurrences and
+        // a count: past its share of the budget it is given up (the search then stops paying
+        // for it), so a short oldText in a highly repetitive file costs its share, not one
+        // report per period.
         let h = &mut hits[pid];
         h.count += 1;
-        h.occ.push((m, span));
-        h.keep_all || h.occ.len() <= MAX_AMBIGUOUS
+        if h.keep_all || h.occ.len() <= MAX_AMBIGUOUS {
+            h.occ.push((m, span));
+        }
+        if !h.keep_all && h.count >= shares[pid] {
+            h.uncounted = true;
+            return false;
+        }
+        true
     });
     for h in &mut hits {
         // Overlapping search reports by end; the rules are leftmost first.
@@ -367,6 +395,7 @@ pub(crate) fn find_all(
                     occ.extend(b.occ.iter().cloned());
                     merged = Hits {
                         count: a.count + b.count,
+                        uncounted: a.uncounted || b.uncounted,
                         keep_all: a.keep_all,
                         occ,
                     };
@@ -394,7 +423,8 @@ pub(crate) fn find_all(
                     })
                     .collect()
             } else {
-                match verdict(h.count.min(MAX_AMBIGUOUS + 1), &h.occ) {
+                let count = if h.uncounted { UNCOUNTED } else { h.count };
+                match verdict(count, &h.occ) {
                     Verdict::NotFound => return Err(Miss::NotFound),
                     Verdict::One(one) => vec![one],
                     Verdict::Ambiguous { first, count } => {
@@ -1061,19 +1091,19 @@ mod saturation_tests {
                     r,
                     &Err(Miss::Ambiguous {
                         spans,
-                        count: MAX_AMBIGUOUS + 1
+                        count: UNCOUNTED
                     })
                 );
             }
-            // At most about one scan's worth of the crate's reports per group, then the first
-            // occurrences of each pattern and our automaton's walk: where reporting every
-            // occurrence made 100 × 1,000,000.
+            // At most about one scan's worth of the crate's reports per group, then each
+            // pattern's share of a budget of text plus patterns and our automaton's walk: where
+            // reporting every occurrence made 100 × 1,000,000.
             let total: usize = olds.iter().map(String::len).sum();
             let pats: Vec<&[u8]> = olds.iter().map(|o| o.as_bytes()).collect();
             let scans = search::scans(text.len(), &pats);
             assert!(scans <= 4, "{scans} scans");
             assert!(
-                steps <= 3 * scans * (text.len() + total) + 100 * (MAX_AMBIGUOUS + 1),
+                steps <= 4 * scans * (text.len() + total) + 100 * (MAX_AMBIGUOUS + 1),
                 "base {base}: {steps} reports and walk steps"
             );
         }
@@ -1099,7 +1129,10 @@ mod saturation_tests {
         let got = run(&text, &needles);
         let all = got.last().unwrap().as_ref().unwrap();
         assert_eq!(all.spans.len(), 5_000);
-        assert!(matches!(got[0], Err(Miss::Ambiguous { count: 21, .. })));
+        // "abab" is the replaceAll edit's pattern too: it counts them all. The others stop at
+        // their share of the budget ((20,000 + 2,650) / 50 / their length).
+        assert!(matches!(got[0], Err(Miss::Ambiguous { count: 9_999, .. })));
+        assert!(matches!(got[49], Err(Miss::Ambiguous { count: UNCOUNTED, .. })));
     }
 
     fn piece() -> impl Strategy<Value = &'static str> {
