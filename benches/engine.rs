@@ -386,7 +386,10 @@ fn many(dir: &std::path::Path, quick: bool, row: &Row<'_>) {
         .filter(|k| (k * step + 43) < starts.len())
         .map(|k| text[starts[k * step]..starts[k * step + 43]].to_string())
         .collect();
-    let found: Vec<EditSpec> = olds.iter().map(|o| EditSpec::new(o.clone(), "// replaced\n")).collect();
+    let found: Vec<EditSpec> = olds
+        .iter()
+        .map(|o| EditSpec::new(o.clone(), "// replaced\n"))
+        .collect();
     row(
         &format!("{} distinct ~4 KiB oldTexts, found", olds.len()),
         text.len(),

@@ -7,9 +7,9 @@
 
 use crate::engine::document::DecodeError;
 use crate::engine::hint::Candidate;
+use crate::engine::matcher::{MAX_AMBIGUOUS, UNCOUNTED};
 use crate::error::Code;
 use crate::write::FsError;
-use crate::engine::matcher::{MAX_AMBIGUOUS, UNCOUNTED};
 use std::ops::Range;
 
 /// How many places an `ambiguous` edit matched, in words: the number, or "more than 20" when

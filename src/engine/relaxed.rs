@@ -447,12 +447,8 @@ impl<'a> View<'a> {
         // first ones and `decide` lists the same places; an edit with a variant given up is
         // ambiguous with more places than counted (`UNCOUNTED`).
         let budget = self.count() + variants.iter().map(Variant::nline_count).sum::<usize>();
-        let shares: Vec<usize> = variants
-            .iter()
-            .map(|v| matcher::share(budget, variants.len(), v.nline_count()))
-            .collect();
         let mut uncounted = vec![[false; 2]; wanted.len()];
-        let mut taken = vec![0usize; variants.len()];
+        let mut taken = vec![0u32; variants.len()];
         let refs: Vec<&[u8]> = patterns.iter().map(Vec::as_slice).collect();
         matcher::search::key_occurrences(&self.encoded, &refs, |p, m| {
             if m.start % 4 != 0 {
@@ -463,7 +459,9 @@ impl<'a> View<'a> {
             if let Some(c) = self.verify(v, m.start / 4) {
                 cands[v.edit][v.tier as usize].push(c);
                 taken[vi] += 1;
-                if !wanted[v.edit].replace_all && taken[vi] >= shares[vi] {
+                if !wanted[v.edit].replace_all
+                    && taken[vi] as usize >= matcher::share(budget, variants.len(), v.nline_count())
+                {
                     uncounted[v.edit][v.tier as usize] = true;
                     return false;
                 }

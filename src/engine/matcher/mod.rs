@@ -321,10 +321,6 @@ pub(crate) fn find_all(
     }
     let bytes: Vec<&[u8]> = distinct.iter().map(|d| d.1.as_bytes()).collect();
     let budget = file.text.len() + bytes.iter().map(|b| b.len()).sum::<usize>();
-    let shares: Vec<usize> = bytes
-        .iter()
-        .map(|b| share(budget, bytes.len(), b.len()))
-        .collect();
     // What the search needs of each distinct pattern besides its bytes: the needle it was taken
     // from and whether it only counts at the end of the file (8 bytes, not 32).
     let distinct: Vec<(u32, bool)> = distinct
@@ -365,7 +361,7 @@ pub(crate) fn find_all(
         if h.keep_all || h.occ.len() <= MAX_AMBIGUOUS {
             h.occ.push((m, span));
         }
-        if !h.keep_all && h.count >= shares[pid] {
+        if !h.keep_all && h.count >= share(budget, bytes.len(), bytes[pid].len()) {
             h.uncounted = true;
             return false;
         }
@@ -1132,7 +1128,13 @@ mod saturation_tests {
         // "abab" is the replaceAll edit's pattern too: it counts them all. The others stop at
         // their share of the budget ((20,000 + 2,650) / 50 / their length).
         assert!(matches!(got[0], Err(Miss::Ambiguous { count: 9_999, .. })));
-        assert!(matches!(got[49], Err(Miss::Ambiguous { count: UNCOUNTED, .. })));
+        assert!(matches!(
+            got[49],
+            Err(Miss::Ambiguous {
+                count: UNCOUNTED,
+                ..
+            })
+        ));
     }
 
     fn piece() -> impl Strategy<Value = &'static str> {

@@ -240,7 +240,9 @@ fn own(
         // Beyond 32-bit state ids (not reachable within the request limits): one by one.
         for &i in &wanted {
             let p = patterns[i];
-            long(hay, p, |at| at + p.len() <= after || each(i, at..at + p.len()));
+            long(hay, p, |at| {
+                at + p.len() <= after || each(i, at..at + p.len())
+            });
         }
         return;
     };
@@ -473,7 +475,10 @@ mod tests {
         let mut out = vec![Vec::new(); pats.len()];
         occurrences(hay, pats, |p, r| {
             assert_eq!(&hay[r.clone()], pats[p]);
-            assert!(out[p].len() < cap, "pattern {p} reported after it was given up");
+            assert!(
+                out[p].len() < cap,
+                "pattern {p} reported after it was given up"
+            );
             assert!(out[p].last().is_none_or(|&l| l < r.start), "out of order");
             out[p].push(r.start);
             out[p].len() < cap
@@ -528,7 +533,10 @@ mod tests {
         // Given up after three.
         let hay = "ab".repeat(GROUP * 3);
         let pat = "ab".repeat(GROUP);
-        assert_eq!(capped(hay.as_bytes(), &[pat.as_bytes()], 3)[0], vec![0, 2, 4]);
+        assert_eq!(
+            capped(hay.as_bytes(), &[pat.as_bytes()], 3)[0],
+            vec![0, 2, 4]
+        );
     }
 
     #[test]
@@ -551,14 +559,22 @@ mod tests {
         hay.resize(1 << 20, b'y');
         let got = all(&hay, &pats);
         for (k, occ) in got.iter().enumerate() {
-            let want: Vec<usize> = if k % 37 == 0 { vec![(k / 37) * 4097] } else { vec![] };
+            let want: Vec<usize> = if k % 37 == 0 {
+                vec![(k / 37) * 4097]
+            } else {
+                vec![]
+            };
             assert_eq!(occ, &want, "pattern {k}");
         }
         // At most 32 automata of a thirty-second of text plus patterns (and one for the
         // remainder), none alone.
         let plan = plan(hay.len(), &pats);
         assert!(plan.alone.is_empty());
-        assert!(scans(hay.len(), &pats) <= 33, "{} scans", scans(hay.len(), &pats));
+        assert!(
+            scans(hay.len(), &pats) <= 33,
+            "{} scans",
+            scans(hay.len(), &pats)
+        );
     }
 
     #[test]
