@@ -140,7 +140,7 @@ pub(crate) fn match_edits_with(
     }
     if !not_found.is_empty() {
         let olds: Vec<&str> = not_found.iter().map(|&i| specs[i].old_text()).collect();
-        let cands = hint::candidates(&file, &olds);
+        let mut cands = hint::candidates(&file, &olds);
         let wanted: Vec<Wanted<'_>> = not_found
             .iter()
             .map(|&i| Wanted {
@@ -158,7 +158,7 @@ pub(crate) fn match_edits_with(
                 .map(|at| cannot_take[at].1.clone())
                 .or(applied[k].map(|at| Clue::AlreadyApplied { at }));
             out[i].outcome = Outcome::Failed(EditError::NotFound {
-                candidates: cands[k].clone(),
+                candidates: std::mem::take(&mut cands[k]),
                 clue,
             });
         }
