@@ -382,7 +382,7 @@ fn scan_breaks(text: &str, mut each: impl FnMut(usize)) -> Eol {
     each(0);
     if memchr::memchr(b'\r', b).is_none() {
         // LF only (most files): one single-byte search, faster than looking for two.
-        for at in memchr::memchr_iter(b'\n', b) {
+        for at in LineFeeds::new(b) {
             each(at + 1);
         }
         return Eol::Lf;
@@ -412,9 +412,94 @@ fn scan_breaks(text: &str, mut each: impl FnMut(usize)) -> Eol {
     }
 }
 
+/// The offsets of the `\n` bytes of a text, in order, found eight bytes at a time: each word's
+/// line feeds come from one exact bit test (no carry between bytes), then one step per line
+/// feed. On source text (lines of a few dozen bytes) this takes about half the time of
+/// `memchr_iter`, which starts a new vector search at every line; on long lines it is slower
+/// (about 1 ms per 10 MB without any line feed), which whole-file scans can afford.
+pub(crate) struct LineFeeds<'a> {
+    bytes: &'a [u8],
+    /// Offset just past the word `mask` was taken from.
+    next: usize,
+    /// The line feeds of that word not yet returned: bit 7 of each such byte.
+    mask: u64,
+}
+
+impl<'a> LineFeeds<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> LineFeeds<'a> {
+        LineFeeds {
+            bytes,
+            next: 0,
+            mask: 0,
+        }
+    }
+}
+
+impl Iterator for LineFeeds<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        const LOW: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+        const LF: u64 = 0x0A0A_0A0A_0A0A_0A0A;
+        loop {
+            if self.mask != 0 {
+                let at = self.next - 8 + self.mask.trailing_zeros() as usize / 8;
+                self.mask &= self.mask - 1;
+                return Some(at);
+            }
+            let rest = self.bytes.get(self.next..)?;
+            let Some(word) = rest.first_chunk::<8>() else {
+                // Under eight bytes left.
+                let i = memchr::memchr(b'\n', rest)?;
+                self.next += i + 1;
+                return Some(self.next - 1);
+            };
+            // A byte of `x` is zero exactly where the word has '\n'; bit 7 of each byte of the
+            // sum is set when its low seven bits are not all zero (no byte carries into the
+            // next), or-ed with `x` when its own bit 7 is.
+            let x = u64::from_le_bytes(*word) ^ LF;
+            self.mask = !(((x & LOW) + LOW) | x | LOW);
+            self.next += 8;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_feeds_are_memchrs() {
+        let mut texts: Vec<Vec<u8>> = [
+            "",
+            "\n",
+            "a\nb",
+            "\n\n\n\n\n\n\n\n\n\n",
+            "abcdefgh\nabcdefg\n\n",
+        ]
+        .iter()
+        .map(|t| t.as_bytes().to_vec())
+        .collect();
+        // Every byte value around a line feed, at every offset in a word.
+        for v in 0..=255u8 {
+            for at in 0..17 {
+                let mut t = vec![v; 24];
+                t[at] = b'\n';
+                texts.push(t);
+            }
+        }
+        texts.push(
+            (0..5000u32)
+                .map(|i| if i % 7 == 0 { b'\n' } else { (i % 251) as u8 })
+                .collect(),
+        );
+        for t in &texts {
+            let got: Vec<usize> = LineFeeds::new(t).collect();
+            let want: Vec<usize> = memchr::memchr_iter(b'\n', t).collect();
+            assert_eq!(got, want, "{t:?}");
+        }
+    }
 
     #[test]
     fn rejects_utf16_before_nul() {

@@ -7,6 +7,7 @@
 //! in N that is not a cluster boundary maps to nothing, which is how matches that end inside a
 //! cluster are refused (§3.6).
 
+use crate::engine::document::LineFeeds;
 use std::borrow::Cow;
 use std::ops::Range;
 use unicode_normalization::char::{canonical_combining_class, compose, decompose_compatible};
@@ -371,7 +372,7 @@ fn is_plain(text: &str) -> bool {
     text.is_ascii()
         && memchr::memchr(b'\r', b).is_none()
         && !b.last().is_some_and(|&c| blank(c))
-        && memchr::memchr_iter(b'\n', b).all(|i| i == 0 || !blank(b[i - 1]))
+        && LineFeeds::new(b).all(|i| i == 0 || !blank(b[i - 1]))
 }
 
 struct Builder<'a> {
