@@ -497,16 +497,19 @@ fn unsettled_file_is_checked_against_the_held_bytes() {
 
 /// `apply` builds its response from the bytes it wrote (rendered and hashed once); it must say
 /// exactly what `--dry-run` says of the same batch: diffs, `hashAfter`, ranges. A BOM, CRLF,
-/// several edits, `replaceAll`, a big file (hashed on a second thread) and an editing move.
+/// several edits, `replaceAll`, big files (hashed on a second thread, read and written, one
+/// with a BOM) and an editing move; `hashBefore` is the version of the file as it was.
 #[test]
 fn apply_response_is_the_dry_run_response() {
-    let big: String = (0..60_000)
+    let big: String = (0..120_000)
         .map(|i| format!("line {i}\r\n"))
         .collect::<String>();
+    let big_bom = format!("\u{FEFF}{}", big.replace("\r\n", "\n"));
     let files = [
         ("bom.txt", "\u{FEFF}one\ntwo\nthree\ntwo\n".to_string()),
         ("crlf.txt", "a\r\nb\r\nc\r\n".to_string()),
         ("big.txt", big),
+        ("bigbom.txt", big_bom),
         ("m.txt", "move me\nkeep\n".to_string()),
     ];
     let req = serde_json::json!({"files": [
@@ -516,7 +519,8 @@ fn apply_response_is_the_dry_run_response() {
         {"path": "crlf.txt", "edits": [{"oldText": "b\n", "newText": "B\nB2\n"}]},
         {"path": "big.txt", "edits": [
             {"oldText": "line 7\r\n", "newText": ""},
-            {"oldText": "line 59999\r\n", "newText": "last\n"}]},
+            {"oldText": "line 119999\r\n", "newText": "last\n"}]},
+        {"path": "bigbom.txt", "edits": [{"oldText": "line 5\n", "newText": "five\n"}]},
         {"path": "m.txt", "moveTo": "d/moved.txt", "edits": [{"oldText": "move me", "newText": "moved"}]},
     ]});
     let req = redline::parse_json(&req.to_string()).unwrap();
@@ -532,6 +536,11 @@ fn apply_response_is_the_dry_run_response() {
         };
         let mut v = redline::run(&req, mode, &settings).to_json();
         assert_eq!(v["ok"], true, "{v}");
+        for (f, (name, text)) in v["files"].as_array().unwrap().iter().zip(&files) {
+            assert_eq!(f["path"], *name);
+            let version = redline::hash::version(text.as_bytes());
+            assert_eq!(f["hashBefore"], version, "{name}");
+        }
         if mode == redline::Mode::Apply {
             assert_eq!(v["written"], true, "{v}");
             for f in v["files"].as_array().unwrap() {

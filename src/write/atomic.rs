@@ -38,12 +38,14 @@ pub(super) fn open_existing(
 }
 
 /// Reads a whole regular file, checking the size limit; retries while a writer changes it.
+/// Without `hash`, the fingerprint's version is left empty for the caller to fill in.
 pub(super) fn read_regular(
     dir: BorrowedFd<'_>,
     name: &OsStr,
     st: &Stat,
     limits: &Limits,
     path: &str,
+    hash: bool,
 ) -> Result<(Vec<u8>, Fingerprint, Stat), FsError> {
     let mut expected = *st;
     let started = now_ns();
@@ -70,7 +72,11 @@ pub(super) fn read_regular(
         })?;
         let after = rustix::fs::fstat(&fd).map_err(|e| FsError::sys(path, Step::StatFile, e))?;
         if same_version(&before, &after) && after.st_size as u64 == bytes.len() as u64 {
-            let fp = fingerprint(&bytes, &after, started);
+            let mut fp = fingerprint(&after, started);
+            fp.len = bytes.len() as u64;
+            if hash {
+                fp.version = crate::hash::version(&bytes);
+            }
             return Ok((bytes, fp, after));
         }
         expected = after;
@@ -95,12 +101,13 @@ pub(super) fn check_size(path: &str, len: u64, limits: &Limits) -> Result<(), Fs
 }
 
 /// The fingerprint of content read from a file whose `fstat` after reading was `st`, the read
-/// having started at `started` (ns since the epoch, wall clock).
-pub(super) fn fingerprint(bytes: &[u8], st: &Stat, started: i64) -> Fingerprint {
+/// having started at `started` (ns since the epoch, wall clock), but for the content's version
+/// (left empty).
+fn fingerprint(st: &Stat, started: i64) -> Fingerprint {
     let (mtime_ns, ctime_ns) = super::sys::stamps_ns(st);
     Fingerprint {
-        version: crate::hash::version(bytes),
-        len: bytes.len() as u64,
+        version: String::new(),
+        len: st.st_size.max(0) as u64,
         dev: super::sys::dev_ino(st).0,
         ino: super::sys::dev_ino(st).1,
         mtime_ns,

@@ -371,6 +371,17 @@ impl Root {
 
     /// Reads a regular file beneath the root, following symlinks that stay inside it.
     pub fn read(&self, path: &str) -> Result<Snapshot, FsError> {
+        self.read_hashing(path, true)
+    }
+
+    /// [`Root::read`] without hashing the content: the fingerprint's `version` is empty, and the
+    /// caller sets it to [`crate::hash::version`] of the bytes (for hashing them while it does
+    /// other work with them).
+    pub(crate) fn read_unversioned(&self, path: &str) -> Result<Snapshot, FsError> {
+        self.read_hashing(path, false)
+    }
+
+    fn read_hashing(&self, path: &str, hash: bool) -> Result<Snapshot, FsError> {
         let rel = self.relative(path)?;
         let target = confine::resolve_target(self, &rel, true).map_err(|m| m.at(path))?;
         let Some(st) = target.stat else {
@@ -381,7 +392,7 @@ impl Root {
         }
         let dir = target.dir_fd(path)?;
         let (bytes, fingerprint, st) =
-            atomic::read_regular(dir, &target.name, &st, &self.limits, path)?;
+            atomic::read_regular(dir, &target.name, &st, &self.limits, path, hash)?;
         Ok(Snapshot {
             bytes,
             fingerprint,

@@ -117,6 +117,20 @@ pub struct Original {
 }
 
 impl Original {
+    /// The version of the file's bytes as read ([`crate::hash::version`]), without building
+    /// them.
+    fn hash(&self) -> String {
+        if let Some(raw) = &self.raw {
+            return crate::hash::version(raw);
+        }
+        let mut v = crate::hash::Versioner::default();
+        if self.doc.bom {
+            v.update(b"\xEF\xBB\xBF");
+        }
+        v.update(self.doc.text.as_bytes());
+        v.finish()
+    }
+
     /// The file's bytes as read.
     pub fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
         match &self.raw {
@@ -560,7 +574,9 @@ fn fill(
     }
     // The file as read is kept even when a later check fails: a failed file still reports the
     // version it was read at (§3a "Failed files").
-    let orig = match read::<(FileError, Option<Original>)>(root, &fr.path, &rel, docs, Some(fr)) {
+    let defer = decode && !fr.delete;
+    let read = read::<(FileError, Option<Original>)>(root, &fr.path, &rel, docs, Some(fr), defer);
+    let orig = match read {
         Ok(o) => o,
         Err((FileError::Decode(_), Some(o))) if !decode => o,
         Err((f, read)) => {
@@ -588,13 +604,35 @@ fn fill(
         };
         // The skipped placeholders go first: a batch's edits are not held three times.
         plan.edits = Vec::new();
-        plan.edits = match_edits_with(&orig.doc, &fr.edits, mopts);
-        if !fr.chunks.is_empty() {
-            plan.edits
-                .extend(locate_chunks(&orig.doc, fr, plan.edits.len()));
+        // A big file's version is hashed on a second thread while its edits are matched: on a
+        // big file, hashing costs as much as matching.
+        let (edits, version) = std::thread::scope(|s| {
+            let hashing = orig.version.is_empty().then(|| s.spawn(|| orig.hash()));
+            let mut edits = match_edits_with(&orig.doc, &fr.edits, mopts);
+            if !fr.chunks.is_empty() {
+                edits.extend(locate_chunks(&orig.doc, fr, edits.len()));
+            }
+            // A panicked hasher leaves it to this thread.
+            let version = hashing.map(|h| h.join().unwrap_or_else(|_| orig.hash()));
+            (edits, version)
+        });
+        plan.edits = edits;
+        if let (Some(v), Some(orig)) = (version, plan.original.as_mut()) {
+            set_version(orig, v);
         }
     }
     Ok(())
+}
+
+/// Files of this many bytes or more are hashed on a second thread (see [`read`]).
+const DEFER_HASH: usize = 1 << 20;
+
+/// Sets the version of a file read with its hashing deferred.
+fn set_version(orig: &mut Original, version: String) {
+    if let Some(fp) = orig.fingerprint.as_mut() {
+        fp.version.clone_from(&version);
+    }
+    orig.version = version;
 }
 
 fn check_hash(fr: &FileRequest, orig: Option<&Original>) -> Result<(), FileError> {
@@ -612,12 +650,16 @@ fn check_hash(fr: &FileRequest, orig: Option<&Original>) -> Result<(), FileError
 /// Reads and decodes a file (or takes its `documents[]` text). With `check`, its expectHash is
 /// checked against the bytes before anything is decoded (§3a). A failure after the bytes were
 /// read comes with the file as read, undecoded (its `doc` empty, [`Original::decoded`] false).
+///
+/// With `defer`, a decoded file of [`DEFER_HASH`] bytes or more that has no expectHash to check
+/// comes back with its version empty, for [`fill`] to hash it while it matches the edits.
 fn read<E: From<FileError> + ReadError>(
     root: &Root,
     path: &str,
     rel: &PathBuf,
     docs: &HashMap<PathBuf, &str>,
     check: Option<&FileRequest>,
+    defer: bool,
 ) -> Result<Original, E> {
     if let Some(text) = docs.get(rel) {
         let (bom, body) = match text.strip_prefix('\u{FEFF}') {
@@ -642,7 +684,13 @@ fn read<E: From<FileError> + ReadError>(
         }
         return Ok(orig);
     }
-    let snap = root.read(path).map_err(|e| E::from(FileError::Fs(e)))?;
+    let mut snap = root
+        .read_unversioned(path)
+        .map_err(|e| E::from(FileError::Fs(e)))?;
+    let expected = check.is_some_and(|fr| fr.expect_hash.is_some());
+    if !defer || expected || snap.bytes.len() < DEFER_HASH {
+        snap.fingerprint.version = crate::hash::version(&snap.bytes);
+    }
     let target_rel = snap.via_symlink.then_some(snap.target_rel);
     let mut orig = Original {
         doc: Document::from_text(String::new(), false),
@@ -665,6 +713,9 @@ fn read<E: From<FileError> + ReadError>(
             Ok(orig)
         }
         Err((e, bytes)) => {
+            if orig.version.is_empty() {
+                set_version(&mut orig, crate::hash::version(&bytes));
+            }
             orig.raw = Some(bytes);
             Err(E::with_read(FileError::Decode(e), orig))
         }
@@ -679,7 +730,7 @@ fn read_any(
     rel: &PathBuf,
     docs: &HashMap<PathBuf, &str>,
 ) -> Result<Original, FileError> {
-    match read::<(FileError, Option<Original>)>(root, path, rel, docs, None) {
+    match read::<(FileError, Option<Original>)>(root, path, rel, docs, None, false) {
         Ok(o) | Err((FileError::Decode(_), Some(o))) => Ok(o),
         Err((f, _)) => Err(f),
     }
