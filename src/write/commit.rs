@@ -59,16 +59,22 @@ pub(super) fn commit(
     root: &Root,
     changes: &[Change],
     held: &[Option<Held<'_>>],
+    recovered: bool,
 ) -> Result<CommitReport, CommitError> {
     let nothing = |error: FsError| CommitError {
         error,
         rolled_back: RolledBack::NothingWritten,
     };
-    let recovered = journal::recover(root).map_err(|error| CommitError {
-        error,
-        rolled_back: RolledBack::RecoveryFailed,
-    })?;
-    let recovered = (recovered.action != journal::RecoveryAction::Nothing).then_some(recovered);
+    // Unless the caller just recovered under this lock.
+    let recovered = if recovered {
+        None
+    } else {
+        let r = journal::recover(root).map_err(|error| CommitError {
+            error,
+            rolled_back: RolledBack::RecoveryFailed,
+        })?;
+        (r.action != journal::RecoveryAction::Nothing).then_some(r)
+    };
     if changes.is_empty() {
         return Ok(CommitReport {
             recovered,

@@ -133,13 +133,19 @@ pub(super) fn resolve_target(root: &Root, rel: &Path, follow: bool) -> Result<Ta
             }
             Err(errno) => return Err(dir_refusal(errno)),
         };
-        if in_journal_dir(root, dir.as_fd()).map_err(|errno| FsErrorKind::Sys {
-            step: Step::CheckParentDir,
-            errno,
-        })? {
-            return Err(journal_refusal());
-        }
-        let dir_rel = real_rel(root, dir.as_fd()).unwrap_or(parent);
+        // A file in the root itself (the common case) needs neither check: the root is not
+        // inside its own journal directory, and its path relative to itself is empty.
+        let dir_rel = if parent.as_os_str().is_empty() {
+            parent
+        } else {
+            if in_journal_dir(root, dir.as_fd()).map_err(|errno| FsErrorKind::Sys {
+                step: Step::CheckParentDir,
+                errno,
+            })? {
+                return Err(journal_refusal());
+            }
+            real_rel(root, dir.as_fd()).unwrap_or(parent)
+        };
         let stat = lstat_at(&dir, &name).map_err(|errno| FsErrorKind::Sys {
             step: Step::LookUpFile,
             errno,

@@ -261,6 +261,9 @@ pub struct WriterLock {
     fd: OwnedFd,
     dev: u64,
     ino: u64,
+    /// [`Root::recover`] ran under this lock since its last commit began: nothing is left to
+    /// recover (only a writer holding the lock leaves records), so that commit need not look.
+    recovered: std::sync::atomic::AtomicBool,
 }
 
 /// The directory every path resolves beneath, held open for the lifetime of the value.
@@ -424,13 +427,17 @@ impl Root {
             fd,
             dev: self.dev,
             ino: self.ino,
+            recovered: false.into(),
         })
     }
 
     /// Finishes or rolls back an interrupted commit. Safe to run twice, and safe to kill.
     pub fn recover(&self, lock: &WriterLock) -> Result<RecoveryReport, FsError> {
         self.check_lock(lock)?;
-        journal::recover(self)
+        let report = journal::recover(self)?;
+        lock.recovered
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        Ok(report)
     }
 
     /// Commits all changes or none. The caller holds the writer lock.
@@ -457,7 +464,11 @@ impl Root {
             error,
             rolled_back: RolledBack::NothingWritten,
         })?;
-        commit::commit(self, changes, held)
+        // A commit that fails may leave records for the next one: each commit uses the flag up.
+        let recovered = lock
+            .recovered
+            .swap(false, std::sync::atomic::Ordering::Relaxed);
+        commit::commit(self, changes, held, recovered)
     }
 
     fn check_lock(&self, lock: &WriterLock) -> Result<(), FsError> {
