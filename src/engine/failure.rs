@@ -55,15 +55,16 @@ pub(crate) enum EditError {
     NotFound {
         /// The closest regions, best first.
         candidates: Vec<Candidate>,
-        /// What else is known about the miss.
-        clue: Option<Clue>,
+        /// What else is known about the miss (boxed: few misses have one, and a plan holds an
+        /// outcome per edit).
+        clue: Option<Box<Clue>>,
     },
     /// A Codex patch chunk that could not be placed (SPEC §6).
     Chunk {
         /// 1-based line of the chunk in the patch.
         line: usize,
-        /// Why.
-        why: ChunkError,
+        /// Why (boxed, as the miss's clue: a plan holds an outcome per edit, 40 bytes so).
+        why: Box<ChunkError>,
     },
 }
 
@@ -134,27 +135,16 @@ impl EditError {
     #[must_use]
     pub(crate) fn code(&self) -> Code {
         match self {
-            EditError::NoOp
-            | EditError::Chunk {
-                why: ChunkError::NoOp,
-                ..
-            } => Code::NoOp,
-            EditError::Ambiguous { .. }
-            | EditError::Chunk {
-                why: ChunkError::Ambiguous { .. },
-                ..
-            } => Code::Ambiguous,
+            EditError::NoOp => Code::NoOp,
+            EditError::Ambiguous { .. } => Code::Ambiguous,
             EditError::Overlap { .. } => Code::Overlap,
-            EditError::NoSuchLine { .. }
-            | EditError::NotFound { .. }
-            | EditError::Chunk {
-                why: ChunkError::AnchorNotFound { .. } | ChunkError::NotFound { .. },
-                ..
-            } => Code::NotFound,
-            EditError::Chunk {
-                why: ChunkError::TooManyPlaces,
-                ..
-            } => Code::TooLarge,
+            EditError::NoSuchLine { .. } | EditError::NotFound { .. } => Code::NotFound,
+            EditError::Chunk { why, .. } => match **why {
+                ChunkError::NoOp => Code::NoOp,
+                ChunkError::Ambiguous { .. } => Code::Ambiguous,
+                ChunkError::AnchorNotFound { .. } | ChunkError::NotFound { .. } => Code::NotFound,
+                ChunkError::TooManyPlaces => Code::TooLarge,
+            },
         }
     }
 
@@ -162,11 +152,11 @@ impl EditError {
     #[must_use]
     pub(crate) fn candidates(&self) -> &[Candidate] {
         match self {
-            EditError::NotFound { candidates, .. }
-            | EditError::Chunk {
-                why: ChunkError::NotFound { candidates, .. },
-                ..
-            } => candidates,
+            EditError::NotFound { candidates, .. } => candidates,
+            EditError::Chunk { why, .. } => match &**why {
+                ChunkError::NotFound { candidates, .. } => candidates,
+                _ => &[],
+            },
             _ => &[],
         }
     }
@@ -175,11 +165,11 @@ impl EditError {
     #[must_use]
     pub(crate) fn matches(&self) -> &[Range<usize>] {
         match self {
-            EditError::Ambiguous { matches, .. }
-            | EditError::Chunk {
-                why: ChunkError::Ambiguous { matches, .. },
-                ..
-            } => matches,
+            EditError::Ambiguous { matches, .. } => matches,
+            EditError::Chunk { why, .. } => match &**why {
+                ChunkError::Ambiguous { matches, .. } => matches,
+                _ => &[],
+            },
             _ => &[],
         }
     }
@@ -189,11 +179,11 @@ impl EditError {
     #[must_use]
     pub(crate) fn occurrences(&self) -> usize {
         match self {
-            EditError::Ambiguous { occurrences, .. }
-            | EditError::Chunk {
-                why: ChunkError::Ambiguous { occurrences, .. },
-                ..
-            } => *occurrences,
+            EditError::Ambiguous { occurrences, .. } => *occurrences,
+            EditError::Chunk { why, .. } => match **why {
+                ChunkError::Ambiguous { occurrences, .. } => occurrences,
+                _ => 0,
+            },
             _ => 0,
         }
     }
@@ -211,18 +201,16 @@ impl EditError {
     #[must_use]
     pub(crate) fn already_applied(&self) -> Option<usize> {
         match self {
-            EditError::NotFound {
-                clue: Some(Clue::AlreadyApplied { at }),
-                ..
-            }
-            | EditError::Chunk {
-                why:
-                    ChunkError::NotFound {
-                        already_applied: Some(at),
-                        ..
-                    },
-                ..
-            } => Some(*at),
+            EditError::NotFound { clue, .. } => match clue.as_deref() {
+                Some(Clue::AlreadyApplied { at }) => Some(*at),
+                _ => None,
+            },
+            EditError::Chunk { why, .. } => match **why {
+                ChunkError::NotFound {
+                    already_applied, ..
+                } => already_applied,
+                _ => None,
+            },
             _ => None,
         }
     }

@@ -202,7 +202,7 @@ fn edit_said(
             &format!("edit {i} for {path}"),
             path,
             candidates,
-            clue.as_ref(),
+            clue.as_deref(),
             &line,
             vocabulary,
         ),
@@ -905,10 +905,10 @@ mod tests {
         let doc = Document::decode(b"a\nb\na\nb\n".to_vec()).unwrap();
         let e = EditError::Chunk {
             line: 7,
-            why: ChunkError::Ambiguous {
+            why: Box::new(ChunkError::Ambiguous {
                 matches: vec![0..3, 4..7],
                 occurrences: 3,
-            },
+            }),
         };
         assert_eq!(e.code(), crate::error::Code::Ambiguous);
         let said = edit(&e, "f.txt", 0, Some(&doc));

@@ -75,12 +75,12 @@ pub(crate) fn match_edits_with(
                     // §6: the file keeps having no final newline.
                     eof_keeps_state(&doc.text, &mut f.spans[0], &mut replacement);
                 }
-                Outcome::Resolved(Resolution {
+                Outcome::Resolved(Box::new(Resolution {
                     kind: f.kind,
                     normalizations: f.normalizations,
                     spans: f.spans,
                     replacement,
-                })
+                }))
             }
             Err(Miss::Ambiguous { spans, count }) => Outcome::Failed(EditError::Ambiguous {
                 matches: spans,
@@ -159,7 +159,7 @@ pub(crate) fn match_edits_with(
                 .or(applied[k].map(|at| Clue::AlreadyApplied { at }));
             out[i].outcome = Outcome::Failed(EditError::NotFound {
                 candidates: std::mem::take(&mut cands[k]),
-                clue,
+                clue: clue.map(Box::new),
             });
         }
     }
@@ -259,12 +259,12 @@ fn relax(
         for (&i, r) in these.iter().zip(results) {
             match r {
                 Ok(hit) => {
-                    out[i].outcome = Outcome::Resolved(Resolution {
+                    out[i].outcome = Outcome::Resolved(Box::new(Resolution {
                         kind: MatchKind::Relaxed,
                         normalizations: hit.normalizations,
                         spans: hit.spans,
                         replacement: doc.adapt_eol(&hit.new_text),
-                    });
+                    }));
                 }
                 Err(relaxed::Fail::Ambiguous { spans, count }) => {
                     out[i].outcome = Outcome::Failed(EditError::Ambiguous {
@@ -337,12 +337,12 @@ fn insertion(doc: &Document, after: usize, text: &str) -> Outcome {
     } else {
         (doc.text.len(), format!("{eol}{text}"))
     };
-    Outcome::Resolved(Resolution {
+    Outcome::Resolved(Box::new(Resolution {
         kind: MatchKind::Exact,
         normalizations: Vec::new(),
         spans: vec![Range { start: at, end: at }],
         replacement,
-    })
+    }))
 }
 
 /// Locates Codex patch chunks (SPEC §6); each chunk is reported as one edit.
@@ -355,7 +355,7 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
             let spec = EditSpec::new(chunk.old_lines.text(), chunk.new_lines.text())
                 .with_id(Some(format!("chunk@{}", chunk.line)));
             let outcome = match res {
-                Ok(l) => Outcome::Resolved(Resolution {
+                Ok(l) => Outcome::Resolved(Box::new(Resolution {
                     kind: if l.exact {
                         MatchKind::Exact
                     } else {
@@ -364,10 +364,10 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
                     normalizations: l.normalizations,
                     spans: vec![l.span],
                     replacement: doc.adapt_eol(&l.new_text),
-                }),
+                })),
                 Err(why) => Outcome::Failed(EditError::Chunk {
                     line: chunk.line,
-                    why,
+                    why: Box::new(why),
                 }),
             };
             EditPlan {

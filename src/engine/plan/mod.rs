@@ -65,8 +65,9 @@ pub(crate) struct Resolution {
 /// The outcome of one edit.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Outcome {
-    /// The edit located its target.
-    Resolved(Resolution),
+    /// The edit located its target (boxed: an outcome is held per edit, and a failed one is
+    /// smaller).
+    Resolved(Box<Resolution>),
     /// The edit failed and the batch cannot commit.
     Failed(EditError),
     /// Its file failed before matching.
