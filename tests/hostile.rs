@@ -913,8 +913,11 @@ fn read_only_root_says_why() {
 fn codex_patch_on_a_repetitive_file_is_capped() {
     let (t, root) = root();
     let base = base_rss(&root);
-    let lines = 200_000;
-    fs::write(root.join("rep.txt"), "x\n".repeat(lines)).unwrap();
+    // Lines of source length, so that the cap (three times file plus patch over the binary at
+    // rest) leaves room beyond the binary's own jitter.
+    let line = "    total = compute(total, 1);";
+    let text = format!("{line}\n").repeat(100_000);
+    fs::write(root.join("rep.txt"), &text).unwrap();
     let patch = |hunk: &dyn Fn(usize) -> String| {
         let mut p = String::from("*** Begin Patch\n*** Update File: rep.txt\n");
         for i in 0..1_000 {
@@ -925,11 +928,11 @@ fn codex_patch_on_a_repetitive_file_is_capped() {
     for (what, body) in [
         (
             "1,000 equal hunks",
-            patch(&|_| "@@\n x\n x\n-x\n+y\n".into()),
+            patch(&|_| format!("@@\n {line}\n {line}\n-{line}\n+y\n")),
         ),
         (
             "1,000 missing anchors",
-            patch(&|i| format!("@@ nope{i}\n x\n-x\n+y\n")),
+            patch(&|i| format!("@@ nope{i}\n {line}\n-{line}\n+y\n")),
         ),
         // Each chunk not found had its closest regions looked for in a pass of its own.
         (
@@ -952,12 +955,9 @@ fn codex_patch_on_a_repetitive_file_is_capped() {
             &["apply", "--format", "json", path.to_str().unwrap()],
             Stdio::null(),
         );
-        within_caps(what, &c, (2 * lines + body.len()) as u64, base);
+        within_caps(what, &c, (text.len() + body.len()) as u64, base);
         assert_eq!(c.code, Some(1), "{what}: every hunk fails");
-        assert_eq!(
-            fs::read_to_string(root.join("rep.txt")).unwrap(),
-            "x\n".repeat(lines)
-        );
+        assert_eq!(fs::read_to_string(root.join("rep.txt")).unwrap(), text);
     }
 }
 
@@ -1052,24 +1052,25 @@ fn serve_and_mcp_bad_input_costs_are_capped() {
     assert!(over.is_empty(), "over the caps: {over:?}");
 }
 
-/// A file of one 100-line block repeated 2,000 times, and 1,000 distinct hunks (2 to 11 lines
-/// of the block from each of its lines): each hunk occurs 2,000 times, so keeping every hunk's
-/// occurrences took hunks × occurrences (16 MB of lists here). The matcher keeps a bounded share
+/// A file of one 10-line block repeated 10,000 times, and 1,000 distinct hunks (2 to 101 lines
+/// of it from each of its lines): each hunk occurs about 10,000 times, so keeping every hunk's
+/// occurrences took hunks × occurrences (40 MB of lists here). The matcher keeps a bounded share
 /// per hunk and the locator looks past it within a work limit linear in the file plus the patch.
 #[test]
 fn distinct_hunks_on_a_repetitive_file_are_capped() {
     let (t, root) = root();
     let base = base_rss(&root);
-    let text: String = (0..200_000).map(|i| format!("l{}\n", i % 100)).collect();
+    let line = |i: usize| format!("    let value_{} = compute({});", i % 10, i % 10);
+    let text: String = (0..100_000).map(|i| line(i) + "\n").collect();
     fs::write(root.join("rep.txt"), &text).unwrap();
     let mut body = String::from("*** Begin Patch\n*** Update File: rep.txt\n");
     for j in 0..1_000 {
-        let (r, k) = (j % 100, j / 100 + 1);
+        let (r, k) = (j % 10, j / 10 + 1);
         body.push_str("@@\n");
         for i in r..r + k {
-            body.push_str(&format!(" l{}\n", i % 100));
+            body.push_str(&format!(" {}\n", line(i)));
         }
-        body.push_str(&format!("-l{}\n+y\n", (r + k) % 100));
+        body.push_str(&format!("-{}\n+y\n", line(r + k)));
     }
     body.push_str("*** End Patch\n");
     let path = t.path().join("p.patch");

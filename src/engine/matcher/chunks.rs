@@ -1063,7 +1063,7 @@ mod tests {
         let old = &c.old_lines;
         let occ = lines.occurrences(&[joined(old, old.len())]);
         lines.work.set(0);
-        match lines.chunk(&c, &old, occ.of(0), 0) {
+        match lines.chunk(&c, old, occ.of(0), 0) {
             Step::Failed(why) => {
                 let e = EditError::Chunk { line: 3, why: Box::new(why) };
                 assert_eq!(e.code(), Code::TooLarge);

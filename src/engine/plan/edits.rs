@@ -237,7 +237,8 @@ fn relax(
     // are scanned at most 16 times beyond the first groups. Each edit's result depends on it
     // alone, so grouping changes nothing else; a group's edits and results are made and
     // consumed one group at a time.
-    let weight = |i: usize| specs[i].old_text().len() + specs[i].new_text().len() + RELAXED_PER_EDIT;
+    let weight =
+        |i: usize| specs[i].old_text().len() + specs[i].new_text().len() + RELAXED_PER_EDIT;
     let total: usize = not_found.iter().map(|&i| weight(i)).sum();
     let group = RELAXED_GROUP.max((doc.text.len() + total) / 16);
     let mut still = Vec::new();
