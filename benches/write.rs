@@ -10,7 +10,9 @@
 //!   directory, write, fsync, rename, fsync the directory.
 //! - `big`: 12 MB and 100 MB files, 1 and 1,000 exact edits. Floor: read, SHA-256 (the version
 //!   redline reports), find and splice each edit, temp file, write, fsync, rename, fsync dir.
-//!   Peak RSS of each process (wait4) against the file size.
+//!   Peak RSS of each process (wait4) against the file size, and the median CPU time (user +
+//!   system, wait4) of each side: on a loaded machine wall times swing with the disk and the
+//!   other processes, CPU time much less.
 //! - `serve`: `redline serve` apply requests per second, one small-file edit each, against the
 //!   floor's edit done in a loop in the bench process (a server's ceiling on this disk).
 //!
@@ -82,6 +84,8 @@ fn floor_edit(path: &Path, hash: bool, edits: &[(&str, &str)]) {
 
 struct Sample {
     wall: Duration,
+    /// User plus system time (both threads, when there are two).
+    cpu: Duration,
     maxrss_kb: i64,
 }
 
@@ -115,8 +119,10 @@ fn run(cmd: &mut Command, stdin: Option<&[u8]>) -> Sample {
         }
         panic!("{cmd:?} failed ({status}): {err}");
     }
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
     Sample {
         wall,
+        cpu: tv(ru.ru_utime) + tv(ru.ru_stime),
         maxrss_kb: ru.ru_maxrss,
     }
 }
@@ -205,7 +211,15 @@ fn edits(items: usize, n: usize, flip: bool) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Interleaved runs of the floor and redline on twin files; returns the medians and peak RSS.
+/// The medians of a case's runs (wall and CPU time) and its peak RSS.
+struct Medians {
+    wall: Duration,
+    cpu: Duration,
+    maxrss_kb: i64,
+}
+
+/// Interleaved runs of the floor and redline on twin files; returns the floor's medians and
+/// redline's.
 fn side_by_side(
     ctx: &Ctx,
     name: &str,
@@ -214,7 +228,7 @@ fn side_by_side(
     n: usize,
     hash: bool,
     runs: usize,
-) -> ((Duration, i64), (Duration, i64)) {
+) -> (Medians, Medians) {
     let fdir = ctx.dir.join(format!("floor-{name}"));
     let rdir = ctx.dir.join(format!("redline-{name}"));
     for d in [&fdir, &rdir] {
@@ -226,6 +240,7 @@ fn side_by_side(
     let back = edits(items, n, true);
     let (req_fwd, req_back) = (request("f.rs", &fwd), request("f.rs", &back));
     let (mut ft, mut rt, mut fr, mut rr) = (Vec::new(), Vec::new(), 0, 0);
+    let (mut fc, mut rc) = (Vec::new(), Vec::new());
     for i in 0..runs {
         let (e, req) = if i % 2 == 0 {
             (&fwd, &req_fwd)
@@ -243,6 +258,8 @@ fn side_by_side(
         };
         ft.push(a.wall);
         rt.push(b.wall);
+        fc.push(a.cpu);
+        rc.push(b.cpu);
         fr = fr.max(a.maxrss_kb);
         rr = rr.max(b.maxrss_kb);
     }
@@ -250,7 +267,12 @@ fn side_by_side(
     assert!(same, "floor and redline disagree on the result of {name}");
     let _ = std::fs::remove_dir_all(&fdir);
     let _ = std::fs::remove_dir_all(&rdir);
-    ((median(ft), fr), (median(rt), rr))
+    let m = |wall, cpu, maxrss_kb| Medians {
+        wall: median(wall),
+        cpu: median(cpu),
+        maxrss_kb,
+    };
+    (m(ft, fc, fr), m(rt, rc, rr))
 }
 
 /// Whether two files hold the same bytes, compared in chunks (the bench process stays small:
@@ -299,21 +321,31 @@ fn small(ctx: &Ctx) {
         content.len(),
         ctx.runs
     );
-    let ((f, _), (r, _)) = side_by_side(ctx, "small", &path, items, 1, false, ctx.runs);
+    let (f, r) = side_by_side(ctx, "small", &path, items, 1, false, ctx.runs);
     let _ = std::fs::remove_file(&path);
     println!(
-        "  floor {:>8.2} ms   redline apply {:>8.2} ms   ratio {:.2}x",
-        ms(f),
-        ms(r),
-        r.as_secs_f64() / f.as_secs_f64()
+        "  floor {:>8.2} ms   redline apply {:>8.2} ms   ratio {:.2}x   (cpu {:.2} / {:.2} ms)",
+        ms(f.wall),
+        ms(r.wall),
+        r.wall.as_secs_f64() / f.wall.as_secs_f64(),
+        ms(f.cpu),
+        ms(r.cpu)
     );
 }
 
 fn big(ctx: &Ctx) {
     println!("\nbig: read + sha256 + splice + write + fsync floor vs redline apply, whole process");
     println!(
-        "  {:>6} {:>6} {:>10} {:>10} {:>7} {:>10} {:>10}",
-        "file", "edits", "floor", "redline", "ratio", "floor rss", "rl rss/file"
+        "  {:>6} {:>6} {:>10} {:>10} {:>7} {:>10} {:>10} {:>10} {:>10}",
+        "file",
+        "edits",
+        "floor",
+        "redline",
+        "ratio",
+        "floor rss",
+        "rl rss/file",
+        "floor cpu",
+        "rl cpu"
     );
     for &mb in &[12usize, 100] {
         let size = mb * 1_000_000;
@@ -325,17 +357,18 @@ fn big(ctx: &Ctx) {
             } else {
                 ctx.runs.min(10)
             };
-            let ((f, frss), (r, rrss)) =
-                side_by_side(ctx, &format!("big{mb}"), &path, items, n, true, runs);
+            let (f, r) = side_by_side(ctx, &format!("big{mb}"), &path, items, n, true, runs);
             println!(
-                "  {:>5}M {:>6} {:>8.1}ms {:>8.1}ms {:>6.2}x {:>8.1}MB {:>10.2}x",
+                "  {:>5}M {:>6} {:>8.1}ms {:>8.1}ms {:>6.2}x {:>8.1}MB {:>10.2}x {:>8.1}ms {:>8.1}ms",
                 mb,
                 n,
-                ms(f),
-                ms(r),
-                r.as_secs_f64() / f.as_secs_f64(),
-                frss as f64 / 1024.0,
-                (rrss as f64 * 1024.0) / size as f64
+                ms(f.wall),
+                ms(r.wall),
+                r.wall.as_secs_f64() / f.wall.as_secs_f64(),
+                f.maxrss_kb as f64 / 1024.0,
+                (r.maxrss_kb as f64 * 1024.0) / size as f64,
+                ms(f.cpu),
+                ms(r.cpu)
             );
         }
         let _ = std::fs::remove_file(&path);
