@@ -66,7 +66,8 @@ pub(super) fn read_regular(
             }
             Err((action, e)) => return Err(FsError::sys(path, action, e)),
         };
-        let bytes = read_all(&fd, limits.max_file_size).map_err(|e| match e {
+        let size = Some(before.st_size.max(0) as u64);
+        let bytes = read_all(&fd, size, limits.max_file_size).map_err(|e| match e {
             Errno::FBIG => too_large(path, limits),
             e => FsError::sys(path, Step::ReadFile, e),
         })?;
@@ -151,13 +152,14 @@ pub(super) fn same_version(a: &Stat, b: &Stat) -> bool {
         && (a.st_ctime, a.st_ctime_nsec) == (b.st_ctime, b.st_ctime_nsec)
 }
 
-/// Reads to the end; `FBIG` past `limit` bytes.
-pub(super) fn read_all(fd: &OwnedFd, limit: u64) -> Result<Vec<u8>, Errno> {
+/// Reads to the end; `FBIG` past `limit` bytes. `size`: the file's size from an `fstat` the
+/// caller just made of `fd` (else one is made here).
+pub(super) fn read_all(fd: &OwnedFd, size: Option<u64>, limit: u64) -> Result<Vec<u8>, Errno> {
     // Read straight into a buffer sized from the inode (one byte over, to see the end without
     // growing): no bounce buffer to copy from, and no doubling, which would hold up to 3x the
     // file at once. Only a file that grew since the `fstat` makes it grow.
-    let size = rustix::fs::fstat(fd)
-        .map_or(0, |st| st.st_size.max(0) as u64)
+    let size = size
+        .unwrap_or_else(|| rustix::fs::fstat(fd).map_or(0, |st| st.st_size.max(0) as u64))
         .min(limit);
     let mut out = Vec::with_capacity(size as usize + 1);
     loop {

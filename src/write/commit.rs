@@ -99,11 +99,12 @@ pub(super) fn commit(
                 kind: op.kind,
                 path: op.path.to_string(),
                 dir: op.dir_rel.as_os_str().as_bytes().to_vec(),
-                dir_ino: op
-                    .dir
-                    .as_ref()
-                    .and_then(|d| rustix::fs::fstat(d).ok())
-                    .map_or(0, |st| st.st_ino),
+                // The root's own inode is known; any other directory is looked at.
+                dir_ino: match &op.dir {
+                    Some(_) if op.dir_rel.as_os_str().is_empty() => root.ino,
+                    Some(d) => rustix::fs::fstat(d).map_or(0, |st| st.st_ino),
+                    None => 0,
+                },
                 name: op.name.as_bytes().to_vec(),
                 tmp: format!(".redline-{txid}-{i}.tmp").into_bytes(),
                 old_name: format!(".redline-{txid}-{i}.old").into_bytes(),

@@ -274,7 +274,7 @@ fn load_named(root: &Root, jdir: BorrowedFd<'_>, name: &str) -> Result<Option<Jo
         Err(Errno::NOENT) => return Ok(None),
         Err(e) => return Err(jerr(root, Step::OpenJournal, e)),
     };
-    let bytes = super::atomic::read_all(&fd, 64 * 1024 * 1024)
+    let bytes = super::atomic::read_all(&fd, None, 64 * 1024 * 1024)
         .map_err(|e| jerr(root, Step::ReadJournal, e))?;
     serde_json::from_slice(&bytes).map(Some).map_err(|e| {
         FsErrorKind::JournalUnreadable {
@@ -506,7 +506,8 @@ fn entry_dir(
             }
         },
     };
-    if e.dir_ino != 0 {
+    // A held fd is the directory the journal's inode was taken from.
+    if e.dir_ino != 0 && held.is_none() {
         let st = rustix::fs::fstat(&dir)
             .map_err(|err| FsError::sys(&e.path, Step::RecoveryStatDir, err))?;
         if st.st_ino != e.dir_ino {
@@ -726,11 +727,14 @@ pub(super) fn roll_forward(
 pub(super) fn sync_dirs(dirs: &[impl AsFd], step: Step) -> Result<(), FsError> {
     let mut seen = Vec::new();
     for d in dirs {
-        let st = rustix::fs::fstat(d).map_err(|e| FsError::sys("(directory)", step, e))?;
-        if seen.contains(&(st.st_dev, st.st_ino)) {
-            continue;
+        // Only several directories can repeat one.
+        if dirs.len() > 1 {
+            let st = rustix::fs::fstat(d).map_err(|e| FsError::sys("(directory)", step, e))?;
+            if seen.contains(&(st.st_dev, st.st_ino)) {
+                continue;
+            }
+            seen.push((st.st_dev, st.st_ino));
         }
-        seen.push((st.st_dev, st.st_ino));
         rustix::fs::fsync(d).map_err(|e| {
             FsError::sys(
                 &super::confine::fd_path(d.as_fd())
