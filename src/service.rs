@@ -529,10 +529,14 @@ fn commit_hashing(
         return (commit_held(root, locked, changes, held, true), hash_all());
     }
     std::thread::scope(|s| {
-        let hashing = s.spawn(hash_all);
+        let hashing = std::thread::Builder::new().spawn_scoped(s, hash_all).ok();
         let done = commit_held(root, locked, changes, held, true);
-        // A panicked hasher leaves the response to hash the texts itself.
-        (done, hashing.join().unwrap_or_default())
+        // A hasher that could not start or panicked leaves the response to hash the texts
+        // itself.
+        (
+            done,
+            hashing.and_then(|h| h.join().ok()).unwrap_or_default(),
+        )
     })
 }
 

@@ -607,14 +607,21 @@ fn fill(
         plan.edits = Vec::new();
         // A big file's version is hashed on a second thread while its edits are matched: on a
         // big file, hashing costs as much as matching.
+        let pending = orig.version.is_empty();
         let (edits, version) = std::thread::scope(|s| {
-            let hashing = orig.version.is_empty().then(|| s.spawn(|| orig.hash()));
+            let hashing = pending
+                .then(|| std::thread::Builder::new().spawn_scoped(s, || orig.hash()))
+                .and_then(Result::ok);
             let mut edits = match_edits_with(&orig.doc, &fr.edits, mopts);
             if !fr.chunks.is_empty() {
                 edits.extend(locate_chunks(&orig.doc, fr, edits.len()));
             }
-            // A panicked hasher leaves it to this thread.
-            let version = hashing.map(|h| h.join().unwrap_or_else(|_| orig.hash()));
+            // A hasher that could not start or panicked leaves it to this thread.
+            let version = pending.then(|| {
+                hashing
+                    .and_then(|h| h.join().ok())
+                    .unwrap_or_else(|| orig.hash())
+            });
             (edits, version)
         });
         plan.edits = edits;
