@@ -60,6 +60,8 @@ pub(crate) struct Ac {
     /// By id, and one more whose `first_child` ends the last state's children.
     st: Vec<State>,
     next: Vec<u32>,
+    /// Patterns not given up yet: none left ends the scan.
+    live: usize,
     len: Vec<u32>,
     root: [u32; 256],
     max_len: usize,
@@ -84,6 +86,7 @@ impl Ac {
         let mut ac = Ac {
             st: vec![blank],
             next: vec![NONE; n],
+            live: n,
             len: patterns.iter().map(|p| p.len() as u32).collect(),
             root: [0; 256],
             max_len: patterns.iter().map(|p| p.len()).max().unwrap_or(0),
@@ -202,6 +205,9 @@ impl Ac {
     ) {
         let mut s = 0u32;
         for (i, &b) in hay.iter().enumerate().skip(from) {
+            if self.live == 0 {
+                return;
+            }
             s = loop {
                 if let Some(x) = self.child(s, b) {
                     break x;
@@ -245,10 +251,13 @@ impl Ac {
             let len = self.len[k as usize] as usize;
             if each(k as usize, end - len..end) {
                 prev = k;
-            } else if prev == NONE {
-                self.st[s as usize].head = next;
             } else {
-                self.next[prev as usize] = next;
+                self.live -= 1;
+                if prev == NONE {
+                    self.st[s as usize].head = next;
+                } else {
+                    self.next[prev as usize] = next;
+                }
             }
             k = next;
         }

@@ -196,6 +196,7 @@ fn automaton(
             return own(hay, patterns, these.to_vec(), 0, each);
         };
         let mut wasted = 0usize;
+        let mut live = these.len();
         // Reports come by ascending end; stop only between two ends.
         let mut end = 0;
         for m in ac.find_overlapping_iter(hay) {
@@ -212,6 +213,11 @@ fn automaton(
                 wasted += 1;
             } else if !each(these[k], m.start()..m.end()) {
                 done[k] = true;
+                live -= 1;
+                if live == 0 {
+                    // Every pattern given up: nothing more to report.
+                    return;
+                }
             }
         }
     } else {
