@@ -203,11 +203,35 @@ impl Ac {
         report_after: usize,
         each: &mut impl FnMut(usize, Range<usize>) -> bool,
     ) {
+        // At the start state, a byte that starts no pattern leaves it there and reports
+        // nothing: when at most three bytes start patterns, `memchr` skips to the next one.
+        let firsts: Vec<u8> = (self.st[0].first_child..self.st[1].first_child)
+            .map(|c| self.st[c as usize].byte)
+            .collect();
+        let skip = |at: usize| -> Option<usize> {
+            let rest = &hay[at..];
+            let k = match *firsts.as_slice() {
+                [a] => memchr::memchr(a, rest),
+                [a, b] => memchr::memchr2(a, b, rest),
+                [a, b, c] => memchr::memchr3(a, b, c, rest),
+                _ => Some(0),
+            };
+            k.map(|k| at + k)
+        };
         let mut s = 0u32;
-        for (i, &b) in hay.iter().enumerate().skip(from) {
+        let mut i = from;
+        while i < hay.len() {
             if self.live == 0 {
                 return;
             }
+            if s == 0 {
+                match skip(i) {
+                    Some(at) => i = at,
+                    None => return,
+                }
+            }
+            let b = hay[i];
+            i += 1;
             s = loop {
                 if let Some(x) = self.child(s, b) {
                     break x;
@@ -217,7 +241,7 @@ impl Ac {
                 }
                 s = self.st[s as usize].fail;
             };
-            let end = i + 1;
+            let end = i;
             if end <= report_after {
                 continue;
             }
