@@ -723,7 +723,10 @@ mod tests {
             .zip(chunks)
             .map(|(r, c)| {
                 r.map_err(|why| {
-                    let e = EditError::Chunk { line: c.line, why: Box::new(why) };
+                    let e = EditError::Chunk {
+                        line: c.line,
+                        why: Box::new(why),
+                    };
                     let said = crate::report::message::edit(&e, "f.txt", 0, Some(doc));
                     Told {
                         code: e.code(),
@@ -1065,7 +1068,10 @@ mod tests {
         lines.work.set(0);
         match lines.chunk(&c, old, occ.of(0), 0) {
             Step::Failed(why) => {
-                let e = EditError::Chunk { line: 3, why: Box::new(why) };
+                let e = EditError::Chunk {
+                    line: 3,
+                    why: Box::new(why),
+                };
                 assert_eq!(e.code(), Code::TooLarge);
             }
             _ => panic!("placed past the work limit"),

@@ -2,29 +2,34 @@
 //! the text plus the patterns and in memory linear in the patterns, whatever their shape or
 //! number, and whatever the text's repetitions.
 //!
-//! Patterns share Aho-Corasick automata (one scan of the text for all of them). A DFA is used
-//! only while its table stays small; above that the contiguous NFA, whose size is a small
-//! multiple of the patterns, though building it takes about 30 bytes per pattern byte. So the
-//! patterns are split into groups of at most [`GROUP`] bytes, or a sixteenth of text plus
-//! patterns when that is more, one automaton and one scan per group: memory stays about twice
-//! text plus patterns, and the text is scanned at most 16 times beyond the first groups of
-//! [`GROUP`] bytes, so the time stays linear (a thousand distinct 4 KiB `oldText`s are a few
-//! groups, not a thousand scans). A pattern bigger than a group (there are at most 16) would
-//! make an automaton tens of times its own size, so each is searched on its own with `memmem`
-//! (constant extra memory, worst case linear) and its overlapping occurrences are followed with
-//! the pattern's smallest period: after an occurrence at `r`, the next one is at `r + period`
-//! exactly when the `period` bytes after the occurrence continue it, and otherwise no occurrence
-//! starts before `r + max(period, len - period + 1)` (two overlapping occurrences closer than
-//! that would make `r + period` one too). So a periodic pattern in a periodic text costs
-//! `period` per occurrence, not its length.
+//! Short patterns (at most [`LONG`] bytes) share Aho-Corasick automata of the `aho-corasick`
+//! crate (one scan of the text for all of them). A DFA is used only while its table stays
+//! small; above that the contiguous NFA, whose size is a small multiple of the patterns, though
+//! building it takes about 30 bytes per pattern byte. So the patterns are split into groups of
+//! at most [`GROUP`] bytes, or a sixteenth of text plus patterns when that is more, one
+//! automaton and one scan per group: memory stays about twice text plus patterns, and the text
+//! is scanned at most 16 times beyond the first groups of [`GROUP`] bytes.
+//!
+//! Up to [`ALONE`] long patterns are searched one by one with `memmem` (fast, constant extra
+//! memory, worst case linear; that many scans cost about one automaton's), and the overlapping
+//! occurrences of each are followed with the pattern's smallest period: after an occurrence at
+//! `r`, the next one is at `r + period` exactly when the `period` bytes after the occurrence
+//! continue it, and otherwise no occurrence starts before `r + max(period, len - period + 1)`
+//! (two overlapping occurrences closer than that would make `r + period` one too). So a
+//! periodic pattern in a periodic text costs `period` per occurrence, not its length. More long
+//! patterns than that share our own automata ([`super::ac`], 20 bytes per pattern byte, built
+//! without the crate's 30-byte transient) in groups of a thirty-second of text plus patterns:
+//! at most 32 scans, and at most 32 patterns bigger than such a group, each searched alone as
+//! above. A thousand distinct 4 KiB `oldText`s on 10 MB are nine scans, not a thousand.
 //!
 //! The callback says when it has seen enough of a pattern (an `oldText` that is not replaceAll
-//! needs its first 21 occurrences only). A highly repetitive text can hold `K × n` occurrences of
-//! `K` patterns (`"ab"` repeated, and `K` edits of `"ab"` repeated `i` times); the crate reports
-//! them all, so once its reports for given-up patterns exceed the text plus the group's pattern
-//! bytes, the group's scan resumes with our own automaton ([`super::ac`]), which drops given-up
-//! patterns from its output links. Reports are then bounded by what the callback still wants,
-//! plus one scan's worth: a single pattern alone stops its `memmem` loop.
+//! needs its first 21 occurrences and a count up to its share of a linear budget). A highly
+//! repetitive text can hold `K × n` occurrences of `K` patterns (`"ab"` repeated, and `K` edits
+//! of `"ab"` repeated `i` times); the crate reports them all, so once its reports for given-up
+//! patterns exceed the text plus the group's pattern bytes, the group's scan resumes with our
+//! own automaton, which drops given-up patterns from its output links. Reports are then bounded
+//! by what the callback still wants, plus one scan's worth per group; a single pattern alone
+//! stops its `memmem` loop, and a scan whose patterns are all given up ends.
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use std::ops::Range;
