@@ -248,6 +248,22 @@ fn within_caps(what: &str, cost: &Cost, input: u64, base_rss: u64) {
     );
 }
 
+/// The bad-input tests' file: 20,000 lines of source (about 700 KB) as `src.rs` in `root`.
+fn source_rs(root: &Path) -> String {
+    let source: String = (0..20_000)
+        .map(|i| format!("fn f{i}(x: u32) -> u32 {{ x * {i} + {} }}\n", i % 7))
+        .collect();
+    fs::write(root.join("src.rs"), &source).unwrap();
+    source
+}
+
+/// A request of `n` one-line edits of `src.rs` whose `oldText`s (`old(i)`) are not in it.
+fn failing_edits(n: usize, old: impl Fn(usize) -> String) -> Value {
+    serde_json::json!({"files": [{"path": "src.rs", "edits": (0..n)
+        .map(|i| serde_json::json!({"oldText": old(i), "newText": "x"}))
+        .collect::<Vec<_>>()}]})
+}
+
 fn base_rss(root: &Path) -> u64 {
     measured(root, &["--version"], Stdio::null()).max_rss
 }
@@ -761,17 +777,12 @@ fn commit_failures_say_why_in_every_format() {
 fn bad_input_costs_are_capped() {
     let (t, root) = root();
     let base = base_rss(&root);
-    let source: String = (0..20_000)
-        .map(|i| format!("fn f{i}(x: u32) -> u32 {{ x * {i} + {} }}\n", i % 7))
-        .collect();
-    fs::write(root.join("src.rs"), &source).unwrap();
+    let source = source_rs(&root);
     let file = source.len() as u64;
     let mut cases: Vec<(&str, Value, Vec<&str>)> = vec![
         (
             "100k failing edits (over --max-edits)",
-            serde_json::json!({"files": [{"path": "src.rs", "edits": (0..100_000)
-                .map(|i| serde_json::json!({"oldText": format!("nope {i}"), "newText": "x"}))
-                .collect::<Vec<_>>()}]}),
+            failing_edits(100_000, |i| format!("nope {i}")),
             vec![],
         ),
         (
@@ -808,9 +819,7 @@ fn bad_input_costs_are_capped() {
             ),
             (
                 "10k failing edits",
-                serde_json::json!({"files": [{"path": "src.rs", "edits": (0..10_000)
-                    .map(|i| serde_json::json!({"oldText": format!("fn g{i}(x: u32)"), "newText": "x"}))
-                    .collect::<Vec<_>>()}]}),
+                failing_edits(10_000, |i| format!("fn g{i}(x: u32)")),
                 vec![],
             ),
         ]);
@@ -974,16 +983,11 @@ fn codex_patch_on_a_repetitive_file_is_capped() {
 fn serve_and_mcp_bad_input_costs_are_capped() {
     let (t, root) = root();
     let base = base_rss(&root);
-    let source: String = (0..20_000)
-        .map(|i| format!("fn f{i}(x: u32) -> u32 {{ x * {i} + {} }}\n", i % 7))
-        .collect();
-    fs::write(root.join("src.rs"), &source).unwrap();
+    let source = source_rs(&root);
     let file = source.len() as u64;
     let mut cases: Vec<(&str, Value)> = vec![(
         "100k failing edits (over --max-edits)",
-        serde_json::json!({"files": [{"path": "src.rs", "edits": (0..100_000)
-                .map(|i| serde_json::json!({"oldText": format!("nope {i}"), "newText": "x"}))
-                .collect::<Vec<_>>()}]}),
+        failing_edits(100_000, |i| format!("nope {i}")),
     )];
     if std::env::var_os("REDLINE_FAULT_ITERS").is_some() {
         cases.extend([
@@ -993,9 +997,7 @@ fn serve_and_mcp_bad_input_costs_are_capped() {
             ),
             (
                 "10k failing edits",
-                serde_json::json!({"files": [{"path": "src.rs", "edits": (0..10_000)
-                    .map(|i| serde_json::json!({"oldText": format!("fn g{i}(x: u32)"), "newText": "x"}))
-                    .collect::<Vec<_>>()}]}),
+                failing_edits(10_000, |i| format!("fn g{i}(x: u32)")),
             ),
         ]);
     }
@@ -1106,13 +1108,8 @@ fn mcp_calls_sent_together_are_capped() {
     }
     let (_t, root) = root();
     let base = base_rss(&root);
-    let source: String = (0..20_000)
-        .map(|i| format!("fn f{i}(x: u32) -> u32 {{ x * {i} + {} }}\n", i % 7))
-        .collect();
-    fs::write(root.join("src.rs"), &source).unwrap();
-    let req = serde_json::json!({"files": [{"path": "src.rs", "edits": (0..10_000)
-        .map(|i| serde_json::json!({"oldText": format!("fn g{i}(x: u32)"), "newText": "x"}))
-        .collect::<Vec<_>>()}]});
+    let source = source_rs(&root);
+    let req = failing_edits(10_000, |i| format!("fn g{i}(x: u32)"));
     let calls = 8;
     let mut input = format!(
         "{}\n{}\n",

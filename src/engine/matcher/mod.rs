@@ -1062,6 +1062,17 @@ mod saturation_tests {
         find_all(text, &Normalized::new(text), needles)
     }
 
+    /// A needle per `oldText`, none of them replaceAll or line-based.
+    fn plain(olds: &[String]) -> Vec<Needle<'_>> {
+        olds.iter()
+            .map(|o| Needle {
+                old_text: o,
+                replace_all: false,
+                line_based: false,
+            })
+            .collect()
+    }
+
     #[test]
     fn short_and_long_edits_in_a_repetitive_file_stop_at_their_first_occurrences() {
         // SPEC §3.4 counts overlapping occurrences: every one of these is ambiguous, and the
@@ -1069,14 +1080,7 @@ mod saturation_tests {
         let text = "ab".repeat(1_000_000);
         for base in [2usize, 1_100] {
             let olds: Vec<String> = (0..100).map(|i| "ab".repeat(base + i)).collect();
-            let needles: Vec<Needle<'_>> = olds
-                .iter()
-                .map(|o| Needle {
-                    old_text: o,
-                    replace_all: false,
-                    line_based: false,
-                })
-                .collect();
+            let needles = plain(&olds);
             let before = search::steps();
             let got = run(&text, &needles);
             let steps = search::steps() - before;
@@ -1109,14 +1113,7 @@ mod saturation_tests {
     fn replace_all_still_gets_every_occurrence() {
         let text = "ab".repeat(10_000);
         let olds: Vec<String> = (0..50).map(|i| "ab".repeat(2 + i)).collect();
-        let mut needles: Vec<Needle<'_>> = olds
-            .iter()
-            .map(|o| Needle {
-                old_text: o,
-                replace_all: false,
-                line_based: false,
-            })
-            .collect();
+        let mut needles = plain(&olds);
         needles.push(Needle {
             old_text: "abab",
             replace_all: true,
