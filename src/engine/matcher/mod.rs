@@ -263,15 +263,35 @@ impl WholeLines {
     }
 }
 
-#[derive(Default)]
+/// What the search found of one distinct pattern (16 bytes: most of many patterns have no
+/// occurrence, so the occurrences kept are in one list for all, [`Kept`]).
+#[derive(Default, Clone, Copy)]
 struct Hits {
     /// Occurrences counted; a pattern that is not replaceAll stops at its [`share`].
     count: usize,
+    /// Occurrences kept in the list (saturating; only read while at most `MAX_AMBIGUOUS + 1`).
+    kept: u32,
     /// It stopped there: `count` is a lower bound.
     uncounted: bool,
     keep_all: bool,
-    /// (N range, original span) of counted occurrences, in order of start.
-    occ: Vec<(Range<usize>, Range<usize>)>,
+}
+
+/// (pattern, N range, original span) of the occurrences kept, every one of a replaceAll
+/// pattern and the first `MAX_AMBIGUOUS + 1` reported of any other; once the search is done,
+/// sorted by pattern and start, each other pattern's list cut to its first `MAX_AMBIGUOUS + 1`.
+struct Kept(Vec<(u32, Occurrence)>);
+
+/// (N range, original span) of an occurrence.
+type Occurrence = (Range<usize>, Range<usize>);
+
+impl Kept {
+    /// Pattern `pid`'s occurrences, in order of start.
+    fn of(&self, pid: usize) -> impl Iterator<Item = &Occurrence> + Clone {
+        let pid = pid as u32;
+        let from = self.0.partition_point(|o| o.0 < pid);
+        let to = from + self.0[from..].partition_point(|o| o.0 == pid);
+        self.0[from..to].iter().map(|(_, o)| o)
+    }
 }
 
 /// A distinct search pattern: N(oldText), its trimmed-last-line flag, the oldText itself when
@@ -286,14 +306,9 @@ pub(crate) fn find_all(
     needles: &[Needle<'_>],
 ) -> Vec<Result<Found, Miss>> {
     // N(oldText) of each needle and its trimmed-last-line flag, without the map back to the
-    // original (made again for a needle found only under N(·)): 32 bytes a needle, not 64.
-    let patterns: Vec<(Cow<'_, str>, bool)> = needles
-        .iter()
-        .map(|n| {
-            let p = Normalized::new(n.old_text);
-            (p.text, p.last_line_trimmed)
-        })
-        .collect();
+    // original (made again for a needle found only under N(·)): 5 bytes a needle, plus the
+    // text of each N(oldText) that is not its oldText.
+    let patterns = NormTexts::new(needles);
     // One search pattern per distinct N(oldText) and trimmed-last-line flag: two oldTexts with
     // the same N(·) count different occurrences when only one of them must end at a line end.
     // With the flag, the oldText itself is kept too: an exact occurrence always counts (§3.4).
@@ -301,19 +316,20 @@ pub(crate) fn find_all(
     // Each needle's search keys: its main one, and the line-based alternative at the end of a
     // file without a final newline.
     let key = |i: usize| -> Key<'_> {
-        let (text, trimmed) = &patterns[i];
-        let exact_key = if *trimmed { needles[i].old_text } else { "" };
-        (&**text, *trimmed, exact_key, false)
+        let (text, trimmed) = (patterns.text(i), patterns.trimmed[i]);
+        let exact_key = if trimmed { needles[i].old_text } else { "" };
+        (text, trimmed, exact_key, false)
     };
     let alt_key = |i: usize| -> Option<Key<'_>> {
         (needles[i].line_based && file_open_end)
-            .then(|| patterns[i].0.strip_suffix('\n'))
+            .then(|| patterns.text(i).strip_suffix('\n'))
             .flatten()
             .filter(|t| !t.is_empty())
             .map(|t| (t, false, "", true))
     };
     let (distinct, pattern_of) = intern(needles.len(), key, alt_key);
-    let mut hits: Vec<Hits> = (0..distinct.len()).map(|_| Hits::default()).collect();
+    let mut hits: Vec<Hits> = vec![Hits::default(); distinct.len()];
+    let mut kept = Kept(Vec::new());
     for (i, n) in needles.iter().enumerate() {
         if n.replace_all {
             hits[pattern_of[i].0 as usize].keep_all = true;
@@ -330,7 +346,7 @@ pub(crate) fn find_all(
     search::occurrences(file.text.as_bytes(), &bytes, |pid, m| {
         let (from, eof) = distinct[pid];
         let from = from as usize;
-        let trimmed = !eof && patterns[from].1;
+        let trimmed = !eof && patterns.trimmed[from];
         let span = if eof {
             if m.end != file.text.len() {
                 return true;
@@ -358,8 +374,9 @@ pub(crate) fn find_all(
         // report per period.
         let h = &mut hits[pid];
         h.count += 1;
-        if h.keep_all || h.occ.len() <= MAX_AMBIGUOUS {
-            h.occ.push((m, span));
+        if h.keep_all || h.kept as usize <= MAX_AMBIGUOUS {
+            h.kept = h.kept.saturating_add(1);
+            kept.0.push((pid as u32, (m, span)));
         }
         if !h.keep_all && h.count >= share(budget, bytes.len(), bytes[pid].len()) {
             h.uncounted = true;
@@ -367,13 +384,18 @@ pub(crate) fn find_all(
         }
         true
     });
-    for h in &mut hits {
-        // Overlapping search reports by end; the rules are leftmost first.
-        h.occ.sort_by_key(|(n, _)| (n.start, n.end));
-        if !h.keep_all {
-            h.occ.truncate(MAX_AMBIGUOUS + 1);
+    drop(patterns);
+    // Overlapping search reports by end; the rules are leftmost first.
+    kept.0.sort_by_key(|(pid, (n, _))| (*pid, n.start, n.end));
+    let mut run = (u32::MAX, 0);
+    kept.0.retain(|(pid, _)| {
+        if run.0 != *pid {
+            run = (*pid, 0);
         }
-    }
+        run.1 += 1;
+        hits[*pid as usize].keep_all || run.1 <= MAX_AMBIGUOUS + 1
+    });
+    kept.0.shrink_to_fit();
     needles
         .iter()
         .enumerate()
@@ -383,32 +405,29 @@ pub(crate) fn find_all(
             let alt = (alt != NO_ALT).then_some(alt as usize);
             // A line-based needle counts its end-of-file occurrence (at most one) with the
             // others.
-            let merged;
-            let h = match alt {
+            let (h, occ): (Hits, Vec<&Occurrence>) = match alt {
                 Some(alt) => {
                     let (a, b) = (&hits[main], &hits[alt]);
-                    let mut occ = a.occ.clone();
-                    occ.extend(b.occ.iter().cloned());
-                    merged = Hits {
+                    let h = Hits {
                         count: a.count + b.count,
                         uncounted: a.uncounted || b.uncounted,
-                        keep_all: a.keep_all,
-                        occ,
+                        ..*a
                     };
-                    &merged
+                    (h, kept.of(main).chain(kept.of(alt)).collect())
                 }
-                None => &hits[main],
+                None => (hits[main], kept.of(main).collect()),
             };
             let eof_end = alt
                 .filter(|&alt| hits[alt].count > 0)
-                .map(|alt| hits[alt].occ[0].1.end);
+                .and_then(|alt| kept.of(alt).next())
+                .map(|(_, span)| span.end);
             let chosen: Vec<&(Range<usize>, Range<usize>)> = if needle.replace_all {
                 // Leftmost first, judged in N(·) — where an occurrence takes what its span
                 // covers: an exact occurrence ending in whitespace that N(·) keeps (§3.4) covers
                 // that whitespace too, so the next occurrence must start after it.
                 let (mut last_end, mut last_span_end) = (0, 0);
-                h.occ
-                    .iter()
+                occ.iter()
+                    .copied()
                     .filter(|(n, span)| {
                         let take = n.start >= last_end && span.start >= last_span_end;
                         if take {
@@ -420,7 +439,7 @@ pub(crate) fn find_all(
                     .collect()
             } else {
                 let count = if h.uncounted { UNCOUNTED } else { h.count };
-                match verdict(count, &h.occ) {
+                match verdict(count, occ) {
                     Verdict::NotFound => return Err(Miss::NotFound),
                     Verdict::One(one) => vec![one],
                     Verdict::Ambiguous { first, count } => {
@@ -469,6 +488,60 @@ pub(crate) fn find_all(
             })
         })
         .collect()
+}
+
+/// N(oldText) of each needle and its trimmed-last-line flag: the text is the needle's `oldText`
+/// itself unless N(·) changed it (as for most `oldText`s), so only changed ones are kept, in one
+/// string (a flag and an index a needle, not a `Cow` and a flag: 5 bytes, not 32).
+struct NormTexts<'a> {
+    needles: &'a [Needle<'a>],
+    /// Each needle's flag.
+    trimmed: Vec<bool>,
+    /// Each needle's entry in `ends` ([`NormTexts::BORROWED`] when N(oldText) is `oldText`).
+    at: Vec<u32>,
+    /// The changed texts, one after another, and where each ends.
+    changed: String,
+    ends: Vec<usize>,
+}
+
+impl<'a> NormTexts<'a> {
+    const BORROWED: u32 = u32::MAX;
+
+    fn new(needles: &'a [Needle<'a>]) -> NormTexts<'a> {
+        let mut t = NormTexts {
+            needles,
+            trimmed: Vec::with_capacity(needles.len()),
+            at: Vec::with_capacity(needles.len()),
+            changed: String::new(),
+            ends: Vec::new(),
+        };
+        for n in needles {
+            let p = Normalized::new(n.old_text);
+            t.trimmed.push(p.last_line_trimmed);
+            match p.text {
+                Cow::Borrowed(b) if std::ptr::eq(b, n.old_text) => t.at.push(Self::BORROWED),
+                text => {
+                    t.changed.push_str(&text);
+                    t.at.push(t.ends.len() as u32);
+                    t.ends.push(t.changed.len());
+                }
+            }
+        }
+        t.changed.shrink_to_fit();
+        t
+    }
+
+    /// N(oldText) of needle `i`.
+    fn text(&self, i: usize) -> &str {
+        match self.at[i] {
+            Self::BORROWED => self.needles[i].old_text,
+            k => {
+                let k = k as usize;
+                let from = if k == 0 { 0 } else { self.ends[k - 1] };
+                &self.changed[from..self.ends[k]]
+            }
+        }
+    }
 }
 
 /// A distinct search pattern: the needle it was taken from, its text, and whether it only
