@@ -6,9 +6,12 @@
 //! crate (one scan of the text for all of them). A DFA is used only while its table stays
 //! small; above that the contiguous NFA, whose size is a small multiple of the patterns, though
 //! building it takes about 30 bytes per pattern byte. So the patterns are split into groups of
-//! at most [`GROUP`] bytes, or a sixteenth of text plus patterns when that is more, one
-//! automaton and one scan per group: memory stays about twice text plus patterns, and the text
-//! is scanned at most 16 times beyond the first groups of [`GROUP`] bytes.
+//! at most [`GROUP`] bytes, or a sixteenth of the patterns, or a sixty-fourth of the text,
+//! whichever is most, one automaton and one scan per group: the automaton's transient stays
+//! under half the text or 30 × max(32 KiB, patterns / 16) (a sixteenth of text plus patterns
+//! made it ~1.7 MB for a 10,000-edit request on a 0.8 MB file, and 32 KiB groups ~0.8 MB), a
+//! big text is still scanned once for a few thousand edits, and the text is scanned at most 16
+//! times beyond the first groups of [`GROUP`] bytes.
 //!
 //! Up to [`ALONE`] long patterns are searched one by one with `memmem` (fast, constant extra
 //! memory, worst case linear; that many scans cost about one automaton's), and the overlapping
@@ -108,7 +111,7 @@ fn plan(hay: usize, patterns: &[&[u8]]) -> Plan {
         .filter(|&i| !patterns[i].is_empty() && patterns[i].len() <= hay)
         .collect();
     let total: usize = live.iter().map(|&i| patterns[i].len()).sum();
-    let group = GROUP.max((hay + total) / 16);
+    let group = GROUP.max(total / 16).max(hay / 64);
     let long_group = GROUP.max((hay + total) / 32);
     let (short, long_ones): (Vec<usize>, Vec<usize>) =
         live.into_iter().partition(|&i| patterns[i].len() <= LONG);
