@@ -38,19 +38,22 @@ pub(crate) struct Wanted<'a> {
     pub within: Within,
 }
 
-/// For each wanted edit, the original byte offset where its new text already is, if it is
-/// (module docs). One search of each kind for all of them.
-pub(crate) fn already_applied(
+/// For each of `n` wanted edits (`wanted(k)` for edit `k`, made when needed: a list of them
+/// took 64 bytes an edit beside the plan), the original byte offset where its new text already
+/// is, if it is (module docs). One search of each kind for all of them.
+pub(crate) fn already_applied<'a>(
     doc: &Document,
     file: &Normalized,
-    wanted: &[Wanted<'_>],
+    n: usize,
+    wanted: impl Fn(usize) -> Wanted<'a>,
 ) -> Vec<Option<usize>> {
-    let mut out = vec![None; wanted.len()];
+    let mut out = vec![None; n];
     let mut needles = Vec::new();
     let mut needle_of = Vec::new();
     let mut patterns: Vec<String> = Vec::new();
     let mut pattern_of = Vec::new();
-    for (k, w) in wanted.iter().enumerate() {
+    for k in 0..n {
+        let w = wanted(k);
         let n_new = Normalized::new(w.new).text;
         if n_new.trim().is_empty() || Normalized::new(w.old).text.contains(&*n_new) {
             continue;
@@ -96,7 +99,7 @@ pub(crate) fn already_applied(
             // Past a cut list (a highly repetitive file) only its next occurrence is known;
             // where that is not enough the hint is left out.
             let more = stored.more_at.unwrap_or(usize::MAX);
-            let Within::Lines { from, lines, eof } = wanted[k].within else {
+            let Within::Lines { from, lines, eof } = wanted(k).within else {
                 continue;
             };
             let at = if eof {
@@ -124,7 +127,7 @@ mod tests {
     fn at(text: &str, old: &str, new: &str, within: Within) -> Option<usize> {
         let doc = Document::from_text(text.to_string(), false);
         let file = Normalized::new(&doc.text);
-        already_applied(&doc, &file, &[Wanted { old, new, within }])[0]
+        already_applied(&doc, &file, 1, |_| Wanted { old, new, within })[0]
     }
 
     #[test]

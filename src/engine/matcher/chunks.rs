@@ -124,7 +124,9 @@ pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Locate
     let mut applied = vec![None; chunks.len()];
     for ((k, ..), at) in missing
         .iter()
-        .zip(already_applied(doc, &normalized, &wanted))
+        .zip(already_applied(doc, &normalized, wanted.len(), |k| {
+            wanted[k]
+        }))
     {
         applied[*k] = at;
     }

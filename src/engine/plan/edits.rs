@@ -141,15 +141,12 @@ pub(crate) fn match_edits_with(
     if !not_found.is_empty() {
         let olds: Vec<&str> = not_found.iter().map(|&i| specs[i].old_text()).collect();
         let mut cands = hint::candidates(&file, &olds);
-        let wanted: Vec<Wanted<'_>> = not_found
-            .iter()
-            .map(|&i| Wanted {
-                old: specs[i].old_text(),
-                new: specs[i].new_text(),
-                within: Within::Text,
-            })
-            .collect();
-        let applied = already_applied(doc, &file, &wanted);
+        drop(olds);
+        let applied = already_applied(doc, &file, not_found.len(), |k| Wanted {
+            old: specs[not_found[k]].old_text(),
+            new: specs[not_found[k]].new_text(),
+            within: Within::Text,
+        });
         for (k, &i) in not_found.iter().enumerate() {
             // A candidate the relaxed tier could not take says more than newText being there.
             let clue = cannot_take
