@@ -240,6 +240,7 @@ fn relax(
     let group = RELAXED_GROUP.max((doc.text.len() + total) / 16);
     let mut still = Vec::new();
     let mut rest = &not_found[..];
+    let mut groups = 0;
     while !rest.is_empty() {
         let mut bytes = 0;
         let n = rest
@@ -285,8 +286,25 @@ fn relax(
             }
         }
         rest = next;
+        groups += 1;
     }
     *not_found = still;
+    if groups > 1 {
+        // The groups' many small blocks (~900 bytes an edit) were freed, but the kept results
+        // made between them pin the heap's top, so their pages stay resident under the hint
+        // phase that follows (10,000 failing edits: ~0.7 MB of free heap, 0.2-0.3 MB of peak).
+        give_back_free_pages();
+    }
+}
+
+/// Returns the heap's free pages to the system (glibc: `malloc_trim`, which also releases whole
+/// free pages below the top); elsewhere nothing.
+fn give_back_free_pages() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks glibc's free lists under the allocator's own locks.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// A line-based match whose last line break stood for the end of a file without a final newline
