@@ -29,6 +29,7 @@ mod engine;
 mod error;
 mod faces;
 pub mod hash;
+mod pages;
 #[cfg(test)]
 mod properties;
 mod report;

@@ -157,11 +157,12 @@ pub(super) fn same_version(a: &Stat, b: &Stat) -> bool {
 pub(super) fn read_all(fd: &OwnedFd, size: Option<u64>, limit: u64) -> Result<Vec<u8>, Errno> {
     // Read straight into a buffer sized from the inode (one byte over, to see the end without
     // growing): no bounce buffer to copy from, and no doubling, which would hold up to 3x the
-    // file at once. Only a file that grew since the `fstat` makes it grow.
+    // file at once. Only a file that grew since the `fstat` makes it grow. A big one is backed
+    // by huge pages (see `crate::pages`).
     let size = size
         .unwrap_or_else(|| rustix::fs::fstat(fd).map_or(0, |st| st.st_size.max(0) as u64))
         .min(limit);
-    let mut out = Vec::with_capacity(size as usize + 1);
+    let mut out = crate::pages::bytes(size as usize + 1);
     loop {
         if out.len() == out.capacity() {
             out.reserve(64 * 1024);

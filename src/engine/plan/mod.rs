@@ -238,11 +238,11 @@ impl FilePlan {
         let text = &orig.doc.text;
         let pieces = self.pieces(accept);
         // Sized exactly up front: a buffer grown by doubling would copy the text again and
-        // hold up to twice its size.
+        // hold up to twice its size. A big one is backed by huge pages (see `crate::pages`).
         let added: usize = pieces.iter().map(|(_, rep, _)| rep.len()).sum();
         let removed: usize = pieces.iter().map(|(span, _, _)| span.len()).sum();
         let len = (text.len() + added).saturating_sub(removed) + 3;
-        let mut new = String::with_capacity(len);
+        let mut new = crate::pages::string(len);
         if orig.doc.bom {
             new.push('\u{FEFF}');
         }
