@@ -14,6 +14,7 @@
 
 use crate::faces::read::ReadParams;
 use crate::faces::schema;
+use crate::faces::watch::mcp::Batch;
 use crate::report::Mode;
 use crate::report::message::Vocabulary;
 use crate::service::{Run, Settings};
@@ -77,7 +78,11 @@ impl Server {
         match name {
             schema::READ_FILE => Ok(read_file(arguments, &self.settings)),
             schema::PREVIEW_EDITS => Ok(edits(&arguments, Mode::DryRun, &self.settings)),
-            schema::APPLY_EDITS if self.review => Ok(reviewed(&arguments, &self.settings)),
+            schema::APPLY_EDITS if self.review => {
+                Ok(reviewed(Batch::Value(&arguments), &self.settings, |run| {
+                    run.to_json()
+                }))
+            }
             schema::APPLY_EDITS => Ok(edits(&arguments, Mode::Apply, &self.settings)),
             other => Err(ErrorData::invalid_params(
                 format!(
@@ -103,6 +108,13 @@ impl Server {
         let mode = match name {
             schema::PREVIEW_EDITS => Mode::DryRun,
             schema::APPLY_EDITS if !self.review => Mode::Apply,
+            // Not one at a time: it waits for the human, and other calls go on meanwhile.
+            schema::APPLY_EDITS => {
+                return Ok(reviewed(Batch::Text(text), &self.settings, |run| {
+                    d.lock().runs.insert(key, run);
+                    d.mark_of(key)
+                }));
+            }
             // Not diverted (see `divert`); as a JSON value, the way of every other call.
             _ => {
                 let value = serde_json::from_str(text).unwrap_or(Value::Null);
@@ -216,10 +228,10 @@ impl Diverted {
         Value::Object(m)
     }
 
-    /// The line to hand rmcp for `line`: a `tools/call` of `preview_edits` (or `apply_edits`
-    /// without `--review`) whose arguments are an object other than a text-editor command gets
-    /// them replaced by a mark, and the line is kept; any other line is passed as it is.
-    fn divert(&self, line: Vec<u8>, review: bool) -> Vec<u8> {
+    /// The line to hand rmcp for `line`: a `tools/call` of `preview_edits` or `apply_edits`
+    /// (under `--review` too) whose arguments are an object other than a text-editor command
+    /// gets them replaced by a mark, and the line is kept; any other line is passed as it is.
+    fn divert(&self, line: Vec<u8>) -> Vec<u8> {
         let taken = (|| {
             let top: HashMap<String, &RawValue> = serde_json::from_slice(&line).ok()?;
             if raw_string(top.get("method").copied())? != "tools/call" {
@@ -233,7 +245,7 @@ impl Diverted {
             let mut params: HashMap<String, &RawValue> =
                 serde_json::from_str(top.get("params")?.get()).ok()?;
             let name = raw_string(params.get("name").copied())?;
-            if name != schema::PREVIEW_EDITS && (name != schema::APPLY_EDITS || review) {
+            if name != schema::PREVIEW_EDITS && name != schema::APPLY_EDITS {
                 return None;
             }
             let args = *params.get("arguments")?;
@@ -588,16 +600,23 @@ pub(crate) fn summary(run: &Run) -> String {
 }
 
 /// `apply_edits` under `--review`: the human decides in `redline watch`, then the accepted
-/// edits are applied; rejections and notes are added for the model.
-fn reviewed(arguments: &Value, settings: &Settings) -> CallToolResult {
+/// edits are applied; rejections and notes are added for the model. The structured content is
+/// `structured` of the run (its response JSON, or the mark of a diverted call).
+fn reviewed(
+    arguments: Batch<'_>,
+    settings: &Settings,
+    structured: impl FnOnce(Run) -> Value,
+) -> CallToolResult {
     let (r, failed) = match crate::faces::watch::mcp::apply_reviewed(arguments, settings) {
         Ok(r) => (r, false),
         Err(r) => (*r, true),
     };
-    let mut result = match &r.run {
+    let mut result = match r.run {
         Some(run) => {
             let ok = !failed && matches!(&run.response, Ok(resp) if resp.ok);
-            with_summary(run, ok, run.to_json())
+            let mut result = with_summary(&run, ok, Value::Null);
+            result.structured_content = Some(structured(run));
+            result
         }
         None => CallToolResult::error(Vec::new()),
     };
@@ -717,7 +736,7 @@ pub(crate) fn run(settings: Settings, review: bool) -> std::io::Result<()> {
             while let Some(line) = in_rx.recv().await {
                 match line {
                     Line::Full(l) => {
-                        let mut l = to_pump.divert(l, review);
+                        let mut l = to_pump.divert(l);
                         l.push(b'\n');
                         if to_rmcp.write_all(&l).await.is_err() {
                             break;
@@ -958,8 +977,8 @@ mod tests {
     }
 
     /// An edit tool call's arguments are taken from its line (rmcp sees a mark), found again by
-    /// the handler, and its response goes where rmcp's reply has the mark; other calls, a
-    /// text-editor command and `apply_edits` under `--review` pass through unchanged.
+    /// the handler, and its response goes where rmcp's reply has the mark; other calls and a
+    /// text-editor command pass through unchanged.
     #[test]
     fn edit_calls_are_diverted_around_json_trees() {
         let dir = tempfile::tempdir().unwrap();
@@ -974,7 +993,7 @@ mod tests {
         let line = format!(
             r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"preview_edits","arguments":{args},"_meta":{{"k":1}}}}}}"#
         );
-        let sent = d.divert(line.clone().into_bytes(), false);
+        let sent = d.divert(line.clone().into_bytes());
         let sent: Value = serde_json::from_slice(&sent).unwrap();
         assert_eq!(sent["id"], 7);
         assert_eq!(sent["params"]["_meta"]["k"], 1);
@@ -1004,22 +1023,76 @@ mod tests {
         );
         assert!(d.lock().arguments.is_empty() && d.lock().runs.is_empty());
         // Passed through as they are.
-        for (line, review) in [
+        for line in [
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"apply_edits","arguments":{"command":"view","path":"a.txt"}}}"#,
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"apply_edits","arguments":{"path":"a.txt"}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"apply_edits","arguments":[1]}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
             "not json",
-        ]
-        .into_iter()
-        .zip([false, false, true, false, false, false])
-        {
-            assert_eq!(d.divert(line.as_bytes().to_vec(), review), line.as_bytes());
+        ] {
+            assert_eq!(d.divert(line.as_bytes().to_vec()), line.as_bytes());
         }
         // A mark no line stands for is an ordinary argument.
         let r = server.call(schema::PREVIEW_EDITS, d.mark_of(99)).unwrap();
         assert_eq!(r.is_error, Some(true));
+    }
+
+    /// `apply_edits` under `--review` is diverted too: the reviewer gets the arguments' text,
+    /// only what it accepted is written, and the response goes where rmcp's reply has the mark.
+    #[test]
+    fn reviewed_calls_are_diverted_around_json_trees() {
+        use crate::faces::watch::protocol::{Reply, Submission, Verdict};
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+        let d = Arc::new(Diverted::new());
+        let mut server = Server::reviewed(Settings {
+            root: dir.path().to_path_buf(),
+            ..Settings::default()
+        });
+        server.diverted = Some(d.clone());
+        let args = r#"{"files": [{"path": "a.txt", "edits": [{"oldText": "one", "newText": "ONE"}, {"oldText": "two", "newText": "TWO"}]}]}"#;
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"apply_edits","arguments":{args}}}}}"#
+        );
+        let sent: Value = serde_json::from_slice(&d.divert(line.into_bytes())).unwrap();
+        let mark = sent["params"]["arguments"].clone();
+        assert_eq!(mark, d.mark_of(1), "{sent}");
+        let listener = crate::faces::watch::bind(dir.path()).unwrap();
+        let w = std::thread::spawn(move || {
+            let (stream, line) = crate::faces::watch::accept_one(&listener);
+            let sub: Submission = serde_json::from_str(&line).unwrap();
+            let verdict = |index, decision: &str| Verdict {
+                path: "a.txt".into(),
+                index: Some(index),
+                decision: decision.into(),
+                note: None,
+            };
+            let reply = Reply::Decided {
+                decisions: vec![verdict(0, "accepted"), verdict(1, "rejected")],
+                note: None,
+            };
+            writeln!(&stream, "{}", serde_json::to_string(&reply).unwrap()).unwrap();
+            sub
+        });
+        let r = server.call(schema::APPLY_EDITS, mark.clone()).unwrap();
+        let sub = w.join().unwrap();
+        assert_eq!(sub.request, args);
+        assert_eq!(r.is_error, Some(false));
+        assert_eq!(r.structured_content, Some(mark.clone()));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+            "ONE\ntwo\n"
+        );
+        let reply = serde_json::to_vec(
+            &serde_json::json!({"id": 3, "result": {"structuredContent": mark}}),
+        )
+        .unwrap();
+        let (_, run, _) = d.splice(&reply).unwrap();
+        let response = run.to_json();
+        assert_eq!(response["ok"], true, "{response}");
+        assert_eq!(response["written"], true, "{response}");
+        assert!(d.lock().arguments.is_empty() && d.lock().runs.is_empty());
     }
 
     /// Failed edits are listed one by one up to a budget, then counted: the closing line and

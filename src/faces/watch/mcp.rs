@@ -22,27 +22,61 @@ pub(crate) struct Reviewed {
     pub text: String,
 }
 
-fn parse(arguments: &Value) -> Result<Request, String> {
-    match arguments {
-        Value::String(text) => crate::request::dialect::parse(
-            text,
-            crate::request::dialect::InputKind::Auto,
-            crate::request::wire::parse_json,
-        ),
-        v => crate::request::wire::from_value(v),
+/// An `apply_edits` call's arguments: a JSON value (a call rmcp read), or the text of a JSON
+/// object (a call taken around rmcp's JSON trees, see `faces::mcp::Diverted`), read straight
+/// into the request as `preview_edits` reads it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Batch<'a> {
+    Value(&'a Value),
+    Text(&'a str),
+}
+
+impl Batch<'_> {
+    /// The batch run as a dry run; `None` when it holds no request.
+    fn preview(self, settings: &Settings) -> Option<Run> {
+        match self {
+            Batch::Value(v) => crate::faces::run_json(v, Mode::DryRun, settings, Vocabulary::Mcp),
+            Batch::Text(t) => crate::faces::parse_json_text(t, settings)
+                .map(|p| crate::faces::run_parsed(p, Mode::DryRun, settings, Vocabulary::Mcp)),
+        }
     }
-    .map_err(|e| e.message)
+
+    /// The request text `watch` gets.
+    fn text(self) -> String {
+        match self {
+            Batch::Value(Value::String(t)) => t.clone(),
+            Batch::Value(v) => v.to_string(),
+            Batch::Text(t) => t.to_string(),
+        }
+    }
+
+    fn parse(self, settings: &Settings) -> Result<Request, String> {
+        match self {
+            Batch::Value(Value::String(text)) => crate::request::dialect::parse(
+                text,
+                crate::request::dialect::InputKind::Auto,
+                crate::request::wire::parse_json,
+            ),
+            Batch::Value(v) => crate::request::wire::from_value(v),
+            Batch::Text(t) => match crate::faces::parse_json_text(t, settings) {
+                Some(parsed) => parsed,
+                None => return Err(crate::faces::NOT_A_REQUEST.to_string()),
+            },
+        }
+        .map_err(|e| e.message)
+    }
 }
 
 /// Sends the batch to `watch`, waits, then applies what was accepted. `Err` when nothing was
 /// applied (boxed: a `Run` is large, and the error path is the rare one).
 pub(crate) fn apply_reviewed(
-    arguments: &Value,
+    arguments: Batch<'_>,
     settings: &Settings,
 ) -> Result<Reviewed, Box<Reviewed>> {
     let nothing = |text: String| Box::new(Reviewed { run: None, text });
     // A batch that does not resolve is answered as apply_edits answers it, without the human.
-    let preview = crate::faces::run_json(arguments, Mode::DryRun, settings, Vocabulary::Mcp)
+    let preview = arguments
+        .preview(settings)
         .ok_or_else(|| nothing(crate::faces::NOT_A_REQUEST.to_string()))?;
     let (Ok(resp), Some(plan)) = (&preview.response, &preview.plan) else {
         return Err(Box::new(Reviewed {
@@ -68,10 +102,7 @@ pub(crate) fn apply_reviewed(
             pinned.insert(f.path.clone(), o.version.clone());
         }
     }
-    let request = match arguments {
-        Value::String(t) => t.clone(),
-        v => v.to_string(),
-    };
+    let request = arguments.text();
     let sub = Submission {
         agent: "mcp".into(),
         session: None,
@@ -108,7 +139,7 @@ pub(crate) fn apply_reviewed(
         }
     };
     let text = describe(&decisions, note.as_deref());
-    let Ok(mut req) = parse(arguments) else {
+    let Ok(mut req) = arguments.parse(settings) else {
         return Err(nothing(text));
     };
     let accepted = |path: &str, index: Option<usize>| {
