@@ -59,6 +59,14 @@ pub(crate) enum EditError {
         /// outcome per edit).
         clue: Option<Box<Clue>>,
     },
+    /// `oldText` occurs in N(file) at so many places that a rule rejects (inside ligatures or
+    /// combined characters, or, in the relaxed tier, with other indentation) that checking them
+    /// all would exceed the work budget, linear in the file plus the request: whether it
+    /// occurs once is not known (`too_large`).
+    TooManyPlaces {
+        /// In the relaxed tier (§3b): not found as written.
+        relaxed: bool,
+    },
     /// A Codex patch chunk that could not be placed (SPEC §6).
     Chunk {
         /// 1-based line of the chunk in the patch.
@@ -137,6 +145,7 @@ impl EditError {
         match self {
             EditError::NoOp => Code::NoOp,
             EditError::Ambiguous { .. } => Code::Ambiguous,
+            EditError::TooManyPlaces { .. } => Code::TooLarge,
             EditError::Overlap { .. } => Code::Overlap,
             EditError::NoSuchLine { .. } | EditError::NotFound { .. } => Code::NotFound,
             EditError::Chunk { why, .. } => match **why {

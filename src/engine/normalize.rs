@@ -289,6 +289,22 @@ impl<'a> Normalized<'a> {
         }
     }
 
+    /// The N offset of original offset `o` when `o` is where a cluster of the original starts
+    /// (or the end), `None` inside a cluster. Callers that need [`Normalized::orig_start`] or
+    /// [`Normalized::orig_end`] of the result to be `o` check it: around whitespace N removed,
+    /// one N offset stands for several original ones.
+    pub(crate) fn n_of(&self, o: usize) -> Option<usize> {
+        if o >= self.orig_len {
+            return (o == self.orig_len).then_some(self.text.len());
+        }
+        let idx = self.units.partition_point(|u| u.o() <= o);
+        match idx.checked_sub(1).map(|k| self.units[k]) {
+            Some(u) if o < u.o_end() => (o == u.o()).then_some(u.n()),
+            Some(u) => Some(u.n_end() + (o - u.o_end())),
+            None => Some(o),
+        }
+    }
+
     /// Whether N offset `n` is at the end of a line of N (before `\n` or at the end).
     pub(crate) fn at_line_end(&self, n: usize) -> bool {
         n == self.text.len() || self.text.as_bytes()[n] == b'\n'

@@ -85,6 +85,10 @@ pub(crate) enum Fail {
         /// Total number of candidates, or `matcher::UNCOUNTED` past a variant's share.
         count: usize,
     },
+    /// Its windows (or the §3 occurrences of its `blank_lines` remainder) are rejected at so
+    /// many places that checking them all would exceed the work budget, linear in the file plus
+    /// the request: not decided (`too_large`), where `not_found` might be wrong.
+    TooLarge,
     /// The only candidate needs a change of indentation that `newText` cannot take.
     CannotTake {
         /// Original byte span of the candidate.
@@ -522,6 +526,7 @@ impl<'a> View<'a> {
                         Err(Miss::Ambiguous { spans, count }) => {
                             return Err(Fail::Ambiguous { spans, count });
                         }
+                        Err(Miss::TooLarge) => return Err(Fail::TooLarge),
                         Err(Miss::NotFound) => {}
                     }
                 }

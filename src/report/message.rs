@@ -190,6 +190,23 @@ fn edit_said(
             ),
             "copy oldText from the file as it is, with enough lines to match once".to_string(),
         ),
+        EditError::TooManyPlaces { relaxed: false } => (
+            format!(
+                "edit {i} for {path}: oldText occurs inside ligatures or combined characters (such \
+                 as `ﬁ` or a letter with a combining mark) at too many places in this file to be \
+                 checked within redline's work limit (linear in the file plus the request)"
+            ),
+            "give oldText more context (whole lines around it) so that it occurs at fewer places"
+                .to_string(),
+        ),
+        EditError::TooManyPlaces { relaxed: true } => (
+            format!(
+                "edit {i} for {path}: oldText is not in the file as written, and with its \
+                 formatting relaxed its lines occur (with other indentation) at too many places \
+                 to be checked within redline's work limit (linear in the file plus the request)"
+            ),
+            "copy oldText from the file as it is, with enough lines to match once".to_string(),
+        ),
         EditError::Overlap { other_edit, at } => (
             format!(
                 "edit {i} for {path} overlaps edit {} (line {})",

@@ -83,7 +83,7 @@ pub(crate) fn already_applied<'a>(
             out[k] = match res {
                 Ok(f) => f.spans.first().map(|s| s.start),
                 Err(Miss::Ambiguous { spans, .. }) => spans.first().map(|s| s.start),
-                Err(Miss::NotFound) => None,
+                Err(Miss::NotFound | Miss::TooLarge) => None,
             };
         }
     }

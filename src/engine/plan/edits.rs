@@ -87,6 +87,7 @@ pub(crate) fn match_edits_with(
                 occurrences: count,
                 relaxed: false,
             }),
+            Err(Miss::TooLarge) => Outcome::Failed(EditError::TooManyPlaces { relaxed: false }),
             Err(Miss::NotFound) => {
                 not_found.push(i);
                 // The candidates and clues come below, for all of them at once.
@@ -281,6 +282,9 @@ fn relax(
                         },
                     ));
                     still.push(i);
+                }
+                Err(relaxed::Fail::TooLarge) => {
+                    out[i].outcome = Outcome::Failed(EditError::TooManyPlaces { relaxed: true });
                 }
                 Err(relaxed::Fail::NotFound) => still.push(i),
             }
