@@ -451,6 +451,14 @@ impl<'a> View<'a> {
         // first ones and `decide` lists the same places; an edit with a variant given up is
         // ambiguous with more places than counted (`UNCOUNTED`).
         let budget = self.count() + variants.iter().map(Variant::nline_count).sum::<usize>();
+        // A window that a variant's check rejects (its lines' indentation changes unevenly, or
+        // a key id is shared by different lines) costs up to the variant's lines too: each
+        // variant may spend twice its equal share of the budget on them. Past that, a variant
+        // with more than MAX_AMBIGUOUS candidates is ambiguous; any other is not decided
+        // (`Fail::TooLarge`): checking a variant alone could cost its lines at every window.
+        let reject_limit = matcher::reject_limit(2 * budget, variants.len());
+        let mut rejected = vec![0usize; variants.len()];
+        let mut too_large = vec![[false; 2]; wanted.len()];
         let mut uncounted = vec![[false; 2]; wanted.len()];
         let mut taken = vec![0u32; variants.len()];
         let refs: Vec<&[u8]> = patterns.iter().map(Vec::as_slice).collect();
@@ -469,6 +477,19 @@ impl<'a> View<'a> {
                     uncounted[v.edit][v.tier as usize] = true;
                     return false;
                 }
+            } else {
+                rejected[vi] += v.nline_count();
+                if rejected[vi] >= reject_limit {
+                    // Its windows come in order: more than MAX_AMBIGUOUS candidates are its
+                    // first ones, as past its share.
+                    if !wanted[v.edit].replace_all && taken[vi] as usize > MAX_AMBIGUOUS {
+                        uncounted[v.edit][v.tier as usize] = true;
+                    } else {
+                        too_large[v.edit][v.tier as usize] = true;
+                        matcher::note_refused();
+                    }
+                    return false;
+                }
             }
             true
         });
@@ -479,7 +500,7 @@ impl<'a> View<'a> {
         let trims: Vec<(usize, String, String)> = wanted
             .iter()
             .enumerate()
-            .filter(|(i, _)| cands[*i][0].is_empty())
+            .filter(|(i, _)| cands[*i][0].is_empty() && !too_large[*i][0])
             .filter_map(|(i, w)| trim_blank(w.old_text, w.new_text).map(|(o, n)| (i, o, n)))
             .collect();
         if !trims.is_empty() {
@@ -503,6 +524,10 @@ impl<'a> View<'a> {
             .enumerate()
             .map(|(i, w)| {
                 let [t0, t1] = std::mem::take(&mut cands[i]);
+                // A tier not searched to the end may have had candidates.
+                if too_large[i][0] {
+                    return Err(Fail::TooLarge);
+                }
                 if !t0.is_empty() {
                     return decide(t0, w.replace_all, uncounted[i][0]);
                 }
@@ -529,6 +554,9 @@ impl<'a> View<'a> {
                         Err(Miss::TooLarge) => return Err(Fail::TooLarge),
                         Err(Miss::NotFound) => {}
                     }
+                }
+                if too_large[i][1] {
+                    return Err(Fail::TooLarge);
                 }
                 decide(t1, w.replace_all, uncounted[i][1])
             })
@@ -630,6 +658,8 @@ impl<'a> View<'a> {
         let mut norms: Vec<Normalization> = Vec::new();
         let mut pairs: Vec<(&str, &str)> = Vec::new(); // (file indent, old indent) of non-blank lines
         for i in 0..k {
+            // A line checked is a step of the search's work (tests bound them).
+            matcher::ac::step();
             let ((s, e), nf) = self.line_and_n(start + i)?;
             if i == 0 {
                 span.start = s;
@@ -1063,6 +1093,7 @@ mod tests {
                 (proptest::collection::vec(
                     proptest::sample::select(vec!["a", "b c", "  a", "b\tc", "", "1\ta", "    b  c"]), 1..5),
                  proptest::bool::ANY, proptest::bool::ANY), 1..6),
+            reject_limit in 1usize..6,
         ) {
             let text = unit.join("\n").repeat(reps) + "\n";
             let doc = Document::from_text(text.clone(), false);
@@ -1078,8 +1109,58 @@ mod tests {
                 .collect();
             let want = search::with_reference(|| view.find_all(&wanted));
             let got = view.find_all(&wanted);
-            proptest::prop_assert_eq!(got, want);
+            proptest::prop_assert_eq!(&got, &want);
+            // With rejected windows limited: the same, except an edit not decided past the
+            // limit (and only then), or left uncounted past MAX_AMBIGUOUS.
+            let (tight, refused) = matcher::with_limits(reject_limit, 0, || view.find_all(&wanted));
+            for (t, w) in tight.iter().zip(&want) {
+                match (t, w) {
+                    (Err(Fail::TooLarge), _) => proptest::prop_assert!(refused > 0),
+                    (
+                        Err(Fail::Ambiguous { spans, count: matcher::UNCOUNTED }),
+                        Err(Fail::Ambiguous { spans: s, count: c }),
+                    ) if *c > MAX_AMBIGUOUS => proptest::prop_assert_eq!(spans, s),
+                    _ => proptest::prop_assert_eq!(t, w),
+                }
+            }
         }
+    }
+
+    /// A file of one repeated line and edits whose lines match every window but whose
+    /// indentation changes unevenly (`a`, then ` a`): every window is rejected after its
+    /// lines are checked. They used to cost edits × windows × lines; now each edit's share of
+    /// the budget, and past it the edit is not decided (too_large) rather than not found.
+    #[test]
+    fn rejected_windows_cost_a_budget() {
+        let lines = 20_000;
+        let text = "a\n".repeat(lines);
+        let doc = Document::from_text(text.clone(), false);
+        let file = Normalized::new(&doc.text);
+        let view = View::new(&doc, &file, None);
+        let olds: Vec<String> = (0..50)
+            .map(|i| "a\n a\n".to_string() + &"a\n".repeat(i))
+            .collect();
+        let wanted: Vec<Wanted<'_>> = olds
+            .iter()
+            .map(|o| Wanted {
+                old_text: o,
+                new_text: "x\n",
+                replace_all: false,
+            })
+            .collect();
+        let before = search::steps();
+        let got = view.find_all(&wanted);
+        let steps = search::steps() - before;
+        for (i, r) in got.iter().enumerate() {
+            assert_eq!(r, &Err(Fail::TooLarge), "edit {i}");
+        }
+        // One scan's worth of the crate's reports (4 bytes a line), then twice each edit's
+        // share of lines checked in rejected windows.
+        let total: usize = olds.iter().map(|o| 4 * o.lines().count()).sum();
+        let bound = 3 * (4 * lines + total) + 2 * (lines + total) + 50 * (MAX_AMBIGUOUS + 1);
+        assert!(steps <= bound, "{steps} steps over {bound}");
+        // One such edit alone is checked at every window: not found.
+        assert_eq!(view.find_all(&wanted[..1]), vec![Err(Fail::NotFound)]);
     }
 
     /// A file of one repeated (indented) line and many unindented edits of its lines: each

@@ -396,6 +396,24 @@ pub(crate) fn with_limits<T>(
     (out, REFUSED.with(std::cell::Cell::get) - before)
 }
 
+/// How many rejected reports (or, in the relaxed tier, lines of rejected windows) each of
+/// `patterns` patterns may cost when all may cost `budget`: an equal share, at least
+/// `MAX_AMBIGUOUS + 1` (tests may set it lower, [`with_limits`]).
+pub(crate) fn reject_limit(budget: usize, patterns: usize) -> usize {
+    #[cfg(test)]
+    if let Some((limit, _)) = LIMITS.with(std::cell::Cell::get) {
+        return limit;
+    }
+    share(budget, patterns, 1)
+}
+
+/// Notes a pattern given up for its rejected reports whose count is not known (tests count
+/// them: `too_large` only past the budget).
+pub(crate) fn note_refused() {
+    #[cfg(test)]
+    REFUSED.with(|c| c.set(c.get() + 1));
+}
+
 /// Counts the occurrences of `patterns` in `hay` into `hits` (one per pattern; pattern `p`'s
 /// occurrences go to `kept` as pattern `first + p`), each judged by `seen`: one search for all
 /// of them, then every pattern given up for its rejected reports before its count was known
@@ -415,12 +433,7 @@ fn count_into(
     // A rejected report costs a check of a few binary searches, not the pattern's length: each
     // pattern may reject twice its equal share of the budget (at least MAX_AMBIGUOUS + 1), so
     // rejected reports cost at most twice the text plus the patterns.
-    #[allow(unused_mut)]
-    let mut reject_limit = share(2 * budget, patterns.len(), 1);
-    #[cfg(test)]
-    if let Some((limit, _)) = LIMITS.with(std::cell::Cell::get) {
-        reject_limit = limit;
-    }
+    let reject_limit = reject_limit(2 * budget, patterns.len());
     let share_of = |p: usize| share(budget, patterns.len(), patterns[p].len());
     search::occurrences(hay, patterns, |p, m| {
         hits[p].take(first + p, kept, seen(p, m), share_of(p), reject_limit)
@@ -431,8 +444,7 @@ fn count_into(
         }
         if *rescans == 0 {
             h.refused = true;
-            #[cfg(test)]
-            REFUSED.with(|c| c.set(c.get() + 1));
+            note_refused();
             continue;
         }
         *rescans -= 1;
