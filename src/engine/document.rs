@@ -230,6 +230,12 @@ impl Document {
         self.line_starts.count_upto(offset).saturating_sub(1)
     }
 
+    /// The index of line starts (shared with the Codex chunk locator, so that a file of many
+    /// short lines is indexed once).
+    pub(crate) fn line_index(&self) -> &LineStarts {
+        &self.line_starts
+    }
+
     /// Byte offset where 0-based `line` starts.
     pub fn line_start(&self, line: usize) -> usize {
         self.line_starts.get(line).unwrap_or(self.text.len())
@@ -298,14 +304,20 @@ const BLOCK: usize = 64;
 /// block and a 2-byte delta per line, so on a big source file the index is ~0.05x of the text,
 /// not ~0.1x as 4 bytes a line. Else 4 bytes a line for a text under 4 GiB, 8 above.
 #[derive(Debug, Clone)]
-enum LineStarts {
+pub(crate) enum LineStarts {
     Packed { blocks: Vec<u32>, deltas: Vec<u16> },
     Small(Vec<u32>),
     Large(Vec<usize>),
 }
 
 impl LineStarts {
-    fn len(&self) -> usize {
+    /// The line starts of `text` (lines broken at CRLF, LF and lone CR).
+    pub(crate) fn of(text: &str) -> LineStarts {
+        scan_lines(text).0
+    }
+
+    /// How many lines (the piece after a final line break counts as one).
+    pub(crate) fn len(&self) -> usize {
         match self {
             LineStarts::Packed { deltas, .. } => deltas.len(),
             LineStarts::Small(v) => v.len(),
@@ -313,7 +325,8 @@ impl LineStarts {
         }
     }
 
-    fn get(&self, i: usize) -> Option<usize> {
+    /// Where line `i` starts.
+    pub(crate) fn get(&self, i: usize) -> Option<usize> {
         match self {
             LineStarts::Packed { blocks, deltas } => deltas
                 .get(i)

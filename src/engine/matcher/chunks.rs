@@ -48,7 +48,7 @@ use std::ops::Range;
 
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
-use crate::engine::document::Document;
+use crate::engine::document::{Document, LineStarts};
 use crate::engine::failure::{ChunkError, ChunkScope};
 use crate::engine::hint;
 use crate::engine::matcher::applied::{Wanted, Within, already_applied};
@@ -206,9 +206,10 @@ enum Step {
 struct Lines<'a> {
     doc: &'a Document,
     normalized: &'a Normalized<'a>,
-    /// Where each line of N(file) starts, and one past its end (N maps every line break to one
-    /// `\n` and never joins lines, so N's lines are the document's).
-    nstarts: Vec<u32>,
+    /// Where each line of N(file) starts (N maps every line break to one `\n` and never joins
+    /// lines, so N's lines are the document's): the document's own index when N(file) is the
+    /// text itself (most files), so that a file of many short lines is indexed once.
+    nstarts: Cow<'a, LineStarts>,
     count: usize,
     /// Per anchor of the patch (N(·), leading whitespace trimmed): every line that equals it,
     /// ascending, with the end of the block under it ([`Lines::block_ends`]).
@@ -239,18 +240,17 @@ struct OverLimit;
 
 impl<'a> Lines<'a> {
     fn new(doc: &'a Document, normalized: &'a Normalized<'a>, chunks: &[PatchChunk]) -> Lines<'a> {
-        let n = normalized.text.as_bytes();
-        let mut nstarts = Vec::with_capacity(memchr::memchr_iter(b'\n', n).count() + 2);
-        nstarts.push(0);
-        nstarts.extend(memchr::memchr_iter(b'\n', n).map(|i| i as u32 + 1));
-        nstarts.push(n.len() as u32 + 1);
-        let count = if n.is_empty() {
+        let nstarts = match &normalized.text {
+            Cow::Borrowed(_) => Cow::Borrowed(doc.line_index()),
+            Cow::Owned(n) => Cow::Owned(LineStarts::of(n)),
+        };
+        let count = if normalized.text.is_empty() {
             0
         } else if doc.final_newline() {
             // The empty piece after the last line break is not a line.
-            nstarts.len() - 2
-        } else {
             nstarts.len() - 1
+        } else {
+            nstarts.len()
         };
         let patch_lines: usize = chunks.iter().map(|c| c.old_lines.len()).sum();
         let mut lines = Lines {
@@ -331,10 +331,18 @@ impl<'a> Lines<'a> {
         self.count
     }
 
+    /// Where line `i` of N(file) starts; one past the end of the text for the line after the
+    /// last (so that `nstart(i + 1) - 1` is where line `i` ends).
+    fn nstart(&self, i: usize) -> usize {
+        self.nstarts
+            .get(i)
+            .unwrap_or(self.normalized.text.len() + 1)
+    }
+
     /// N(·) of line `i`.
     fn nline(&self, i: usize) -> &'a str {
         let t: &'a str = &self.normalized.text;
-        &t[self.nstarts[i] as usize..self.nstarts[i + 1] as usize - 1]
+        &t[self.nstart(i)..self.nstart(i + 1) - 1]
     }
 
     /// The first line of every whole-line occurrence of each pattern, ascending
@@ -607,7 +615,7 @@ impl<'a> Lines<'a> {
             0 => (true, Vec::new()),
             len => {
                 let span = self.window(start, len);
-                let n = self.nstarts[start] as usize..self.nstarts[start + len] as usize - 1;
+                let n = self.nstart(start)..self.nstart(start + len) - 1;
                 let old_text = old.join("\n");
                 if matcher::same_lf(&self.doc.text[span.clone()], &old_text) {
                     (true, Vec::new())

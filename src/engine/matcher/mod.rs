@@ -141,10 +141,13 @@ pub(crate) fn verdict<T>(count: usize, occ: impl IntoIterator<Item = T>) -> Verd
 /// (overlapping ones included). A pattern is the N(·) text of one or more whole lines joined by
 /// `\n`, without a final one (SPEC §6: patch lines match whole lines); `open_end` says that
 /// N(file)'s last piece is a line, with no line break after it (the original has no final
-/// newline); otherwise a piece after a final `\n` is not a line. The lines are searched as a
-/// sequence of line keys, all patterns in one scan ([`search::key_occurrences`], as the relaxed
-/// tier does: a byte automaton over the text would cost a transition per byte), and every
-/// window found is compared byte for byte.
+/// newline); otherwise a piece after a final `\n` is not a line. Every distinct line of the
+/// patterns gets an id ([`LineIds`]: equal ids are equal lines, compared byte for byte), every
+/// other line of the file id 0, and all patterns are searched in one scan of the file's ids
+/// ([`search::key_occurrences`], as the relaxed tier searches its line keys: a byte automaton
+/// over the text would cost a transition per byte). So a window found is an occurrence with
+/// nothing left to compare, and the scan takes one byte a line while the patterns have fewer
+/// than 256 distinct lines (two below 16 Ki): no copy of the file's line starts is made.
 ///
 /// The lists together are bounded by one entry per line of the file plus 64 Ki (each
 /// distinct pattern gets an equal share, at least `2 × (MAX_AMBIGUOUS + 1)`): in a highly
@@ -176,68 +179,152 @@ pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) 
     if distinct.is_empty() {
         return out;
     }
-    // Where each line starts, and one past the end of the last (its line break, if any).
-    let mut starts: Vec<u32> = Vec::with_capacity(memchr::memchr_iter(b'\n', text).count() + 2);
-    starts.push(0);
-    starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i as u32 + 1));
-    // One past the last line's end: its line break, or the end of the text.
-    let count = if open_end {
-        starts.push(text.len() as u32 + 1);
-        starts.len() - 1
-    } else {
-        // The piece after the last line break (empty when there is one) is not a line; its
-        // start stays as the end mark.
-        starts.len() - 1
-    };
-    let line = |i: usize| &text[starts[i] as usize..starts[i + 1] as usize - 1];
-    let mut keys = Vec::with_capacity(count * 4);
-    for i in 0..count {
-        search::encode_key(search::line_key(line(i).iter().copied()), &mut keys);
+    let mut ids = LineIds::default();
+    for p in &distinct {
+        for l in p.split('\n') {
+            ids.insert(l.as_bytes());
+        }
     }
+    let width = ids.width();
     let encoded: Vec<Vec<u8>> = distinct
         .iter()
         .map(|p| {
-            let mut b = Vec::new();
+            let mut b = Vec::with_capacity(p.split('\n').count() * width);
             for l in p.split('\n') {
-                search::encode_key(search::line_key(l.bytes()), &mut b);
+                LineIds::push(ids.get(l.as_bytes()), width, &mut b);
             }
             b
         })
         .collect();
+    // The file's lines: every piece before a `\n`, and the last piece when `open_end`.
+    let breaks = memchr::memchr_iter(b'\n', text).count();
+    let count = breaks + usize::from(open_end);
+    let mut keys = Vec::with_capacity(count * width);
+    let mut start = 0;
+    for at in memchr::memchr_iter(b'\n', text) {
+        LineIds::push(ids.get(&text[start..at]), width, &mut keys);
+        start = at + 1;
+    }
+    if open_end {
+        LineIds::push(ids.get(&text[start..]), width, &mut keys);
+    }
+    drop(ids);
     let refs: Vec<&[u8]> = encoded.iter().map(Vec::as_slice).collect();
     let share = ((count + (1 << 16)) / distinct.len()).max(2 * (MAX_AMBIGUOUS + 1));
     // Each pattern's occurrences come in ascending order, so a list cut at its share holds
-    // every occurrence before the first one left out.
+    // every occurrence before the first one left out. A pattern's first byte only ever stands
+    // at the start of a line's id (module docs of [`LineIds`]), so every match is aligned.
     search::key_occurrences(&keys, &refs, |p, m| {
-        if m.start % 4 != 0 {
-            return true;
-        }
+        debug_assert_eq!(m.start % width, 0);
         if out.more_at[p].is_some() {
             return false;
         }
-        let (first, last) = (m.start / 4, m.end / 4 - 1);
-        let (from, to) = (starts[first] as usize, starts[last + 1] as usize - 1);
-        if text[from..to] == *distinct[p].as_bytes() {
-            let list = &mut out.occ[p];
-            if list.len() == share {
-                // Its list is full: the search gives the pattern up (callers look further
-                // themselves), so it costs nothing more.
-                out.more_at[p] = Some(first);
-                return false;
-            } else {
-                if list.len() == list.capacity() {
-                    // Doubling, but never past the share: the lists stay within their bound.
-                    list.reserve_exact(list.len().max(4).min(share - list.len()));
-                }
-                list.push(first as u32);
-            }
+        let first = m.start / width;
+        let list = &mut out.occ[p];
+        if list.len() == share {
+            // Its list is full: the search gives the pattern up (callers look further
+            // themselves), so it costs nothing more.
+            out.more_at[p] = Some(first);
+            return false;
         }
+        if list.len() == list.capacity() {
+            // Doubling, but never past the share: the lists stay within their bound.
+            list.reserve_exact(list.len().max(4).min(share - list.len()));
+        }
+        list.push(first as u32);
         true
     });
     for o in &mut out.occ {
         o.sort_unstable();
     }
     out
+}
+
+/// The distinct lines of some patterns, numbered from 1 (0 stands for every other line), and
+/// their ids written as bytes for [`search::key_occurrences`]. An open-addressing table over
+/// [`search::line_key`], each hit compared byte for byte, so equal ids are equal lines. Ids
+/// take one byte each while there are fewer than 256 lines; else `width` bytes of seven bits,
+/// the first with its high bit set, so that an occurrence of a pattern (which starts with such
+/// a byte) can only start where a line's id starts.
+#[derive(Default)]
+struct LineIds<'a> {
+    /// Line `id - 1`, and its key.
+    lines: Vec<(&'a [u8], u32)>,
+    /// A power of two (or empty) of slots, each 0 or an id.
+    slots: Vec<u32>,
+}
+
+impl<'a> LineIds<'a> {
+    /// The id of `line`, 0 when it is none of the lines.
+    fn get(&self, line: &[u8]) -> u32 {
+        if self.slots.is_empty() {
+            return 0;
+        }
+        self.find(line, search::line_key(line.iter().copied())).1
+    }
+
+    /// The slot where `line` (of key `key`) is or would go, and its id (0 if absent).
+    fn find(&self, line: &[u8], key: u32) -> (usize, u32) {
+        let mask = self.slots.len() - 1;
+        let mut i = key as usize & mask;
+        loop {
+            let id = self.slots[i];
+            if id == 0 {
+                return (i, 0);
+            }
+            let (l, k) = self.lines[id as usize - 1];
+            if k == key && l == line {
+                return (i, id);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds `line` if it is new.
+    fn insert(&mut self, line: &'a [u8]) {
+        if 2 * (self.lines.len() + 1) > self.slots.len() {
+            // At most half full: short probes.
+            let size = (2 * self.slots.len()).max(16);
+            self.slots = vec![0; size];
+            for id in 1..=self.lines.len() as u32 {
+                let (l, k) = self.lines[id as usize - 1];
+                let (i, _) = self.find(l, k);
+                self.slots[i] = id;
+            }
+        }
+        let key = search::line_key(line.iter().copied());
+        let (i, id) = self.find(line, key);
+        if id == 0 {
+            self.lines.push((line, key));
+            // Invariant: ids count patch lines, far fewer than 2^32.
+            self.slots[i] = u32::try_from(self.lines.len()).expect("fewer than 2^32 lines");
+        }
+    }
+
+    /// Bytes per id.
+    fn width(&self) -> usize {
+        let n = self.lines.len();
+        if n < 256 {
+            return 1;
+        }
+        let mut w = 2;
+        while n >> (7 * w) != 0 {
+            w += 1;
+        }
+        w
+    }
+
+    /// Appends the bytes of `id`, `w` of them ([`LineIds::width`]).
+    fn push(id: u32, w: usize, out: &mut Vec<u8>) {
+        if w == 1 {
+            out.push(id as u8);
+            return;
+        }
+        for k in (0..w).rev() {
+            let b = ((u64::from(id) >> (7 * k)) & 0x7F) as u8;
+            out.push(if k == w - 1 { 0x80 | b } else { b });
+        }
+    }
 }
 
 /// What [`whole_lines`] found: per pattern, the first line of each occurrence, ascending.
@@ -1332,6 +1419,41 @@ mod whole_line_tests {
             lines("say(\u{201C}x\u{201D})  \n", false, &["say(\"x\")"]),
             vec![vec![0]]
         );
+    }
+
+    /// Patterns of few and of many distinct lines (ids of one, two and three bytes) are found
+    /// where a naive comparison of lines finds them, and nowhere else: two-byte ids whose
+    /// second byte equals another's first never make a match start mid-id.
+    #[test]
+    fn line_ids_of_every_width_agree_with_naive_search() {
+        for (distinct, width) in [(10, 1), (254, 1), (255, 2), (300, 2), (17_000, 3)] {
+            let line = |i: usize| format!("l{}", (i * 7) % distinct);
+            let file: Vec<String> = (0..2 * distinct + 50).map(line).collect();
+            let text = file.join("\n") + "\n";
+            // Windows of the file, a window that is nowhere, and every line of it once.
+            let mut pats: Vec<String> = (0..40)
+                .map(|k| (k * 13..k * 13 + 1 + k % 4).map(line).collect::<Vec<_>>().join("\n"))
+                .collect();
+            pats.push(format!("{}\nnowhere", line(3)));
+            pats.push((0..distinct).map(line).collect::<Vec<_>>().join("\n"));
+            let refs: Vec<&str> = pats.iter().map(String::as_str).collect();
+            let mut ids = LineIds::default();
+            for p in &refs {
+                for l in p.split('\n') {
+                    ids.insert(l.as_bytes());
+                }
+            }
+            // The file's distinct lines and `nowhere`.
+            assert_eq!(ids.width(), width, "{distinct} distinct lines");
+            let got = lines(&text, false, &refs);
+            for (p, pat) in refs.iter().enumerate() {
+                let want: Vec<&str> = pat.split('\n').collect();
+                let naive: Vec<usize> = (0..=file.len() - want.len())
+                    .filter(|&s| (0..want.len()).all(|i| file[s + i] == want[i]))
+                    .collect();
+                assert_eq!(got[p], naive, "{distinct}: {pat:.40}");
+            }
+        }
     }
 
     #[test]
