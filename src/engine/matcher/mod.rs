@@ -1432,7 +1432,12 @@ mod whole_line_tests {
             let text = file.join("\n") + "\n";
             // Windows of the file, a window that is nowhere, and every line of it once.
             let mut pats: Vec<String> = (0..40)
-                .map(|k| (k * 13..k * 13 + 1 + k % 4).map(line).collect::<Vec<_>>().join("\n"))
+                .map(|k| {
+                    (k * 13..k * 13 + 1 + k % 4)
+                        .map(line)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
                 .collect();
             pats.push(format!("{}\nnowhere", line(3)));
             pats.push((0..distinct).map(line).collect::<Vec<_>>().join("\n"));
