@@ -193,6 +193,7 @@ fn file_plan(doc: &Document, edits: Vec<EditPlan>) -> FilePlan {
             target_rel: None,
             decoded: true,
             raw: None,
+            marks: Default::default(),
         }),
         replaced: None,
         content: None,

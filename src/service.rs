@@ -8,6 +8,7 @@
 use crate::engine::document::PositionEncoding;
 use crate::engine::plan::{self, Op, Plan, ResolveOptions};
 use crate::error::{Code, ExitStatus};
+use crate::hash::Marks;
 use crate::report::message::Vocabulary;
 use crate::report::response::{RequestFailure, Response};
 use crate::report::{self, Mode, WriteOutcome};
@@ -110,13 +111,15 @@ pub(crate) fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec
 }
 
 /// [`changes`], and for each the bytes the plan read of its path when its expectation is
-/// [`Expect::Unchanged`] (for the commit's content check: see [`Root::commit_held`]).
+/// [`Expect::Unchanged`] (for the commit's content check: see [`Root::commit_held`]), with the
+/// marks of their hashing (for the new bytes' version to resume from).
 pub(crate) fn changes_held<'p>(
     plan: &'p Plan,
     accept: &dyn Fn(usize, usize) -> bool,
-) -> (Vec<Change>, Vec<Option<Held<'p>>>) {
+) -> (Vec<Change>, Vec<Option<Held<'p>>>, Vec<Option<&'p Marks>>) {
     let mut out = Vec::new();
     let mut held = Vec::new();
+    let mut marks = Vec::new();
     for (fi, f) in plan.files.iter().enumerate() {
         let expect_orig = || expect_of(f.original.as_ref(), Expect::Any);
         match f.op {
@@ -126,6 +129,7 @@ pub(crate) fn changes_held<'p>(
                     expect: expect_orig(),
                 });
                 held.push(held_of(f.original.as_ref()));
+                marks.push(marks_of(f.original.as_ref()));
             }
             Op::Create => {
                 if let Some(bytes) = f.render(|_| true) {
@@ -135,6 +139,7 @@ pub(crate) fn changes_held<'p>(
                         expect: Expect::Absent,
                     });
                     held.push(None);
+                    marks.push(None);
                 }
             }
             Op::Overwrite | Op::Edit => {
@@ -150,6 +155,7 @@ pub(crate) fn changes_held<'p>(
                             expect: expect_orig(),
                         });
                         held.push(held_of(f.original.as_ref()));
+                        marks.push(marks_of(f.original.as_ref()));
                     }
                 }
             }
@@ -161,16 +167,18 @@ pub(crate) fn changes_held<'p>(
                         expect: expect_of(f.replaced.as_ref(), Expect::Absent),
                     });
                     held.push(held_of(f.replaced.as_ref()));
+                    marks.push(marks_of(f.replaced.as_ref()));
                     out.push(Change::Delete {
                         path: f.path.clone(),
                         expect: expect_orig(),
                     });
                     held.push(held_of(f.original.as_ref()));
+                    marks.push(marks_of(f.original.as_ref()));
                 }
             }
         }
     }
-    (out, held)
+    (out, held, marks)
 }
 
 /// What a change requires of a path the plan read as `read` (`otherwise` when it read nothing
@@ -198,6 +206,11 @@ fn held_of(read: Option<&plan::Original>) -> Option<Held<'_>> {
         }),
         None => None,
     }
+}
+
+/// The marks of the hashing of the bytes [`held_of`] gives of `read`.
+fn marks_of(read: Option<&plan::Original>) -> Option<&crate::hash::Marks> {
+    held_of(read).and(read.map(|o| &o.marks))
 }
 
 /// Resolves `req` without the writer lock, for the faces that do not write themselves or not
@@ -452,8 +465,8 @@ pub(crate) fn run_in(
                 Vec::new(),
             );
         };
-        let (written, held) = changes_held(&plan, &|_, _| true);
-        let (done, versions) = commit_hashing(&root, locked, &written, &held);
+        let (written, held, marks) = changes_held(&plan, &|_, _| true);
+        let (done, versions) = commit_hashing(&root, locked, &written, &held, &marks);
         // A file changed between the outside resolution and the lock in a way its metadata did
         // not show (an in-place write within one timestamp tick): resolve again, under the lock.
         if current && !done.stale.is_empty() {
@@ -501,19 +514,33 @@ pub(crate) fn run_in(
 }
 
 /// [`commit`] of a plan resolved under the lock, and the versions of the new bytes of its
-/// writes (the response's `hashAfter`). Past a megabyte they are hashed on a second thread while
-/// the commit writes and waits for the disk: on a big file hashing costs as much as writing.
+/// writes (the response's `hashAfter`). Each resumes from the marks of the bytes it replaces
+/// where it has them (an edit late in a big file rehashes only what follows it: see
+/// [`Marks`]). Past a megabyte they are hashed on a second thread while the commit writes and
+/// waits for the disk: on a big file hashing costs as much as writing.
 fn commit_hashing(
     root: &Root,
     locked: &Locked,
     changes: &[Change],
     held: &[Option<Held<'_>>],
+    marks: &[Option<&Marks>],
 ) -> (Committed, Vec<Option<String>>) {
     let hash_all = || {
         changes
             .iter()
-            .map(|c| match c {
-                Change::Write { bytes, .. } => Some(crate::hash::version(bytes)),
+            .enumerate()
+            .map(|(i, c)| match c {
+                Change::Write { bytes, .. } => Some(
+                    match (
+                        held.get(i).copied().flatten(),
+                        marks.get(i).copied().flatten(),
+                    ) {
+                        (Some(old), Some(marks)) => {
+                            marks.version_of_edited(&[old.head, old.tail], bytes)
+                        }
+                        _ => crate::hash::version(bytes),
+                    },
+                ),
                 Change::Delete { .. } => None,
             })
             .collect::<Vec<_>>()

@@ -498,7 +498,8 @@ fn unsettled_file_is_checked_against_the_held_bytes() {
 /// `apply` builds its response from the bytes it wrote (rendered and hashed once); it must say
 /// exactly what `--dry-run` says of the same batch: diffs, `hashAfter`, ranges. A BOM, CRLF,
 /// several edits, `replaceAll`, big files (hashed on a second thread, read and written, one
-/// with a BOM) and an editing move; `hashBefore` is the version of the file as it was.
+/// with a BOM; one edited only near its end, whose `hashAfter` resumes from the hashing of the
+/// old bytes) and an editing move; `hashBefore` is the version of the file as it was.
 #[test]
 fn apply_response_is_the_dry_run_response() {
     let big: String = (0..120_000)
@@ -509,7 +510,8 @@ fn apply_response_is_the_dry_run_response() {
         ("bom.txt", "\u{FEFF}one\ntwo\nthree\ntwo\n".to_string()),
         ("crlf.txt", "a\r\nb\r\nc\r\n".to_string()),
         ("big.txt", big),
-        ("bigbom.txt", big_bom),
+        ("bigbom.txt", big_bom.clone()),
+        ("late.txt", big_bom),
         ("m.txt", "move me\nkeep\n".to_string()),
     ];
     let req = serde_json::json!({"files": [
@@ -521,6 +523,7 @@ fn apply_response_is_the_dry_run_response() {
             {"oldText": "line 7\r\n", "newText": ""},
             {"oldText": "line 119999\r\n", "newText": "last\n"}]},
         {"path": "bigbom.txt", "edits": [{"oldText": "line 5\n", "newText": "five\n"}]},
+        {"path": "late.txt", "edits": [{"oldText": "line 110000\n", "newText": "late\n"}]},
         {"path": "m.txt", "moveTo": "d/moved.txt", "edits": [{"oldText": "move me", "newText": "moved"}]},
     ]});
     let req = redline::parse_json(&req.to_string()).unwrap();

@@ -696,11 +696,18 @@ mod tests {
             let offsets: Vec<usize> = (0..=t.len()).filter(|&o| t.is_char_boundary(o)).collect();
             for &o in &offsets {
                 for enc in [PositionEncoding::Utf8, PositionEncoding::Utf16] {
-                    assert_eq!(lazy.position(o, enc), indexed.position(o, enc), "offset {o}");
+                    assert_eq!(
+                        lazy.position(o, enc),
+                        indexed.position(o, enc),
+                        "offset {o}"
+                    );
                 }
                 assert_eq!(lazy.line_of(o), indexed.line_of(o), "offset {o}");
             }
-            assert!(lazy.line_starts.get().is_none(), "positions built the line index");
+            assert!(
+                lazy.line_starts.get().is_none(),
+                "positions built the line index"
+            );
         }
     }
 

@@ -115,21 +115,26 @@ pub struct Original {
     pub decoded: bool,
     /// The bytes of a file that was not decoded (a move carries them).
     pub raw: Option<Vec<u8>>,
+    /// The hasher's states while `version` was computed, for the new content's version
+    /// (`hashAfter`) to resume from (see [`crate::hash::Marks`]); empty when none were kept.
+    pub(crate) marks: crate::hash::Marks,
 }
 
 impl Original {
     /// The version of the file's bytes as read ([`crate::hash::version`]), without building
-    /// them.
-    fn hash(&self) -> String {
-        if let Some(raw) = &self.raw {
-            return crate::hash::version(raw);
+    /// them, and its marks.
+    fn hash(&self) -> (String, crate::hash::Marks) {
+        crate::hash::Marks::version(&self.parts())
+    }
+
+    /// The file's bytes as read, in two parts: a document's BOM and its text, or the bytes of a
+    /// file that was not decoded.
+    pub(crate) fn parts(&self) -> [&[u8]; 2] {
+        match &self.raw {
+            Some(raw) => [raw, &[]],
+            None if self.doc.bom => [b"\xEF\xBB\xBF", self.doc.text.as_bytes()],
+            None => [&[], self.doc.text.as_bytes()],
         }
-        let mut v = crate::hash::Versioner::default();
-        if self.doc.bom {
-            v.update(b"\xEF\xBB\xBF");
-        }
-        v.update(self.doc.text.as_bytes());
-        v.finish()
     }
 
     /// The file's bytes as read.
@@ -625,8 +630,9 @@ fn fill(
             (edits, version)
         });
         plan.edits = edits;
-        if let (Some(v), Some(orig)) = (version, plan.original.as_mut()) {
+        if let (Some((v, marks)), Some(orig)) = (version, plan.original.as_mut()) {
             set_version(orig, v);
+            orig.marks = marks;
         }
     }
     Ok(())
@@ -684,6 +690,7 @@ fn read<E: From<FileError> + ReadError>(
             target_rel: None,
             decoded: true,
             raw: None,
+            marks: Default::default(),
         };
         if let Some(fr) = check
             && let Err(f) = check_hash(fr, Some(&orig))
@@ -696,8 +703,9 @@ fn read<E: From<FileError> + ReadError>(
         .read_unversioned(path)
         .map_err(|e| E::from(FileError::Fs(e)))?;
     let expected = check.is_some_and(|fr| fr.expect_hash.is_some());
+    let mut marks = crate::hash::Marks::default();
     if !defer || expected || snap.bytes.len() < DEFER_HASH {
-        snap.fingerprint.version = crate::hash::version(&snap.bytes);
+        (snap.fingerprint.version, marks) = crate::hash::Marks::version(&[&snap.bytes]);
     }
     let target_rel = snap.via_symlink.then_some(snap.target_rel);
     let mut orig = Original {
@@ -708,6 +716,7 @@ fn read<E: From<FileError> + ReadError>(
         target_rel,
         decoded: false,
         raw: None,
+        marks,
     };
     if let Some(fr) = check
         && let Err(f) = check_hash(fr, Some(&orig))
