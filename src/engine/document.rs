@@ -298,7 +298,7 @@ impl Document {
     /// The index of line starts (shared with the Codex chunk locator, so that a file of many
     /// short lines is indexed once).
     pub(crate) fn line_index(&self) -> &LineStarts {
-        &self.line_starts
+        self.line_starts()
     }
 
     /// Byte offset where 0-based `line` starts.
