@@ -635,7 +635,11 @@ pub(crate) fn find_all(
         (text, trimmed, exact_key, false)
     };
     let (distinct, pattern_of) = intern(needles.len(), key, |_| None);
-    let trimmed = |d: usize| patterns.trimmed[distinct[d].0];
+    // Of each distinct pattern, only the needle it was taken from (its text is that needle's
+    // N(oldText)): 4 bytes beside the search, not 32.
+    let distinct: Vec<u32> = distinct.into_iter().map(|(i, _, _)| i as u32).collect();
+    let text_of = |d: usize| patterns.text(distinct[d] as usize);
+    let trimmed = |d: usize| patterns.trimmed[distinct[d] as usize];
     let mut hits: Vec<Hits> = vec![Hits::default(); distinct.len()];
     let mut kept = Kept(Vec::new());
     for (i, n) in needles.iter().enumerate() {
@@ -649,21 +653,25 @@ pub(crate) fn find_all(
     if let Some((_, r)) = LIMITS.with(std::cell::Cell::get) {
         rescans = r;
     }
-    // N(oldText), followed by a line break under the trimmed-last-line rule.
-    let bytes: Vec<Cow<'_, [u8]>> = (0..distinct.len())
+    // N(oldText), followed by a line break under the trimmed-last-line rule: those are copied
+    // into one buffer, the others searched as they are (no owned copy or `Cow` per pattern).
+    let mut with_lf: Vec<u8> = Vec::new();
+    for d in (0..distinct.len()).filter(|&d| trimmed(d)) {
+        with_lf.extend_from_slice(text_of(d).as_bytes());
+        with_lf.push(b'\n');
+    }
+    let mut at = 0;
+    let refs: Vec<&[u8]> = (0..distinct.len())
         .map(|d| {
-            let t = distinct[d].1.as_bytes();
+            let t = text_of(d).as_bytes();
             if trimmed(d) {
-                let mut v = Vec::with_capacity(t.len() + 1);
-                v.extend_from_slice(t);
-                v.push(b'\n');
-                Cow::Owned(v)
+                at += t.len() + 1;
+                &with_lf[at - t.len() - 1..at]
             } else {
-                Cow::Borrowed(t)
+                t
             }
         })
         .collect();
-    let refs: Vec<&[u8]> = bytes.iter().map(|b| &**b).collect();
     let budget = file.text.len() + refs.iter().map(|b| b.len()).sum::<usize>();
     count_into(
         file.text.as_bytes(),
@@ -683,10 +691,10 @@ pub(crate) fn find_all(
         },
     );
     drop(refs);
-    drop(bytes);
+    drop(with_lf);
     // A trimmed pattern at the very end of the file is at a line end too.
     for (d, h) in hits.iter_mut().enumerate() {
-        let p = distinct[d].1;
+        let p = text_of(d);
         if trimmed(d) && !h.uncounted && !h.refused && file.text.ends_with(p) {
             let m = file.text.len() - p.len()..file.text.len();
             if let Some(span) = file.orig_span(m.clone(), true) {
@@ -707,7 +715,7 @@ pub(crate) fn find_all(
     if !exact.is_empty() {
         let olds: Vec<Cow<'_, str>> = exact
             .iter()
-            .map(|&d| lf(needles[distinct[d].0].old_text))
+            .map(|&d| lf(needles[distinct[d] as usize].old_text))
             .collect();
         // The whitespace each oldText's last line ends with (it follows N(oldText)).
         let ws: Vec<usize> = olds
