@@ -1138,3 +1138,52 @@ fn mcp_calls_sent_together_are_capped() {
     within_caps(&format!("{calls} mcp calls sent together"), &c, input, base);
     assert_eq!(c.code, Some(0));
 }
+
+/// Issue 8: occurrences of N(oldText) that a rule rejects are paid for. A file of 100,000 `ﬁ`
+/// ligatures and 1,000 `oldText`s that start with the `i` of one (`i`, `if`, `ifi`, …): each
+/// occurs in N(file) at every ligature and starts inside it, so none counts. Every one of the
+/// 10^8 occurrences used to be reported and rejected (23 s in a release build); now each
+/// `oldText` may reject its share of a budget linear in the file plus the request, 16 of them
+/// are searched again alone (not found), and the others fail honestly as `too_large`, under the
+/// cap of bad input (3 × (file + request) plus the binary at rest, 10 s of CPU).
+#[test]
+fn occurrences_inside_ligatures_are_capped() {
+    let (t, root) = root();
+    let base = base_rss(&root);
+    let text = "\u{FB01}".repeat(100_000) + "\n";
+    fs::write(root.join("lig.txt"), &text).unwrap();
+    let fi = "fi".repeat(500);
+    let req = serde_json::json!({"files": [{"path": "lig.txt", "edits": (0..1_000)
+        .map(|k| serde_json::json!({"oldText": format!("i{}", &fi[..k]), "newText": "x"}))
+        .collect::<Vec<_>>()}]})
+    .to_string();
+    let path = t.path().join("req.json");
+    fs::write(&path, &req).unwrap();
+    let c = measured(
+        &root,
+        &["apply", "--format", "json", path.to_str().unwrap()],
+        Stdio::null(),
+    );
+    within_caps(
+        "1,000 oldTexts inside ligatures",
+        &c,
+        (text.len() + req.len()) as u64,
+        base,
+    );
+    assert_eq!(c.code, Some(1));
+    let v: Value = serde_json::from_slice(&c.stdout).unwrap();
+    let edits = v["files"][0]["edits"].as_array().unwrap();
+    let code = |e: &Value| e["error"]["code"].as_str().unwrap_or("").to_string();
+    let too_large = edits.iter().filter(|e| code(e) == "too_large").count();
+    let not_found = edits.iter().filter(|e| code(e) == "not_found").count();
+    assert_eq!((not_found, too_large), (16, 984), "{}", edits[0]);
+    let e = edits.iter().find(|e| code(e) == "too_large").unwrap();
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("ligatures or combined characters"),
+        "{e}"
+    );
+    assert_eq!(fs::read_to_string(root.join("lig.txt")).unwrap(), text);
+}

@@ -3,7 +3,10 @@
 //! All patterns N(oldText) of a file go into one Aho-Corasick automaton that scans N(file) once
 //! with overlapping matches, so the cost is linear in the file plus the edits plus the matches.
 //! A match counts only if both ends fall on cluster boundaries of the original and, under the
-//! trimmed-last-line rule, it ends at a line end.
+//! trimmed-last-line rule, it ends at a line end (or is an exact occurrence). What the search
+//! reports and a rule rejects is paid for too, within a budget linear in the file plus the
+//! request ([`find_all`]): past it an edit is ambiguous, searched again alone, or `too_large`,
+//! never answered wrongly.
 
 use crate::engine::normalize::{Normalization, Normalized, fold, lf, table_of};
 use std::borrow::Cow;
