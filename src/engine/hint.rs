@@ -8,6 +8,7 @@
 //! where an edit belongs and is dropped, which also bounds the votes. Only the few best windows
 //! per edit are then scored with a real similarity ratio.
 
+use crate::engine::document::LineStarts;
 use crate::engine::normalize::Normalized;
 use similar::{Algorithm, TextDiff};
 use std::collections::HashMap;
@@ -146,14 +147,19 @@ impl Places {
     }
 }
 
-/// Candidates for each of `olds` (the `oldText`s that were not found) in the file `file`.
-pub(crate) fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
-    let mut out = candidates_bounded(file, &olds[..olds.len().min(MAX_HINTED)]);
+/// Candidates for each of `olds` (the `oldText`s that were not found) in the file `file`, whose
+/// lines start at `index` ([`crate::engine::matcher::line_index`]).
+pub(crate) fn candidates(
+    file: &Normalized,
+    index: &LineStarts,
+    olds: &[&str],
+) -> Vec<Vec<Candidate>> {
+    let mut out = candidates_bounded(file, index, &olds[..olds.len().min(MAX_HINTED)]);
     out.resize(olds.len(), Vec::new());
     out
 }
 
-fn candidates_bounded(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
+fn candidates_bounded(file: &Normalized, index: &LineStarts, olds: &[&str]) -> Vec<Vec<Candidate>> {
     if olds.is_empty() {
         return Vec::new();
     }
@@ -193,21 +199,23 @@ fn candidates_bounded(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
     drop((seen_lines, seen_tokens));
     let (line_keys, token_keys) = (Keys::new(line_keys), Keys::new(token_keys));
     let text: &str = &file.text;
-    let mut line_starts: Vec<u32> = vec![0];
-    line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i as u32 + 1));
-    let line_at = |ln: usize| -> &str {
-        let start = line_starts[ln] as usize;
-        let end = line_starts
-            .get(ln + 1)
-            .map_or(text.len(), |&n| n as usize - 1);
-        &text[start..end]
+    // Every piece of N(file) between line breaks is a line here, the one after a final break too.
+    let line_count = index.len();
+    let line_start = |ln: usize| index.get(ln).unwrap_or(text.len());
+    let line_end = |l: usize| -> usize {
+        if l + 1 < line_count {
+            line_start(l + 1) - 1
+        } else {
+            text.len()
+        }
     };
+    let line_at = |ln: usize| -> &str { &text[line_start(ln)..line_end(ln)] };
     // One pass over the file's lines: whole lines by hash (checked against the oldText line,
     // collisions aside), identifiers as whole words (a word is a maximal run of word
     // characters, so a token occurs as a whole word exactly where a run equals it).
     let mut line_places = Places::new(&line_keys);
     let mut token_places = Places::new(&token_keys);
-    for ln in 0..line_starts.len() {
+    for ln in 0..line_count {
         let line = line_at(ln);
         let t = line.trim();
         if !line_keys.0.is_empty()
@@ -248,15 +256,7 @@ fn candidates_bounded(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
             }
         }
     }
-    fallback(line_starts.len(), &line_at, &pats, &mut votes);
-    let line_count = line_starts.len();
-    let line_end = |l: usize| -> usize {
-        if l + 1 < line_count {
-            line_starts[l + 1] as usize - 1
-        } else {
-            text.len()
-        }
-    };
+    fallback(line_count, &line_at, &pats, &mut votes);
     votes
         .iter()
         .enumerate()
@@ -272,7 +272,7 @@ fn candidates_bounded(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
                         return None;
                     }
                     let last = (first + n_lines - 1).min(line_count - 1);
-                    let nr = line_starts[first] as usize..line_end(last);
+                    let nr = line_start(first)..line_end(last);
                     if nr.is_empty() {
                         return None;
                     }
@@ -430,6 +430,11 @@ pub(crate) fn similarity(a: &str, b: &str) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`super::candidates`] with N(file)'s own line index.
+    fn candidates(file: &Normalized, olds: &[&str]) -> Vec<Vec<Candidate>> {
+        super::candidates(file, &LineStarts::of(&file.text), olds)
+    }
 
     #[test]
     fn finds_the_near_miss_window() {

@@ -243,6 +243,15 @@ impl PatchLines {
     }
 }
 
+/// Line `i`, as [`PatchLines::get`] (so that lines can be diffed in place).
+impl std::ops::Index<usize> for PatchLines {
+    type Output = str;
+
+    fn index(&self, i: usize) -> &str {
+        self.get(i)
+    }
+}
+
 impl<S: AsRef<str>> From<&[S]> for PatchLines {
     fn from(lines: &[S]) -> PatchLines {
         let mut out = PatchLines::default();

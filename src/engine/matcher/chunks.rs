@@ -46,7 +46,7 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use similar::{Algorithm, DiffTag, capture_diff_slices};
+use similar::{Algorithm, DiffTag, capture_diff};
 
 use crate::engine::document::{Document, LineStarts};
 use crate::engine::failure::{ChunkError, ChunkScope};
@@ -134,7 +134,11 @@ pub(crate) fn locate(doc: &Document, chunks: &[PatchChunk]) -> Vec<Result<Locate
     // them (as for JSON edits; one pass per chunk cost chunks × file).
     let olds: Vec<&str> = missing.iter().map(|m| m.2).collect();
     let mut closest = vec![Vec::new(); chunks.len()];
-    for ((k, ..), c) in missing.iter().zip(hint::candidates(&normalized, &olds)) {
+    let index = &lines.nstarts;
+    for ((k, ..), c) in missing
+        .iter()
+        .zip(hint::candidates(&normalized, index, &olds))
+    {
         closest[*k] = c;
     }
     steps
@@ -206,9 +210,7 @@ enum Step {
 struct Lines<'a> {
     doc: &'a Document,
     normalized: &'a Normalized<'a>,
-    /// Where each line of N(file) starts (N maps every line break to one `\n` and never joins
-    /// lines, so N's lines are the document's): the document's own index when N(file) is the
-    /// text itself (most files), so that a file of many short lines is indexed once.
+    /// Where each line of N(file) starts ([`matcher::line_index`]).
     nstarts: Cow<'a, LineStarts>,
     count: usize,
     /// Per anchor of the patch (N(·), leading whitespace trimmed): every line that equals it,
@@ -240,10 +242,7 @@ struct OverLimit;
 
 impl<'a> Lines<'a> {
     fn new(doc: &'a Document, normalized: &'a Normalized<'a>, chunks: &[PatchChunk]) -> Lines<'a> {
-        let nstarts = match &normalized.text {
-            Cow::Borrowed(_) => Cow::Borrowed(doc.line_index()),
-            Cow::Owned(n) => Cow::Owned(LineStarts::of(n)),
-        };
+        let nstarts = matcher::line_index(doc, normalized);
         let count = if normalized.text.is_empty() {
             0
         } else if doc.final_newline() {
@@ -565,8 +564,8 @@ impl<'a> Lines<'a> {
                 }
                 None => self.count(),
             };
-            let new: Vec<&str> = chunk.new_lines.iter().collect();
-            let located = self.splice(line, &[], &new);
+            let new = &chunk.new_lines;
+            let located = self.splice(line, (&chunk.old_lines, 0), (new, new.len()));
             return Step::Placed(located, if anchor.is_some() { from } else { cursor });
         }
 
@@ -581,9 +580,8 @@ impl<'a> Lines<'a> {
             };
             match verdict {
                 Verdict::One(start) => {
-                    let old: Vec<&str> = chunk.old_lines.iter().take(len).collect();
-                    let new: Vec<&str> = chunk.new_lines.iter().take(new_len).collect();
-                    let located = self.splice(start, &old, &new);
+                    let old = (&chunk.old_lines, len);
+                    let located = self.splice(start, old, (&chunk.new_lines, new_len));
                     return Step::Placed(located, start + len);
                 }
                 Verdict::Ambiguous { first, count } => {
@@ -606,18 +604,25 @@ impl<'a> Lines<'a> {
         }
     }
 
-    /// Replaces the lines of `old` (matched at line `start`) by `new`, keeping every context line
-    /// as the file has it (module docs, rule 4).
-    fn splice(&self, start: usize, old: &[&str], new: &[&str]) -> Located {
+    /// Replaces the first `old.1` lines of `old.0` (matched at line `start`) by the first `new.1`
+    /// of `new.0`, keeping every context line as the file has it (module docs, rule 4). The lines
+    /// are diffed where they are (no list of them: a chunk of many short lines would cost 16
+    /// bytes a line twice).
+    fn splice(
+        &self,
+        start: usize,
+        (old, old_len): (&PatchLines, usize),
+        (new, new_len): (&PatchLines, usize),
+    ) -> Located {
         // Exactness and normalizations over the whole old lines, by the matcher's one
         // classification (module docs: why a line's trailing whitespace counts).
-        let (exact, normalizations) = match old.len() {
+        let (exact, normalizations) = match old_len {
             0 => (true, Vec::new()),
             len => {
                 let span = self.window(start, len);
                 let n = self.nstart(start)..self.nstart(start + len) - 1;
-                let old_text = old.join("\n");
-                if matcher::same_lf(&self.doc.text[span.clone()], &old_text) {
+                let old_text = old.joined(len);
+                if matcher::same_lf(&self.doc.text[span.clone()], old_text) {
                     (true, Vec::new())
                 } else {
                     let text = &self.doc.text;
@@ -626,21 +631,21 @@ impl<'a> Lines<'a> {
                         self.normalized,
                         n,
                         &span,
-                        &old_text,
+                        old_text,
                     );
                     (false, found)
                 }
             }
         };
 
-        let ops = capture_diff_slices(Algorithm::Myers, old, new);
+        let ops = capture_diff(Algorithm::Myers, old, 0..old_len, new, 0..new_len);
         let edge = |op: Option<&similar::DiffOp>| match op.map(|o| o.as_tag_tuple()) {
             Some((DiffTag::Equal, r, _)) => r.len(),
             _ => 0,
         };
         let lead = edge(ops.first());
         let trail = if ops.len() > 1 { edge(ops.last()) } else { 0 };
-        let middle = lead..old.len() - trail;
+        let middle = lead..old_len - trail;
         let mut new_text = String::new();
         for op in &ops {
             let (tag, old_range, new_range) = op.as_tag_tuple();
@@ -650,7 +655,7 @@ impl<'a> Lines<'a> {
                     new_text.push('\n');
                 }
             } else {
-                for line in &new[new_range] {
+                for line in new_range.map(|i| new.get(i)) {
                     new_text.push_str(line);
                     new_text.push('\n');
                 }

@@ -8,6 +8,7 @@
 //! request ([`find_all`]): past it an edit is ambiguous, searched again alone, or `too_large`,
 //! never answered wrongly.
 
+use crate::engine::document::{Document, LineStarts};
 use crate::engine::normalize::{Normalization, Normalized, fold, lf, table_of};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -136,6 +137,17 @@ pub(crate) fn verdict<T>(count: usize, occ: impl IntoIterator<Item = T>) -> Verd
                 .collect(),
             count,
         },
+    }
+}
+
+/// Where each line of `file` (N of `doc`'s text) starts: the document's own index when N(·)
+/// changed nothing (most files), else one of N(file) (N maps every line break to one `\n` and
+/// never joins lines, so N's lines are the document's). So the locator and the hints of a file
+/// of many short lines do not each keep a copy of its line starts.
+pub(crate) fn line_index<'d>(doc: &'d Document, file: &Normalized) -> Cow<'d, LineStarts> {
+    match &file.text {
+        Cow::Borrowed(_) => Cow::Borrowed(doc.line_index()),
+        Cow::Owned(n) => Cow::Owned(LineStarts::of(n)),
     }
 }
 

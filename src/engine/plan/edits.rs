@@ -141,7 +141,9 @@ pub(crate) fn match_edits_with(
     }
     if !not_found.is_empty() {
         let olds: Vec<&str> = not_found.iter().map(|&i| specs[i].old_text()).collect();
-        let mut cands = hint::candidates(&file, &olds);
+        let index = crate::engine::matcher::line_index(doc, &file);
+        let mut cands = hint::candidates(&file, &index, &olds);
+        drop(index);
         drop(olds);
         let applied = already_applied(doc, &file, not_found.len(), |k| Wanted {
             old: specs[not_found[k]].old_text(),
