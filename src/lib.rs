@@ -29,6 +29,7 @@ mod engine;
 mod error;
 mod faces;
 pub mod hash;
+mod offsets;
 mod pages;
 #[cfg(test)]
 mod properties;

@@ -631,8 +631,8 @@ proptest! {
         let whole: Vec<usize> = matcher::whole_lines(&file, open_end, &[pattern.as_str()])
             .of(0)
             .lines
-            .iter()
-            .map(|&l| l as usize)
+            .iter_from(0)
+            .map(|l| l as usize)
             .collect();
         prop_assert_eq!(&whole, &naive);
         prop_assert!(whole.contains(&s));

@@ -3,6 +3,7 @@
 //! Every accepted input shape and dialect converts into [`Request`]; the engine sees nothing else.
 //! Paths are kept as the caller wrote them; the writer resolves them beneath the root.
 //! [`wire`] parses the JSON shapes; [`dialect`] parses Codex patches and SEARCH/REPLACE blocks.
+use crate::offsets::Ascending;
 use std::sync::Arc;
 
 pub(crate) mod dialect;
@@ -173,17 +174,25 @@ pub struct PatchChunk {
 }
 
 /// The lines of one side of a chunk, kept as one text (the lines joined by `\n`) and where
-/// each ends: four bytes a line beyond its text, where a `String` per line cost about 56 (a
-/// patch of many short lines took 60 times its size).
+/// each ends: about two bytes a line beyond its text ([`Ascending`]), where a `String` per line
+/// cost about 56 (a patch of many short lines took 60 times its size).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PatchLines {
     /// The lines, each but the last followed by `\n`.
     text: String,
     /// Where each line ends in `text`.
-    ends: Vec<u32>,
+    ends: Ascending,
 }
 
 impl PatchLines {
+    /// Where line `i` ends in `text` (panics past the end, as indexing a slice does).
+    fn end(&self, i: usize) -> usize {
+        match self.ends.get(i) {
+            Some(e) => e as usize,
+            None => panic!("line {i} of {}", self.ends.len()),
+        }
+    }
+
     /// Appends a line (without its line break).
     pub fn push(&mut self, line: &str) {
         if !self.ends.is_empty() {
@@ -208,12 +217,8 @@ impl PatchLines {
     /// Line `i` (panics past the end, as indexing a slice does).
     #[must_use]
     pub fn get(&self, i: usize) -> &str {
-        let start = if i == 0 {
-            0
-        } else {
-            self.ends[i - 1] as usize + 1
-        };
-        &self.text[start..self.ends[i] as usize]
+        let start = if i == 0 { 0 } else { self.end(i - 1) + 1 };
+        &self.text[start..self.end(i)]
     }
 
     /// The lines in order.
@@ -226,7 +231,7 @@ impl PatchLines {
     pub fn joined(&self, n: usize) -> &str {
         match n {
             0 => "",
-            n => &self.text[..self.ends[n - 1] as usize],
+            n => &self.text[..self.end(n - 1)],
         }
     }
 

@@ -104,13 +104,12 @@ pub(crate) fn already_applied<'a>(
             };
             let at = if eof {
                 count.checked_sub(lines).filter(|&at| {
-                    at >= from
-                        && (at == more || (at < more && starts.binary_search(&(at as u32)).is_ok()))
+                    at >= from && (at == more || (at < more && starts.contains(at as u32)))
                 })
             } else {
-                let first = starts.partition_point(|&s| (s as usize) < from);
+                let first = starts.count_below(u32::try_from(from).unwrap_or(u32::MAX));
                 match starts.get(first) {
-                    Some(&s) => Some(s as usize),
+                    Some(s) => Some(s as usize),
                     None => (more != usize::MAX && more >= from).then_some(more),
                 }
             };

@@ -419,8 +419,10 @@ impl<'a> Lines<'a> {
         want: usize,
     ) -> Result<Vec<usize>, OverLimit> {
         let mut out = Vec::new();
-        let first = base.lines.partition_point(|&s| (s as usize) < lo);
-        for s in base.lines[first..].iter().map(|&s| s as usize) {
+        let first = base
+            .lines
+            .count_below(u32::try_from(lo).unwrap_or(u32::MAX));
+        for s in base.lines.iter_from(first).map(|s| s as usize) {
             if s >= hi || out.len() == want {
                 return Ok(out);
             }

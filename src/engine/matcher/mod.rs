@@ -10,6 +10,7 @@
 
 use crate::engine::document::{Document, LineStarts};
 use crate::engine::normalize::{Normalization, Normalized, fold, lf, table_of};
+use crate::offsets::{Ascending, EMPTY};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
@@ -188,7 +189,7 @@ pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) 
     drop(ids);
     let mut out = WholeLines {
         of,
-        occ: vec![Vec::new(); distinct.len()],
+        occ: vec![Ascending::default(); distinct.len()],
         more_at: vec![None; distinct.len()],
     };
     if distinct.is_empty() {
@@ -249,9 +250,6 @@ pub(crate) fn whole_lines(file: &Normalized, open_end: bool, patterns: &[&str]) 
         list.push(first as u32);
         true
     });
-    for o in &mut out.occ {
-        o.sort_unstable();
-    }
     out
 }
 
@@ -343,21 +341,31 @@ impl<'a> LineIds<'a> {
 }
 
 /// What [`whole_lines`] found: per pattern, the first line of each occurrence, ascending.
-/// Equal patterns share one list.
+/// Equal patterns share one list, of about two bytes an entry where they are dense (in a
+/// repetitive file, where they are long).
 pub(crate) struct WholeLines {
     /// Each pattern's list in `occ`.
     of: Vec<usize>,
-    occ: Vec<Vec<u32>>,
+    occ: Vec<Ascending>,
     more_at: Vec<Option<usize>>,
 }
 
 /// The occurrences of one pattern that [`whole_lines`] kept.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Stored<'a> {
     /// First lines, ascending: every occurrence that starts before `more_at`.
-    pub lines: &'a [u32],
+    pub lines: &'a Ascending,
     /// The first line of the first occurrence left out, when the list was cut at its share.
     pub more_at: Option<usize>,
+}
+
+impl Default for Stored<'_> {
+    fn default() -> Self {
+        Stored {
+            lines: &EMPTY,
+            more_at: None,
+        }
+    }
 }
 
 impl WholeLines {
@@ -1417,7 +1425,7 @@ mod whole_line_tests {
     fn lines(text: &str, open_end: bool, pats: &[&str]) -> Vec<Vec<usize>> {
         let found = whole_lines(&Normalized::new(text), open_end, pats);
         (0..pats.len())
-            .map(|p| found.of(p).lines.iter().map(|&l| l as usize).collect())
+            .map(|p| found.of(p).lines.iter_from(0).map(|l| l as usize).collect())
             .collect()
     }
 
