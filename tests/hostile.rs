@@ -1187,3 +1187,58 @@ fn occurrences_inside_ligatures_are_capped() {
     );
     assert_eq!(fs::read_to_string(root.join("lig.txt")).unwrap(), text);
 }
+
+/// Issues 8/14: Codex hunks on a file of very short lines (1,000,000 lines of `x`, 2 MB), where
+/// anything kept per file line weighs several times the line itself. The line starts were
+/// stored three times at four bytes a line (the document's index, the chunk locator's and the
+/// matcher's), with a four-byte hash per line, four-byte occurrence lists and four-byte patch
+/// line ends: 1,000 distinct hunks peaked at 36.9 MB in release (cap 19.7 MB); the lines of one
+/// placed hunk of 300,000 lines were listed at 16 bytes each for the splice. The locator now
+/// reads the document's own index, the matcher searches one-byte line ids, and lists and line
+/// ends take about two bytes an entry.
+#[test]
+fn codex_hunks_on_a_file_of_short_lines_are_capped() {
+    let (t, root) = root();
+    let base = base_rss(&root);
+    let text = "x\n".repeat(999_999) + "z\n";
+    fs::write(root.join("x.txt"), &text).unwrap();
+    let patch = |hunks: &mut dyn Iterator<Item = String>| {
+        let mut p = String::from("*** Begin Patch\n*** Update File: x.txt\n");
+        p.extend(hunks);
+        p + "*** End Patch\n"
+    };
+    for (what, body, code) in [
+        // Each ambiguous: `x` then 1 to 1,000 lines of it occur nearly everywhere.
+        (
+            "1,000 distinct hunks",
+            patch(&mut (1..=1_000).map(|k| format!("@@\n{}-x\n+y\n", " x\n".repeat(k)))),
+            1,
+        ),
+        // Unique: the one window that ends at `z`.
+        (
+            "one placed hunk of 300,000 lines",
+            patch(&mut std::iter::once(format!(
+                "@@\n{}-z\n+y\n",
+                " x\n".repeat(300_000)
+            ))),
+            0,
+        ),
+    ] {
+        let path = t.path().join("p.patch");
+        fs::write(&path, &body).unwrap();
+        let c = measured(
+            &root,
+            &["resolve", "--format", "json", path.to_str().unwrap()],
+            Stdio::null(),
+        );
+        within_caps(what, &c, (text.len() + body.len()) as u64, base);
+        assert_eq!(c.code, Some(code), "{what}");
+        let v: Value = serde_json::from_slice(&c.stdout).unwrap();
+        let edits = &v["files"][0]["edits"];
+        if code == 1 {
+            assert_eq!(edits[999]["error"]["code"], "ambiguous", "{}", edits[999]);
+        } else {
+            assert_eq!(edits[0]["status"], "resolved", "{}", edits[0]);
+        }
+    }
+}
