@@ -1,15 +1,26 @@
-//! Ascending `u32`s (where patch lines end, the lines where a pattern occurs) in about two
-//! bytes each: on a patch or a file of very short lines, four bytes a line was twice the text.
+//! Ascending `u32`s (where patch lines end, the lines where a pattern occurs) in one or two
+//! bytes each where they are close: on a patch or a file of very short lines, four bytes a line
+//! was twice the text.
 
+/// Values per block of a narrow list.
+const NARROW: usize = 32;
 /// Values per block of a packed list.
 const BLOCK: usize = 64;
 
-/// A list of ascending `u32`s. Packed while every block of [`BLOCK`] values lies within 64 Ki
-/// of the block's first value: that value in full, then a 2-byte delta per value (about 2.06
-/// bytes a value). The first value too far from its block's first turns the list into plain
-/// `u32`s for good. Equal lists pushed in the same order have the same form.
+/// A list of ascending `u32`s, in the smallest of three forms that holds them. Narrow while every
+/// block of [`NARROW`] values lies within 256 of the block's first value (short lines, dense
+/// occurrences): that value in full, then a byte per value (1.125 bytes a value). Else packed
+/// while every block of [`BLOCK`] values lies within 64 Ki of its first: 2-byte deltas (about
+/// 2.06 bytes a value). Else plain `u32`s. A value that does not fit moves the list to the next
+/// form for good (each move copies it once, so pushing stays linear). Equal lists pushed in the
+/// same order have the same form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Ascending {
+    /// `deltas[i]` is value `i` minus `bases[i / NARROW]`.
+    Narrow {
+        bases: Vec<u32>,
+        deltas: Vec<u8>,
+    },
     /// `deltas[i]` is value `i` minus `bases[i / BLOCK]`.
     Packed {
         bases: Vec<u32>,
@@ -19,14 +30,14 @@ pub(crate) enum Ascending {
 }
 
 /// An empty list, to lend.
-pub(crate) static EMPTY: Ascending = Ascending::Packed {
+pub(crate) static EMPTY: Ascending = Ascending::Narrow {
     bases: Vec::new(),
     deltas: Vec::new(),
 };
 
 impl Default for Ascending {
     fn default() -> Ascending {
-        Ascending::Packed {
+        Ascending::Narrow {
             bases: Vec::new(),
             deltas: Vec::new(),
         }
@@ -37,31 +48,61 @@ impl Ascending {
     /// Appends `v`, at least the last value.
     pub(crate) fn push(&mut self, v: u32) {
         debug_assert!(self.last().is_none_or(|l| l <= v), "ascending");
-        match self {
+        let fits = match self {
+            Ascending::Narrow { bases, deltas } => {
+                if deltas.len() % NARROW == 0 {
+                    bases.push(v);
+                }
+                // Invariant: a block was started above.
+                let base = *bases.last().expect("a block");
+                u8::try_from(v.wrapping_sub(base))
+                    .map(|d| deltas.push(d))
+                    .is_ok()
+            }
             Ascending::Packed { bases, deltas } => {
                 if deltas.len() % BLOCK == 0 {
                     bases.push(v);
                 }
                 // Invariant: a block was started above.
                 let base = *bases.last().expect("a block");
-                match u16::try_from(v - base) {
-                    Ok(d) => deltas.push(d),
-                    Err(_) => {
-                        let mut plain: Vec<u32> = Vec::with_capacity(deltas.len() + 1);
-                        let at = |i: usize| bases[i / BLOCK] + u32::from(deltas[i]);
-                        plain.extend((0..deltas.len()).map(at));
-                        plain.push(v);
-                        *self = Ascending::Plain(plain);
-                    }
-                }
+                u16::try_from(v.wrapping_sub(base))
+                    .map(|d| deltas.push(d))
+                    .is_ok()
             }
-            Ascending::Plain(p) => p.push(v),
+            Ascending::Plain(p) => {
+                p.push(v);
+                true
+            }
+        };
+        if !fits {
+            self.widen(v);
         }
+    }
+
+    /// Moves to the next form, with `v` appended.
+    fn widen(&mut self, v: u32) {
+        let values = self.iter_from(0).chain(std::iter::once(v));
+        let next = if matches!(self, Ascending::Narrow { .. }) {
+            let mut next = Ascending::Packed {
+                bases: Vec::new(),
+                deltas: Vec::with_capacity(self.len() + 1),
+            };
+            for x in values {
+                next.push(x);
+            }
+            next
+        } else {
+            let mut plain = Vec::with_capacity(self.len() + 1);
+            plain.extend(values);
+            Ascending::Plain(plain)
+        };
+        *self = next;
     }
 
     /// How many values.
     pub(crate) fn len(&self) -> usize {
         match self {
+            Ascending::Narrow { deltas, .. } => deltas.len(),
             Ascending::Packed { deltas, .. } => deltas.len(),
             Ascending::Plain(p) => p.len(),
         }
@@ -75,6 +116,9 @@ impl Ascending {
     /// Value `i`.
     pub(crate) fn get(&self, i: usize) -> Option<u32> {
         match self {
+            Ascending::Narrow { bases, deltas } => {
+                deltas.get(i).map(|&d| bases[i / NARROW] + u32::from(d))
+            }
             Ascending::Packed { bases, deltas } => {
                 deltas.get(i).map(|&d| bases[i / BLOCK] + u32::from(d))
             }
@@ -110,9 +154,10 @@ impl Ascending {
         (i..self.len()).filter_map(move |k| self.get(k))
     }
 
-    /// Room for `n` more values without growing (packed: their deltas).
+    /// Room for `n` more values without growing (in the list's form).
     pub(crate) fn reserve_exact(&mut self, n: usize) {
         match self {
+            Ascending::Narrow { deltas, .. } => deltas.reserve_exact(n),
             Ascending::Packed { deltas, .. } => deltas.reserve_exact(n),
             Ascending::Plain(p) => p.reserve_exact(n),
         }
@@ -121,6 +166,7 @@ impl Ascending {
     /// How many values fit without growing.
     pub(crate) fn capacity(&self) -> usize {
         match self {
+            Ascending::Narrow { deltas, .. } => deltas.capacity(),
             Ascending::Packed { deltas, .. } => deltas.capacity(),
             Ascending::Plain(p) => p.capacity(),
         }
@@ -129,6 +175,10 @@ impl Ascending {
     /// Gives back what the list grew beyond its values.
     pub(crate) fn shrink_to_fit(&mut self) {
         match self {
+            Ascending::Narrow { bases, deltas } => {
+                bases.shrink_to_fit();
+                deltas.shrink_to_fit();
+            }
             Ascending::Packed { bases, deltas } => {
                 bases.shrink_to_fit();
                 deltas.shrink_to_fit();
@@ -142,19 +192,27 @@ impl Ascending {
 mod tests {
     use super::*;
 
-    /// Both forms answer as a plain vector does: dense values stay packed, a jump of 64 Ki or
-    /// more inside a block makes the list plain, and the values before it survive.
+    /// Every form answers as a plain vector does: close values stay narrow, a jump of 256 or
+    /// more inside a block makes the list packed, one of 64 Ki or more plain, and the values
+    /// before a move survive it.
     #[test]
     fn answers_as_a_vector() {
-        let dense: Vec<u32> = (0..1000u32).map(|i| i * 3 + i % 2).collect();
-        let mut jump = dense.clone();
-        jump.extend([200_000, 200_001, 300_000]);
-        for (values, packed) in [(dense, true), (jump, false), (Vec::new(), true)] {
+        let narrow: Vec<u32> = (0..1000u32).map(|i| i * 3 + i % 2).collect();
+        let mut packed = narrow.clone();
+        packed.extend([5_000, 5_001, 9_000]);
+        let mut plain = packed.clone();
+        plain.extend([200_000, 200_001, 300_000]);
+        let form = |a: &Ascending| match a {
+            Ascending::Narrow { .. } => 1,
+            Ascending::Packed { .. } => 2,
+            Ascending::Plain(_) => 4,
+        };
+        for (values, want) in [(narrow, 1), (packed, 2), (plain, 4), (Vec::new(), 1)] {
             let mut a = Ascending::default();
             for &v in &values {
                 a.push(v);
             }
-            assert_eq!(matches!(a, Ascending::Packed { .. }), packed);
+            assert_eq!(form(&a), want);
             assert_eq!(a.len(), values.len());
             assert_eq!(a.iter_from(0).collect::<Vec<_>>(), values);
             for v in 0..=values.last().map_or(3, |&l| l + 2) {
