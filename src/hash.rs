@@ -48,7 +48,7 @@ impl Marks {
                 let (now, later) = rest.split_at(rest.len().min(MARK - fed % MARK));
                 hasher.update(now);
                 fed += now.len();
-                if fed % MARK == 0 {
+                if fed.is_multiple_of(MARK) {
                     marks.push(hasher.clone());
                 }
                 rest = later;
