@@ -1223,6 +1223,16 @@ fn codex_hunks_on_a_file_of_short_lines_are_capped() {
             ))),
             0,
         ),
+        // Ambiguous at 700,000 places, 20 of them listed: each place's text is cut at 64 KiB
+        // (20 whole 600 KB copies were 12 MB over the cap).
+        (
+            "one ambiguous hunk of 300,000 lines",
+            patch(&mut std::iter::once(format!(
+                "@@\n{}-x\n+y\n",
+                " x\n".repeat(300_000)
+            ))),
+            1,
+        ),
     ] {
         let path = t.path().join("p.patch");
         fs::write(&path, &body).unwrap();
@@ -1236,7 +1246,11 @@ fn codex_hunks_on_a_file_of_short_lines_are_capped() {
         let v: Value = serde_json::from_slice(&c.stdout).unwrap();
         let edits = &v["files"][0]["edits"];
         if code == 1 {
-            assert_eq!(edits[999]["error"]["code"], "ambiguous", "{}", edits[999]);
+            let last = &edits[edits.as_array().unwrap().len() - 1];
+            assert_eq!(last["error"]["code"], "ambiguous", "{}", last);
+            for place in last["error"]["candidates"].as_array().unwrap() {
+                assert!(place["text"].as_str().unwrap().len() <= 64 * 1024, "{what}");
+            }
         } else {
             assert_eq!(edits[0]["status"], "resolved", "{}", edits[0]);
         }

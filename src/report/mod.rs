@@ -125,10 +125,27 @@ fn candidates(
         out.push(wire::Candidate {
             range: range(doc, m, enc),
             score: None,
-            text: doc.text[m.clone()].to_string(),
+            text: place_text(&doc.text[m.clone()]).to_string(),
         });
     }
     out
+}
+
+/// The most of an ambiguous place's text a response carries: its first [`PLACE_TEXT`] bytes, cut
+/// back to a character boundary (its `range` is always whole). Each of the up to 20 places would
+/// otherwise copy the text of an `oldText` the caller already has: 20 copies of a 600 KB
+/// `oldText` made the response 20 times the request.
+const PLACE_TEXT: usize = 64 * 1024;
+
+fn place_text(text: &str) -> &str {
+    if text.len() <= PLACE_TEXT {
+        return text;
+    }
+    let mut end = PLACE_TEXT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// The old and new full texts (a BOM included as U+FEFF, so their bytes are the file bytes)
@@ -511,5 +528,20 @@ pub(crate) fn response_rendered(
         rolled_back: wrote.rolled_back.as_ref().map(ToString::to_string),
         durability_unknown: wrote.durability_unknown,
         recovered: wrote.recovered.as_ref().and_then(message::recovery),
+    }
+}
+
+#[cfg(test)]
+mod place_text_tests {
+    use super::{place_text, PLACE_TEXT};
+
+    #[test]
+    fn a_long_place_is_cut_on_a_character_boundary() {
+        assert_eq!(place_text("short"), "short");
+        let exact = "x".repeat(PLACE_TEXT);
+        assert_eq!(place_text(&exact), exact);
+        // A 3-byte character straddles the limit: the cut falls before it.
+        let long = "x".repeat(PLACE_TEXT - 1) + "€" + "tail";
+        assert_eq!(place_text(&long), "x".repeat(PLACE_TEXT - 1));
     }
 }
