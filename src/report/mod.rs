@@ -533,7 +533,7 @@ pub(crate) fn response_rendered(
 
 #[cfg(test)]
 mod place_text_tests {
-    use super::{place_text, PLACE_TEXT};
+    use super::{PLACE_TEXT, place_text};
 
     #[test]
     fn a_long_place_is_cut_on_a_character_boundary() {
