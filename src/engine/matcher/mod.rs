@@ -838,73 +838,88 @@ pub(crate) fn find_all(
             let count = parts.iter().map(|h| h.count).sum::<usize>() + eof.is_some() as usize;
             let uncounted = parts.iter().any(|h| h.uncounted);
             let eof_end = eof.as_ref().map(|(_, span)| span.end);
-            let chosen: Vec<&(Range<usize>, Range<usize>)> = if needle.replace_all {
-                // Leftmost first, judged in N(·) — where an occurrence takes what its span
-                // covers: an exact occurrence ending in whitespace that N(·) keeps (§3.4) covers
-                // that whitespace too, so the next occurrence must start after it.
-                let (mut last_end, mut last_span_end) = (0, 0);
-                occ.iter()
-                    .copied()
-                    .filter(|(n, span)| {
-                        let take = n.start >= last_end && span.start >= last_span_end;
-                        if take {
-                            last_end = n.end;
-                            last_span_end = span.end;
-                        }
-                        take
-                    })
-                    .collect()
-            } else {
-                let count = if uncounted { UNCOUNTED } else { count };
-                match verdict(count, occ) {
-                    Verdict::NotFound => return Err(Miss::NotFound),
-                    Verdict::One(one) => vec![one],
-                    Verdict::Ambiguous { first, count } => {
-                        return Err(Miss::Ambiguous {
-                            spans: first.into_iter().map(|(_, s)| s.clone()).collect(),
-                            count,
-                        });
-                    }
-                }
-            };
-            if chosen.is_empty() {
-                return Err(Miss::NotFound);
-            }
-            let at_eof = chosen.len() == 1 && eof_end == Some(chosen[0].1.end) && {
-                let (n, _) = chosen[0];
-                n.end == file.text.len()
-            };
-            let old_text = if at_eof {
-                needle
-                    .old_text
-                    .strip_suffix('\n')
-                    .map_or(needle.old_text, |t| t.strip_suffix('\r').unwrap_or(t))
-            } else {
-                needle.old_text
-            };
-            let mut kind = MatchKind::Exact;
-            let mut norms: Vec<Normalization> = Vec::new();
-            let mut pat = None;
-            for (n, span) in &chosen {
-                if !same_lf(&text[span.clone()], old_text) {
-                    kind = MatchKind::Normalized;
-                    let pat = pat.get_or_insert_with(|| Normalized::new(old_text));
-                    for x in needed(text, file, n.clone(), span, old_text, pat) {
-                        if !norms.contains(&x) {
-                            norms.push(x);
-                        }
-                    }
-                }
-            }
-            norms.sort();
-            Ok(Found {
-                spans: chosen.iter().map(|(_, s)| s.clone()).collect(),
-                kind,
-                normalizations: norms,
-                at_eof,
-            })
+            let count = if uncounted { UNCOUNTED } else { count };
+            decide(text, file, needle, occ, count, eof_end)
         })
         .collect()
+}
+
+/// One needle's result from its occurrences (in order of start), their count ([`UNCOUNTED`]
+/// past its share) and the end of its end-of-file occurrence: the leftmost non-overlapping ones
+/// of a replaceAll edit or the verdict of another, then the kind and normalizations of the
+/// spans chosen. Shared with the tests' reference matcher.
+pub(super) fn decide(
+    text: &str,
+    file: &Normalized,
+    needle: &Needle<'_>,
+    occ: Vec<&Occurrence>,
+    count: usize,
+    eof_end: Option<usize>,
+) -> Result<Found, Miss> {
+    let chosen: Vec<&(Range<usize>, Range<usize>)> = if needle.replace_all {
+        // Leftmost first, judged in N(·) — where an occurrence takes what its span
+        // covers: an exact occurrence ending in whitespace that N(·) keeps (§3.4) covers
+        // that whitespace too, so the next occurrence must start after it.
+        let (mut last_end, mut last_span_end) = (0, 0);
+        occ.iter()
+            .copied()
+            .filter(|(n, span)| {
+                let take = n.start >= last_end && span.start >= last_span_end;
+                if take {
+                    last_end = n.end;
+                    last_span_end = span.end;
+                }
+                take
+            })
+            .collect()
+    } else {
+        match verdict(count, occ) {
+            Verdict::NotFound => return Err(Miss::NotFound),
+            Verdict::One(one) => vec![one],
+            Verdict::Ambiguous { first, count } => {
+                return Err(Miss::Ambiguous {
+                    spans: first.into_iter().map(|(_, s)| s.clone()).collect(),
+                    count,
+                });
+            }
+        }
+    };
+    if chosen.is_empty() {
+        return Err(Miss::NotFound);
+    }
+    let at_eof = chosen.len() == 1 && eof_end == Some(chosen[0].1.end) && {
+        let (n, _) = chosen[0];
+        n.end == file.text.len()
+    };
+    let old_text = if at_eof {
+        needle
+            .old_text
+            .strip_suffix('\n')
+            .map_or(needle.old_text, |t| t.strip_suffix('\r').unwrap_or(t))
+    } else {
+        needle.old_text
+    };
+    let mut kind = MatchKind::Exact;
+    let mut norms: Vec<Normalization> = Vec::new();
+    let mut pat = None;
+    for (n, span) in &chosen {
+        if !same_lf(&text[span.clone()], old_text) {
+            kind = MatchKind::Normalized;
+            let pat = pat.get_or_insert_with(|| Normalized::new(old_text));
+            for x in needed(text, file, n.clone(), span, old_text, pat) {
+                if !norms.contains(&x) {
+                    norms.push(x);
+                }
+            }
+        }
+    }
+    norms.sort();
+    Ok(Found {
+        spans: chosen.iter().map(|(_, s)| s.clone()).collect(),
+        kind,
+        normalizations: norms,
+        at_eof,
+    })
 }
 
 /// N(oldText) of each needle and its trimmed-last-line flag: the text is the needle's `oldText`

@@ -143,71 +143,8 @@ pub(crate) fn find_all_reference(
             let eof_end = alt
                 .filter(|&alt| hits[alt].count > 0)
                 .map(|alt| hits[alt].occ[0].1.end);
-            let chosen: Vec<&(Range<usize>, Range<usize>)> = if needle.replace_all {
-                // Leftmost first, judged in N(·) — where an occurrence takes what its span
-                // covers: an exact occurrence ending in whitespace that N(·) keeps (§3.4) covers
-                // that whitespace too, so the next occurrence must start after it.
-                let (mut last_end, mut last_span_end) = (0, 0);
-                h.occ
-                    .iter()
-                    .filter(|(n, span)| {
-                        let take = n.start >= last_end && span.start >= last_span_end;
-                        if take {
-                            last_end = n.end;
-                            last_span_end = span.end;
-                        }
-                        take
-                    })
-                    .collect()
-            } else {
-                let count = if h.uncounted { UNCOUNTED } else { h.count };
-                match verdict(count, &h.occ) {
-                    Verdict::NotFound => return Err(Miss::NotFound),
-                    Verdict::One(one) => vec![one],
-                    Verdict::Ambiguous { first, count } => {
-                        return Err(Miss::Ambiguous {
-                            spans: first.into_iter().map(|(_, s)| s.clone()).collect(),
-                            count,
-                        });
-                    }
-                }
-            };
-            if chosen.is_empty() {
-                return Err(Miss::NotFound);
-            }
-            let at_eof = chosen.len() == 1 && eof_end == Some(chosen[0].1.end) && {
-                let (n, _) = chosen[0];
-                n.end == file.text.len()
-            };
-            let old_text = if at_eof {
-                needle
-                    .old_text
-                    .strip_suffix('\n')
-                    .map_or(needle.old_text, |t| t.strip_suffix('\r').unwrap_or(t))
-            } else {
-                needle.old_text
-            };
-            let mut kind = MatchKind::Exact;
-            let mut norms: Vec<Normalization> = Vec::new();
-            let mut pat = None;
-            for (n, span) in &chosen {
-                if !same_lf(&text[span.clone()], old_text) {
-                    kind = MatchKind::Normalized;
-                    let pat = pat.get_or_insert_with(|| Normalized::new(old_text));
-                    for x in needed(text, file, n.clone(), span, old_text, pat) {
-                        if !norms.contains(&x) {
-                            norms.push(x);
-                        }
-                    }
-                }
-            }
-            norms.sort();
-            Ok(Found {
-                spans: chosen.iter().map(|(_, s)| s.clone()).collect(),
-                kind,
-                normalizations: norms,
-                at_eof,
-            })
+            let count = if h.uncounted { UNCOUNTED } else { h.count };
+            decide(text, file, needle, h.occ.iter().collect(), count, eof_end)
         })
         .collect()
 }
