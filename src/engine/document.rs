@@ -81,6 +81,34 @@ impl PositionEncoding {
     }
 }
 
+/// LSP positions of a document's offsets, for offsets mostly taken in ascending order
+/// ([`Document::positions`]); any order gives the same positions as [`Document::position`].
+pub struct Positions<'a> {
+    doc: &'a Document,
+    enc: PositionEncoding,
+    /// The last offset asked for and its position.
+    last: Option<(usize, Position)>,
+}
+
+impl Positions<'_> {
+    /// The LSP position of byte offset `offset` (which must be a char boundary).
+    pub fn at(&mut self, offset: usize) -> Position {
+        let doc = self.doc;
+        let offset = offset.min(doc.text.len());
+        let (line, start) = doc.line_and_start(offset);
+        let (from, before) = match self.last {
+            Some((at, p)) if p.line == line && at <= offset => (at, p.character),
+            _ => (start, 0),
+        };
+        let p = Position {
+            line,
+            character: before + self.enc.units(&doc.text[from..offset]),
+        };
+        self.last = Some((offset, p));
+        p
+    }
+}
+
 /// A 0-based LSP position.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
@@ -312,6 +340,17 @@ impl Document {
         Position {
             line,
             character: enc.units(&self.text[start..offset]),
+        }
+    }
+
+    /// A cursor that gives the LSP positions of offsets taken in ascending order, each
+    /// counted on from the one before on the same line: the many spans of a `replaceAll` on
+    /// one long line cost one walk of the line, not one each.
+    pub fn positions(&self, enc: PositionEncoding) -> Positions<'_> {
+        Positions {
+            doc: self,
+            enc,
+            last: None,
         }
     }
 
@@ -708,6 +747,35 @@ mod tests {
                 lazy.line_starts.get().is_none(),
                 "positions built the line index"
             );
+        }
+    }
+
+    /// The cursor of ascending offsets gives [`Document::position`]'s answer, offsets taken in
+    /// order, repeated, or going back.
+    #[test]
+    fn the_positions_cursor_agrees_with_position() {
+        let texts = [
+            "\u{e9}a\u{1F600}b\r\n\u{e9}\u{e9}\rx\n\ny\u{2603}".to_string(),
+            "a".repeat(50) + "\n" + &"\u{1F600}".repeat(9),
+            String::new(),
+        ];
+        for t in &texts {
+            let d = Document::from_text(t.clone(), false);
+            let offsets: Vec<usize> = (0..=t.len()).filter(|&o| t.is_char_boundary(o)).collect();
+            let back: Vec<usize> = offsets.iter().rev().copied().collect();
+            let twice: Vec<usize> = offsets.iter().flat_map(|&o| [o, o]).collect();
+            for enc in [
+                PositionEncoding::Utf8,
+                PositionEncoding::Utf16,
+                PositionEncoding::Utf32,
+            ] {
+                for order in [&offsets, &back, &twice] {
+                    let mut at = d.positions(enc);
+                    for &o in order {
+                        assert_eq!(at.at(o), d.position(o, enc), "offset {o} in {t:?}");
+                    }
+                }
+            }
         }
     }
 

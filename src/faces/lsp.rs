@@ -214,12 +214,13 @@ pub(crate) fn text_edits(f: &FilePlan, enc: PositionEncoding) -> Vec<TextEdit> {
     let Some(orig) = &f.original else {
         return Vec::new();
     };
+    let mut at = orig.doc.positions(enc);
     f.pieces(&|_| true)
         .into_iter()
         .map(|(span, rep, _)| TextEdit {
             range: Range {
-                start: orig.doc.position(span.start, enc),
-                end: orig.doc.position(span.end, enc),
+                start: at.at(span.start),
+                end: at.at(span.end),
             },
             new_text: rep.to_string(),
         })

@@ -352,7 +352,12 @@ impl Source {
                 if let Some(doc) = doc {
                     r.range = res.spans.first().map(|s| range(doc, s, enc));
                     if e.spec.replace_all {
-                        r.ranges = Some(res.spans.iter().map(|s| range(doc, s, enc)).collect());
+                        let mut at = doc.positions(enc);
+                        let ranges = res.spans.iter().map(|s| wire::Range {
+                            start: at.at(s.start),
+                            end: at.at(s.end),
+                        });
+                        r.ranges = Some(ranges.collect());
                     }
                 }
             }
