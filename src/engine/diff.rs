@@ -259,6 +259,9 @@ impl<'a> Lines<'a> {
             at
         } else if line == at_line + 1 {
             memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |i| at + i + 1)
+        } else if line + 1 == at_line {
+            // Back one line (a changed line's text, then the line itself): `at` follows a `\n`.
+            memchr::memrchr(b'\n', &b[..at - 1]).map_or(0, |i| i + 1)
         } else if line == 0 {
             0
         } else {
@@ -762,7 +765,12 @@ mod tests {
             let start = |i: usize| full.get(i).copied().unwrap_or(t.len());
             let n = full.len() + 2;
             let jumps = (0..n.min(300)).map(|i| (i * 7919) % n);
-            for i in (0..n).chain((0..n).rev().step_by(97)).chain(jumps) {
+            let back = (0..n).rev();
+            for i in (0..n)
+                .chain((0..n).rev().step_by(97))
+                .chain(jumps)
+                .chain(back)
+            {
                 assert_eq!(l.start(i), start(i), "start({i}) len {}", t.len());
             }
         }
