@@ -1188,6 +1188,70 @@ fn occurrences_inside_ligatures_are_capped() {
     assert_eq!(fs::read_to_string(root.join("lig.txt")).unwrap(), text);
 }
 
+/// Issues 8/14: replaceAll floods. A replaceAll edit never stops counting, and its occurrences
+/// overlapping the ones it takes used to be kept too: 100 replaceAll edits `a` × 1,000..1,100
+/// on a file of 100,000 `a`s report every overlapping occurrence of each (10^7), and peaked at
+/// 598 MB in 12.6 s (debug). Now an overlapping one costs against the edit's share of the
+/// budget as a rejected one does: 16 are searched again alone (they resolve, and overlap each
+/// other), the others are `too_large` with a message that says why and what to do.
+#[test]
+fn replace_all_floods_are_capped() {
+    let (t, root) = root();
+    let base = base_rss(&root);
+    let text = "a".repeat(100_000) + "\n";
+    fs::write(root.join("a.txt"), &text).unwrap();
+    let req = serde_json::json!({"files": [{"path": "a.txt", "edits": (1_000..1_100)
+        .map(|k| serde_json::json!({"oldText": "a".repeat(k), "newText": "b", "replaceAll": true}))
+        .collect::<Vec<_>>()}]})
+    .to_string();
+    let path = t.path().join("req.json");
+    fs::write(&path, &req).unwrap();
+    let c = measured(
+        &root,
+        &["apply", "--format", "json", path.to_str().unwrap()],
+        Stdio::null(),
+    );
+    within_caps(
+        "100 overlapping replaceAll edits",
+        &c,
+        (text.len() + req.len()) as u64,
+        base,
+    );
+    assert_eq!(c.code, Some(1));
+    let v: Value = serde_json::from_slice(&c.stdout).unwrap();
+    let edits = v["files"][0]["edits"].as_array().unwrap();
+    let code = |e: &Value| e["error"]["code"].as_str().unwrap_or("").to_string();
+    let too_large = edits.iter().filter(|e| code(e) == "too_large").count();
+    let overlap = edits.iter().filter(|e| code(e) == "overlap").count();
+    assert_eq!((overlap, too_large), (16, 84), "{}", edits[0]);
+    let e = edits.iter().find(|e| code(e) == "too_large").unwrap();
+    let said = e["error"]["message"].as_str().unwrap();
+    assert!(said.contains("overlap one another"), "{e}");
+    assert!(
+        e["error"]["hint"]
+            .as_str()
+            .unwrap()
+            .contains("request of its own"),
+        "{e}"
+    );
+    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), text);
+    // Alone, one of them is decided: 100 replacements, the tail of 100 `a`s kept.
+    let one = serde_json::json!({"files": [{"path": "a.txt", "edits": [
+        {"oldText": "a".repeat(1_000), "newText": "b", "replaceAll": true}]}]});
+    let o = run(&root, &["apply", "-"], one.to_string().as_bytes());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert_eq!(json(&o)["files"][0]["edits"][0]["occurrences"], 100);
+    assert_eq!(
+        fs::read_to_string(root.join("a.txt")).unwrap(),
+        "b".repeat(100) + "\n"
+    );
+}
+
 /// Issues 8/14: Codex hunks on a file of very short lines (1,000,000 lines of `x`, 2 MB), where
 /// anything kept per file line weighs several times the line itself. The line starts were
 /// stored three times at four bytes a line (the document's index, the chunk locator's and the

@@ -60,12 +60,16 @@ pub(crate) enum EditError {
         clue: Option<Box<Clue>>,
     },
     /// `oldText` occurs in N(file) at so many places that a rule rejects (inside ligatures or
-    /// combined characters, or, in the relaxed tier, with other indentation) that checking them
+    /// combined characters, overlapping the occurrences a replaceAll takes, or, in the relaxed
+    /// tier, with other indentation) that checking them
     /// all would exceed the work budget, linear in the file plus the request: whether it
     /// occurs once is not known (`too_large`).
     TooManyPlaces {
         /// In the relaxed tier (§3b): not found as written.
         relaxed: bool,
+        /// A replaceAll edit, whose occurrences that overlap the ones it takes are paid for
+        /// in the same way (`a` repeated, searched in a file of `a`).
+        replace_all: bool,
     },
     /// A Codex patch chunk that could not be placed (SPEC §6).
     Chunk {

@@ -190,7 +190,21 @@ fn edit_said(
             ),
             "copy oldText from the file as it is, with enough lines to match once".to_string(),
         ),
-        EditError::TooManyPlaces { relaxed: false } => (
+        EditError::TooManyPlaces {
+            relaxed: false,
+            replace_all: true,
+        } => (
+            format!(
+                "edit {i} for {path}: replaceAll's oldText occurs at too many places that overlap \
+                 one another (or inside ligatures or combined characters) in this file to be \
+                 checked within redline's work limit (linear in the file plus the request)"
+            ),
+            "send this replaceAll edit in a request of its own (the limit is shared by the \
+             request's edits), or give oldText more context so that its occurrences do not \
+             overlap"
+                .to_string(),
+        ),
+        EditError::TooManyPlaces { relaxed: false, .. } => (
             format!(
                 "edit {i} for {path}: oldText occurs inside ligatures or combined characters (such \
                  as `ﬁ` or a letter with a combining mark) at too many places in this file to be \
@@ -199,7 +213,7 @@ fn edit_said(
             "give oldText more context (whole lines around it) so that it occurs at fewer places"
                 .to_string(),
         ),
-        EditError::TooManyPlaces { relaxed: true } => (
+        EditError::TooManyPlaces { relaxed: true, .. } => (
             format!(
                 "edit {i} for {path}: oldText is not in the file as written, and with its \
                  formatting relaxed its lines occur (with other indentation) at too many places \

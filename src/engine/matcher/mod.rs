@@ -396,7 +396,7 @@ enum Seen {
     Rejected,
 }
 
-/// What the search found of one distinct pattern (24 bytes: most of many patterns have no
+/// What the search found of one distinct pattern (48 bytes: most of many patterns have no
 /// occurrence, so the occurrences kept are in one list for all, [`Kept`]).
 #[derive(Default, Clone, Copy)]
 struct Hits {
@@ -410,7 +410,16 @@ struct Hits {
     shadows: u32,
     /// It stopped there: `count` is a lower bound (and more than [`MAX_AMBIGUOUS`]).
     uncounted: bool,
+    /// A replaceAll pattern: its count is never cut at its share, and its occurrences are kept
+    /// (every one that a replaceAll can take: see `greedy`).
     keep_all: bool,
+    /// A replaceAll pattern that is the only source of its edits' occurrences (not under the
+    /// trimmed-last-line rule, whose exact occurrences come from a second search): past its
+    /// first `MAX_AMBIGUOUS + 1`, an occurrence overlapping the last one the leftmost
+    /// non-overlapping choice took ([`decide`]) is not kept, since that choice never takes it.
+    greedy: bool,
+    /// Where the occurrence last taken by that choice ends, in N(·) and in the original.
+    taken_end: (usize, usize),
     /// Given up for its rejected reports before its count was known: to be searched alone.
     rescan: bool,
     /// Given up so, and not searched again within [`RESCANS`]: its edits are `too_large`.
@@ -447,9 +456,35 @@ impl Hits {
         reject_limit: usize,
     ) -> bool {
         match seen {
+            Seen::Valid(n, span) if self.keep_all => {
+                self.count += 1;
+                // replaceAll: as `decide` takes the leftmost non-overlapping occurrences (they
+                // come in order of start). One that overlaps the last taken is kept only among
+                // the first MAX_AMBIGUOUS + 1 (an edit that is not replaceAll may share the
+                // pattern) or where another search adds occurrences; either way it is a wasted
+                // report, which costs against the limit as a rejected one does: 100 replaceAll
+                // edits `a`, `aa`, … on a file of `a` report every overlapping occurrence of each.
+                let free = n.start >= self.taken_end.0 && span.start >= self.taken_end.1;
+                if free {
+                    self.taken_end = (n.end, span.end);
+                }
+                if free || !self.greedy || self.kept as usize <= MAX_AMBIGUOUS {
+                    self.kept = self.kept.saturating_add(1);
+                    kept.0.push((pid as u32, (n, span)));
+                }
+                if !free {
+                    self.rejected = self.rejected.saturating_add(1);
+                    if self.rejected as usize >= reject_limit {
+                        // Its count is not known yet: searched again alone.
+                        self.rescan = true;
+                        return false;
+                    }
+                }
+                return true;
+            }
             Seen::Valid(n, span) => {
                 self.count += 1;
-                if self.keep_all || self.kept as usize <= MAX_AMBIGUOUS {
+                if self.kept as usize <= MAX_AMBIGUOUS {
                     self.kept = self.kept.saturating_add(1);
                     kept.0.push((pid as u32, (n, span)));
                 }
@@ -560,6 +595,7 @@ fn count_into(
         *rescans -= 1;
         *h = Hits {
             keep_all: h.keep_all,
+            greedy: h.greedy,
             ..Hits::default()
         };
         let pid = (first + p) as u32;
@@ -667,7 +703,9 @@ pub(crate) fn find_all(
     let mut kept = Kept(Vec::new());
     for (i, n) in needles.iter().enumerate() {
         if n.replace_all {
-            hits[pattern_of[i].0 as usize].keep_all = true;
+            let d = pattern_of[i].0 as usize;
+            hits[d].keep_all = true;
+            hits[d].greedy = !trimmed(d);
         }
     }
     #[allow(unused_mut)]
@@ -1824,6 +1862,77 @@ mod rejection_tests {
             let f = r.as_ref().unwrap_or_else(|e| panic!("{k}: {e:?}"));
             assert_eq!(f.spans, vec![text.len() - k - 1..text.len()]);
         }
+        assert!(
+            steps <= bound(&text, &olds),
+            "{steps} steps over {}",
+            bound(&text, &olds)
+        );
+    }
+
+    #[test]
+    fn replace_all_floods_cost_a_budget() {
+        // replaceAll `a` × k on a file of `a`: each takes n / k occurrences and overlaps
+        // them with k - 1 others at every position. Every one of the 300 × 100,000 reports
+        // used to be kept; now the overlapping ones cost against the edit's share, 16 edits
+        // are searched again alone, and the others are too_large. `a` has no overlap.
+        let text = "a".repeat(100_000);
+        let olds: Vec<String> = (1..=300).map(|k| "a".repeat(k)).collect();
+        let all: Vec<Needle<'_>> = olds
+            .iter()
+            .map(|o| Needle {
+                old_text: o,
+                replace_all: true,
+                line_based: false,
+            })
+            .collect();
+        let (got, steps) = costed(&text, &all);
+        let mut too_large = 0;
+        for (k, r) in (1..).zip(&got) {
+            match r {
+                Ok(f) => {
+                    let n = text.len() / k;
+                    assert_eq!(f.spans.len(), n, "{k}");
+                    assert!(
+                        f.spans
+                            .iter()
+                            .enumerate()
+                            .all(|(j, s)| *s == (j * k..j * k + k))
+                    );
+                }
+                Err(Miss::TooLarge) => too_large += 1,
+                other => panic!("{k}: {other:?}"),
+            }
+        }
+        assert_eq!(too_large, olds.len() - 1 - RESCANS);
+        assert!(
+            steps <= bound(&text, &olds),
+            "{steps} steps over {}",
+            bound(&text, &olds)
+        );
+        // Under the trimmed-last-line rule (whose exact occurrences come from a second search,
+        // so every occurrence is kept): lines of `a`, each oldText k of them and `a `.
+        let text = "a\n".repeat(50_000);
+        let olds: Vec<String> = (1..=300).map(|k| "a\n".repeat(k) + "a ").collect();
+        let all: Vec<Needle<'_>> = olds
+            .iter()
+            .map(|o| Needle {
+                old_text: o,
+                replace_all: true,
+                line_based: false,
+            })
+            .collect();
+        let (got, steps) = costed(&text, &all);
+        for (k, r) in (1..).zip(&got) {
+            match r {
+                Ok(f) => assert_eq!(f.spans.len(), 50_000 / (k + 1), "{k}"),
+                Err(Miss::TooLarge) => {}
+                other => panic!("{k}: {other:?}"),
+            }
+        }
+        assert!(
+            got.iter().filter(|r| r.is_ok()).count() >= RESCANS,
+            "the rescans decide"
+        );
         assert!(
             steps <= bound(&text, &olds),
             "{steps} steps over {}",

@@ -87,7 +87,10 @@ pub(crate) fn match_edits_with(
                 occurrences: count,
                 relaxed: false,
             }),
-            Err(Miss::TooLarge) => Outcome::Failed(EditError::TooManyPlaces { relaxed: false }),
+            Err(Miss::TooLarge) => Outcome::Failed(EditError::TooManyPlaces {
+                relaxed: false,
+                replace_all: specs[i].replace_all,
+            }),
             Err(Miss::NotFound) => {
                 not_found.push(i);
                 // The candidates and clues come below, for all of them at once.
@@ -286,7 +289,10 @@ fn relax(
                     still.push(i);
                 }
                 Err(relaxed::Fail::TooLarge) => {
-                    out[i].outcome = Outcome::Failed(EditError::TooManyPlaces { relaxed: true });
+                    out[i].outcome = Outcome::Failed(EditError::TooManyPlaces {
+                        relaxed: true,
+                        replace_all: false,
+                    });
                 }
                 Err(relaxed::Fail::NotFound) => still.push(i),
             }
