@@ -1252,6 +1252,82 @@ fn replace_all_floods_are_capped() {
     );
 }
 
+/// Issue 14: a replaceAll with many replacements costs about its output. Its response lists
+/// every range (SPEC §3a), so the cap here is the bad-input cap plus 200 bytes a replacement,
+/// in every face that shows it: `resolve` (JSON and LSP) and `filter` (with and without
+/// `--report`). Each span's column used to be counted from its line's start (quadratic on one
+/// long line), the LSP form and `filter`'s report went through a `serde_json::Value` tree (1-2
+/// KB a range), and `filter` made that report even when none was asked for.
+#[test]
+fn replace_all_with_many_replacements_costs_its_output() {
+    let (t, root) = root();
+    let base = base_rss(&root);
+    let n = 50_000;
+    let text = "\u{e9}a".repeat(n);
+    fs::write(root.join("f.txt"), &text).unwrap();
+    let req = serde_json::json!({"files": [{"path": "f.txt", "edits": [
+        {"oldText": "a", "newText": "c", "replaceAll": true}]}]})
+    .to_string();
+    let path = t.path().join("req.json");
+    fs::write(&path, &req).unwrap();
+    let report = t.path().join("report.json");
+    let p = path.to_str().unwrap();
+    let input = (text.len() + req.len()) as u64;
+    let buffer = || Stdio::from(fs::File::open(root.join("f.txt")).unwrap());
+    for (what, args, stdin) in [
+        ("resolve", vec!["resolve", p], Stdio::null()),
+        (
+            "resolve --format lsp",
+            vec!["resolve", "--format", "lsp", p],
+            Stdio::null(),
+        ),
+        (
+            "filter",
+            vec!["filter", "--path", "f.txt", "--edits", p],
+            buffer(),
+        ),
+        (
+            "filter --report",
+            vec![
+                "filter",
+                "--path",
+                "f.txt",
+                "--edits",
+                p,
+                "--report",
+                report.to_str().unwrap(),
+            ],
+            buffer(),
+        ),
+    ] {
+        let c = measured(&root, &args, stdin);
+        within_caps(what, &c, input + 200 * n as u64 / 3, base);
+        assert_eq!(c.code, Some(0), "{what}");
+        if what.starts_with("filter") {
+            assert_eq!(c.stdout, "\u{e9}c".repeat(n).as_bytes(), "{what}");
+        } else {
+            let v: Value = serde_json::from_slice(&c.stdout).unwrap();
+            let edits = if what.ends_with("lsp") {
+                v["workspaceEdit"]["documentChanges"][0]["edits"].clone()
+            } else {
+                v["files"][0]["edits"][0]["ranges"].clone()
+            };
+            let edits = edits.as_array().unwrap();
+            assert_eq!(edits.len(), n, "{what}");
+            let last = &edits[n - 1];
+            let range = if what.ends_with("lsp") {
+                &last["range"]
+            } else {
+                last
+            };
+            // UTF-16 columns: each `é` and `a` one unit.
+            assert_eq!(range["start"]["character"], 2 * n - 1, "{what}");
+        }
+    }
+    let v: Value = serde_json::from_slice(&fs::read(&report).unwrap()).unwrap();
+    assert_eq!(v["files"][0]["edits"][0]["occurrences"], n);
+}
+
 /// Issues 8/14: Codex hunks on a file of very short lines (1,000,000 lines of `x`, 2 MB), where
 /// anything kept per file line weighs several times the line itself. The line starts were
 /// stored three times at four bytes a line (the document's index, the chunk locator's and the

@@ -60,9 +60,9 @@ impl Filtered {
         }
     }
 
-    /// What happened, as JSON: the response of SPEC §4 when the edits were matched, otherwise
+    /// What happened, for JSON: the response of SPEC §4 when the edits were matched, otherwise
     /// `{"version": 1, "ok": false, "error": {"code", "message"}}`.
-    pub(crate) fn report(&self, settings: &Settings) -> serde_json::Value {
+    pub(crate) fn report(&self, settings: &Settings) -> Report {
         if let Some(plan) = &self.plan {
             let mut resp = report::response(
                 std::sync::Arc::clone(plan),
@@ -87,9 +87,9 @@ impl Filtered {
                     hint: None,
                 });
             }
-            return serde_json::to_value(resp).unwrap_or(serde_json::Value::Null);
+            return Report::Response(Box::new(resp));
         }
-        match &self.output {
+        Report::Other(match &self.output {
             Ok(_) => serde_json::json!({"version": crate::report::response::VERSION, "ok": true}),
             Err(FilterError::Request(e)) => {
                 serde_json::to_value(crate::report::response::RequestFailure::new(e))
@@ -100,8 +100,17 @@ impl Filtered {
                 "ok": false,
                 "error": {"code": e.code(), "message": e.to_string()},
             }),
-        }
+        })
     }
+}
+
+/// A [`Filtered::report`]: the response serialized as it is (it lists every range of a
+/// replaceAll: no `serde_json::Value` tree of it), or a small JSON object.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+pub(crate) enum Report {
+    Response(Box<crate::report::response::Response>),
+    Other(serde_json::Value),
 }
 
 /// Applies the edits `req` has for `path` to the buffer bytes `input`.
@@ -262,7 +271,8 @@ mod tests {
         ));
         let out = filter(&r, "a.txt", b"zzz", &s);
         assert_eq!(out.output.as_ref().unwrap_err().code(), Code::NotFound);
-        assert_eq!(out.report(&s)["errors"][0]["code"], "not_found");
+        let report = serde_json::to_value(out.report(&s)).unwrap();
+        assert_eq!(report["errors"][0]["code"], "not_found");
         let out = filter(&r, "a.txt", b"x\0", &s);
         assert_eq!(out.output.unwrap_err().code(), Code::BinaryFile);
     }

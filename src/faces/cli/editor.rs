@@ -18,7 +18,7 @@ fn absolute_root(settings: &Settings) -> PathBuf {
 /// Prints the LSP form of a resolve run (SPEC §4).
 pub(super) fn print_lsp(run: &Run, settings: &Settings) -> ExitStatus {
     let out = crate::faces::lsp::output(run, &absolute_root(settings), settings.encoding);
-    output::json(&serde_json::to_value(out).unwrap_or_default());
+    output::serialized(&out);
     run.exit
 }
 
@@ -113,20 +113,30 @@ fn filtered(
             crate::request::limits::precheck_edits(&text, settings.limits.max_edits)?;
             crate::request::dialect::parse(&text, input_kind, crate::request::wire::parse_json)
         });
+    // The report (a response that lists every range of a replaceAll) is made only when asked.
     let (result, report_json) = match request {
         Ok(req) => {
             let filtered = crate::faces::filter::filter(&req, path, input, settings);
-            let json = filtered.report(settings);
+            let json = report.map(|_| filtered.report(settings));
             (filtered.output.ok(), json)
         }
         Err(e) => (
             None,
-            serde_json::to_value(RequestFailure::new(&e)).unwrap_or_default(),
+            report.map(|_| {
+                crate::faces::filter::Report::Other(
+                    serde_json::to_value(RequestFailure::new(&e)).unwrap_or_default(),
+                )
+            }),
         ),
     };
-    if let Some(file) = report {
-        let text = serde_json::to_string_pretty(&report_json).unwrap_or_default();
-        let _ = std::fs::write(file, text + "\n");
+    if let (Some(file), Some(json)) = (report, report_json) {
+        let written = std::fs::File::create(file).and_then(|f| {
+            let mut w = std::io::BufWriter::new(f);
+            serde_json::to_writer_pretty(&mut w, &json)?;
+            w.write_all(b"\n")?;
+            w.flush()
+        });
+        let _ = written;
     }
     result
 }

@@ -60,12 +60,17 @@ pub(super) fn line(text: &str) {
 /// A run's pretty JSON and a newline, serialized straight into stdout (a response as big as
 /// its request is not built as a string first).
 pub(super) fn run_json(run: &Run) {
+    match &run.response {
+        Ok(r) => serialized(r),
+        Err(f) => serialized(f),
+    }
+}
+
+/// `value`'s pretty JSON and a newline, serialized straight into stdout (not through a
+/// `serde_json::Value`, which weighs several hundred bytes a member, nor a string).
+pub(super) fn serialized(value: &impl serde::Serialize) {
     let mut o = std::io::BufWriter::new(std::io::stdout().lock());
-    let r = match &run.response {
-        Ok(r) => serde_json::to_writer_pretty(&mut o, r),
-        Err(f) => serde_json::to_writer_pretty(&mut o, f),
-    };
-    let _ = r
+    let _ = serde_json::to_writer_pretty(&mut o, value)
         .map_err(std::io::Error::from)
         .and_then(|_| o.write_all(b"\n"))
         .and_then(|_| o.flush());
