@@ -327,10 +327,18 @@ pub(crate) fn with_own_automaton<T>(f: impl FnOnce() -> T) -> T {
 }
 
 /// A line's key id for [`key_occurrences`]: 28 bits of a hash (what [`encode_key`] carries).
-/// Two different lines may share an id; callers verify the windows found.
+/// Two different lines may share an id; callers verify the windows found. The hash starts from
+/// a seed drawn once per process (the standard library's random hasher keys), so that lines
+/// crafted to share ids (which would make the relaxed tier check false windows and the Codex
+/// locator's line table probe long chains) cannot be written in advance; no result depends on
+/// the ids, only the work does.
 pub(crate) fn line_key(bytes: impl IntoIterator<Item = u8>) -> u32 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h: u64 = 0;
+    static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    let mut h: u64 = *SEED.get_or_init(|| {
+        use std::hash::BuildHasher as _;
+        std::collections::hash_map::RandomState::new().hash_one(0x5EED_u64)
+    });
     for b in bytes {
         h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
     }
