@@ -1148,36 +1148,13 @@ fn mcp_calls_sent_together_are_capped() {
 /// cap of bad input (3 × (file + request) plus the binary at rest, 10 s of CPU).
 #[test]
 fn occurrences_inside_ligatures_are_capped() {
-    let (t, root) = root();
-    let base = base_rss(&root);
     let text = "\u{FB01}".repeat(100_000) + "\n";
-    fs::write(root.join("lig.txt"), &text).unwrap();
     let fi = "fi".repeat(500);
-    let req = serde_json::json!({"files": [{"path": "lig.txt", "edits": (0..1_000)
+    let edits = (0..1_000)
         .map(|k| serde_json::json!({"oldText": format!("i{}", &fi[..k]), "newText": "x"}))
-        .collect::<Vec<_>>()}]})
-    .to_string();
-    let path = t.path().join("req.json");
-    fs::write(&path, &req).unwrap();
-    let c = measured(
-        &root,
-        &["apply", "--format", "json", path.to_str().unwrap()],
-        Stdio::null(),
-    );
-    within_caps(
-        "1,000 oldTexts inside ligatures",
-        &c,
-        (text.len() + req.len()) as u64,
-        base,
-    );
-    assert_eq!(c.code, Some(1));
-    let v: Value = serde_json::from_slice(&c.stdout).unwrap();
-    let edits = v["files"][0]["edits"].as_array().unwrap();
-    let code = |e: &Value| e["error"]["code"].as_str().unwrap_or("").to_string();
-    let too_large = edits.iter().filter(|e| code(e) == "too_large").count();
-    let not_found = edits.iter().filter(|e| code(e) == "not_found").count();
-    assert_eq!((not_found, too_large), (16, 984), "{}", edits[0]);
-    let e = edits.iter().find(|e| code(e) == "too_large").unwrap();
+        .collect();
+    let (_t, _, edits) = apply_capped("1,000 oldTexts inside ligatures", "lig.txt", &text, edits);
+    let e = failed_as(&edits, ["not_found", "too_large"], [16, 984]);
     assert!(
         e["error"]["message"]
             .as_str()
@@ -1185,7 +1162,41 @@ fn occurrences_inside_ligatures_are_capped() {
             .contains("ligatures or combined characters"),
         "{e}"
     );
-    assert_eq!(fs::read_to_string(root.join("lig.txt")).unwrap(), text);
+}
+
+/// `apply` of one request of `edits` for the file `name` (`text`, in a fresh root) under the
+/// bad-input cap: it fails (exit 1) and the file is unchanged. The root and the edits' results.
+fn apply_capped(
+    what: &str,
+    name: &str,
+    text: &str,
+    edits: Vec<Value>,
+) -> (tempfile::TempDir, PathBuf, Vec<Value>) {
+    let (t, root) = root();
+    let base = base_rss(&root);
+    fs::write(root.join(name), text).unwrap();
+    let req = serde_json::json!({"files": [{"path": name, "edits": edits}]}).to_string();
+    let path = t.path().join("req.json");
+    fs::write(&path, &req).unwrap();
+    let c = measured(
+        &root,
+        &["apply", "--format", "json", path.to_str().unwrap()],
+        Stdio::null(),
+    );
+    within_caps(what, &c, (text.len() + req.len()) as u64, base);
+    assert_eq!(c.code, Some(1), "{what}");
+    assert_eq!(fs::read_to_string(root.join(name)).unwrap(), text, "{what}");
+    let v: Value = serde_json::from_slice(&c.stdout).unwrap();
+    let edits = v["files"][0]["edits"].as_array().unwrap().clone();
+    (t, root, edits)
+}
+
+/// Checks that `counts` of `edits` failed with each of `codes`; the first with the last code.
+fn failed_as<'a>(edits: &'a [Value], codes: [&str; 2], counts: [usize; 2]) -> &'a Value {
+    let with = |code: &str| edits.iter().filter(|e| e["error"]["code"] == code).count();
+    assert_eq!(codes.map(with), counts, "{}", edits[0]);
+    let last = edits.iter().find(|e| e["error"]["code"] == codes[1]);
+    last.unwrap()
 }
 
 /// Issues 8/14: replaceAll floods. A replaceAll edit never stops counting, and its occurrences
@@ -1196,35 +1207,12 @@ fn occurrences_inside_ligatures_are_capped() {
 /// other), the others are `too_large` with a message that says why and what to do.
 #[test]
 fn replace_all_floods_are_capped() {
-    let (t, root) = root();
-    let base = base_rss(&root);
     let text = "a".repeat(100_000) + "\n";
-    fs::write(root.join("a.txt"), &text).unwrap();
-    let req = serde_json::json!({"files": [{"path": "a.txt", "edits": (1_000..1_100)
+    let edits = (1_000..1_100)
         .map(|k| serde_json::json!({"oldText": "a".repeat(k), "newText": "b", "replaceAll": true}))
-        .collect::<Vec<_>>()}]})
-    .to_string();
-    let path = t.path().join("req.json");
-    fs::write(&path, &req).unwrap();
-    let c = measured(
-        &root,
-        &["apply", "--format", "json", path.to_str().unwrap()],
-        Stdio::null(),
-    );
-    within_caps(
-        "100 overlapping replaceAll edits",
-        &c,
-        (text.len() + req.len()) as u64,
-        base,
-    );
-    assert_eq!(c.code, Some(1));
-    let v: Value = serde_json::from_slice(&c.stdout).unwrap();
-    let edits = v["files"][0]["edits"].as_array().unwrap();
-    let code = |e: &Value| e["error"]["code"].as_str().unwrap_or("").to_string();
-    let too_large = edits.iter().filter(|e| code(e) == "too_large").count();
-    let overlap = edits.iter().filter(|e| code(e) == "overlap").count();
-    assert_eq!((overlap, too_large), (16, 84), "{}", edits[0]);
-    let e = edits.iter().find(|e| code(e) == "too_large").unwrap();
+        .collect();
+    let (_t, root, edits) = apply_capped("100 overlapping replaceAll edits", "a.txt", &text, edits);
+    let e = failed_as(&edits, ["overlap", "too_large"], [16, 84]);
     let said = e["error"]["message"].as_str().unwrap();
     assert!(said.contains("overlap one another"), "{e}");
     assert!(
@@ -1234,7 +1222,6 @@ fn replace_all_floods_are_capped() {
             .contains("request of its own"),
         "{e}"
     );
-    assert_eq!(fs::read_to_string(root.join("a.txt")).unwrap(), text);
     // Alone, one of them is decided: 100 replacements, the tail of 100 `a`s kept.
     let one = serde_json::json!({"files": [{"path": "a.txt", "edits": [
         {"oldText": "a".repeat(1_000), "newText": "b", "replaceAll": true}]}]});

@@ -1793,6 +1793,16 @@ mod rejection_tests {
             .collect()
     }
 
+    /// replaceAll needles of `olds`.
+    fn replacing_all(olds: &[String]) -> Vec<Needle<'_>> {
+        let all = needles(olds, false).into_iter();
+        all.map(|n| Needle {
+            replace_all: true,
+            ..n
+        })
+        .collect()
+    }
+
     /// Linear in the file plus the request: a few scans' worth, plus the rescans.
     fn bound(text: &str, olds: &[String]) -> usize {
         let total: usize = olds.iter().map(String::len).sum();
@@ -1877,14 +1887,7 @@ mod rejection_tests {
         // are searched again alone, and the others are too_large. `a` has no overlap.
         let text = "a".repeat(100_000);
         let olds: Vec<String> = (1..=300).map(|k| "a".repeat(k)).collect();
-        let all: Vec<Needle<'_>> = olds
-            .iter()
-            .map(|o| Needle {
-                old_text: o,
-                replace_all: true,
-                line_based: false,
-            })
-            .collect();
+        let all = replacing_all(&olds);
         let (got, steps) = costed(&text, &all);
         let mut too_large = 0;
         for (k, r) in (1..).zip(&got) {
@@ -1913,14 +1916,7 @@ mod rejection_tests {
         // so every occurrence is kept): lines of `a`, each oldText k of them and `a `.
         let text = "a\n".repeat(50_000);
         let olds: Vec<String> = (1..=300).map(|k| "a\n".repeat(k) + "a ").collect();
-        let all: Vec<Needle<'_>> = olds
-            .iter()
-            .map(|o| Needle {
-                old_text: o,
-                replace_all: true,
-                line_based: false,
-            })
-            .collect();
+        let all = replacing_all(&olds);
         let (got, steps) = costed(&text, &all);
         for (k, r) in (1..).zip(&got) {
             match r {
