@@ -96,12 +96,26 @@ pub(crate) fn build(
     syntax: Option<super::highlight::Palette>,
 ) -> FileRows {
     let mut rows: Vec<Row> = Vec::new();
+    // The first unit of an edit, or a whole-file unit before it, looked up per diff line: a
+    // map, not a walk of every unit per line (10,000 edits × their lines).
+    let mut first_of: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut whole_file = None;
+    for (u, unit) in info.units.iter().enumerate() {
+        match unit.kind {
+            UnitKind::Edit(i) => {
+                first_of.entry(i).or_insert(u);
+            }
+            UnitKind::Content | UnitKind::Delete => {
+                whole_file.get_or_insert(u);
+            }
+            UnitKind::Move => {}
+        }
+    }
     let unit_of_edit = |edit: usize| -> Option<usize> {
-        info.units.iter().position(|u| match u.kind {
-            UnitKind::Edit(i) => i == edit,
-            UnitKind::Content | UnitKind::Delete => true,
-            UnitKind::Move => false,
-        })
+        match (first_of.get(&edit).copied(), whole_file) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     };
     if let Some(f) = &file.failure {
         let f = crate::report::message::file(f, &file.path);
@@ -577,10 +591,12 @@ fn split_layout(rows: &[Row]) -> (Vec<SplitRow>, Vec<usize>) {
                     .filter(|&i| matches!(rows[i].kind, RowKind::Line { .. }))
                     .collect()
             };
+            // `v` ascends (row indices): a search, not a walk per line of a big block.
             let follow = |v: &[usize], i: usize| -> Option<usize> {
-                v.iter()
-                    .copied()
-                    .find(|&x| x == i + 1 && matches!(rows[x].kind, RowKind::NoNewline { .. }))
+                v.binary_search(&(i + 1))
+                    .ok()
+                    .map(|k| v[k])
+                    .filter(|&x| matches!(rows[x].kind, RowKind::NoNewline { .. }))
             };
             let mut pairs = Vec::new();
             for (a, c) in pair_lines(rows, &text(&l), &text(&r)) {
@@ -687,6 +703,52 @@ mod tests {
             line(Tag::Insert, "xyz 123"),
         ];
         assert_eq!(pair_lines(&rows, &[0], &[1]), vec![(Some(0), Some(1))]);
+    }
+
+    /// A block of 40,001 changed lines on each side (a replaceAll on every line of a big
+    /// file): each no-newline row stays right after its line, found by a search (a walk of the
+    /// side per line made the reviewer's first frame of 200,000 changed lines take minutes).
+    #[test]
+    fn a_big_block_keeps_no_newline_rows_after_their_lines() {
+        let n = 40_000;
+        let mut rows = Vec::new();
+        for i in 0..n {
+            rows.push(line(Tag::Delete, &format!("a{i}")));
+            rows.push(line(Tag::Insert, &format!("b{i}")));
+        }
+        let no_newline = |tag| Row {
+            kind: RowKind::NoNewline { tag },
+            unit: Some(0),
+        };
+        rows.push(line(Tag::Delete, "last"));
+        rows.push(no_newline(Tag::Delete));
+        rows.push(line(Tag::Insert, "last!"));
+        rows.push(no_newline(Tag::Insert));
+        let (split, split_of) = split_layout(&rows);
+        assert_eq!(split.len(), n + 2);
+        let (l, r) = (2 * n, 2 * n + 2);
+        assert_eq!(
+            split[n],
+            SplitRow {
+                left: Some(l),
+                right: Some(r)
+            }
+        );
+        assert_eq!(
+            split[n + 1],
+            SplitRow {
+                left: Some(l + 1),
+                right: Some(r + 1)
+            }
+        );
+        assert_eq!(split_of[r + 1], n + 1);
+        assert_eq!(
+            split[7],
+            SplitRow {
+                left: Some(14),
+                right: Some(15)
+            }
+        );
     }
 
     #[test]
