@@ -382,9 +382,13 @@ pub(crate) fn resolve(
         }
     }
     let merged = merge_same_file(&req.files, root)?;
+    // Each directory's `.editorconfig` read once for the batch; its section checks bounded by
+    // the request's paths (a few checks a byte, at least a million).
+    let paths: usize = merged.iter().map(|f| f.path.len() + 1).sum();
+    let configs = crate::engine::editorconfig::Configs::new(root, (64 * paths).max(1 << 20));
     let files: Vec<FilePlan> = merged
         .iter()
-        .map(|f| resolve_file(f, root, &docs, opts))
+        .map(|f| resolve_file(f, root, &docs, &configs, opts))
         .collect();
     same_inode(&files)?;
     Ok(Plan { files })
@@ -510,6 +514,7 @@ fn resolve_file(
     fr: &FileRequest,
     root: &Root,
     docs: &HashMap<PathBuf, &str>,
+    configs: &crate::engine::editorconfig::Configs<'_>,
     opts: ResolveOptions,
 ) -> FilePlan {
     let op = if fr.delete {
@@ -534,7 +539,7 @@ fn resolve_file(
         failure: None,
         warnings: Vec::new(),
     };
-    if let Err(f) = fill(&mut plan, fr, root, docs, opts) {
+    if let Err(f) = fill(&mut plan, fr, root, docs, configs, opts) {
         plan.failure = Some(f);
     }
     plan
@@ -545,6 +550,7 @@ fn fill(
     fr: &FileRequest,
     root: &Root,
     docs: &HashMap<PathBuf, &str>,
+    configs: &crate::engine::editorconfig::Configs<'_>,
     opts: ResolveOptions,
 ) -> Result<(), FileError> {
     let rel = root.relative(&fr.path)?;
@@ -603,7 +609,7 @@ fn fill(
             tolerance: opts.tolerance,
             tab_width: match opts.tolerance {
                 crate::engine::relaxed::Tolerance::Relaxed if !fr.edits.is_empty() => {
-                    crate::engine::editorconfig::tab_width(root, &rel)
+                    configs.tab_width(&rel)
                 }
                 _ => None,
             },
