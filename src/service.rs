@@ -164,10 +164,10 @@ pub(crate) fn changes_held<'p>(
                     out.push(Change::Write {
                         path: to.clone(),
                         bytes,
-                        expect: expect_of(f.replaced.as_ref(), Expect::Absent),
+                        expect: expect_of(f.replaced.as_deref(), Expect::Absent),
                     });
-                    held.push(held_of(f.replaced.as_ref()));
-                    marks.push(marks_of(f.replaced.as_ref()));
+                    held.push(held_of(f.replaced.as_deref()));
+                    marks.push(marks_of(f.replaced.as_deref()));
                     out.push(Change::Delete {
                         path: f.path.clone(),
                         expect: expect_orig(),

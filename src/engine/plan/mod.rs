@@ -194,7 +194,7 @@ pub(crate) struct FilePlan {
     pub original: Option<Original>,
     /// The existing file a move overwrites (its deletion is part of the diff; it is re-checked
     /// at commit like any file that was read).
-    pub replaced: Option<Original>,
+    pub replaced: Option<Box<Original>>,
     /// Whole new content for create/overwrite.
     pub content: Option<String>,
     /// Every edit of an `edit` (or editing `move`), in request order.
@@ -562,7 +562,7 @@ fn fill(
         let dest = root.relative(to)?;
         if root.exists(to)? {
             // Undecodable content still counts as "there" (for the commit check), without a diff.
-            plan.replaced = Some(read_any(root, to, &dest, &HashMap::new())?);
+            plan.replaced = Some(Box::new(read_any(root, to, &dest, &HashMap::new())?));
             plan.warnings
                 .push(Warning::MoveOverwrites { to: to.clone() });
         }

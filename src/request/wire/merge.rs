@@ -74,7 +74,11 @@ impl Batch {
     }
 
     pub(super) fn into_files(self) -> Vec<FileRequest> {
-        self.slots.into_iter().map(|slot| slot.file).collect()
+        // A new vector: `collect` would keep the slots' allocation (more than twice as wide as
+        // a file request) for as long as the batch lives.
+        let mut files = Vec::with_capacity(self.slots.len());
+        files.extend(self.slots.into_iter().map(|slot| slot.file));
+        files
     }
 }
 
