@@ -213,13 +213,8 @@ struct Lines<'a> {
 impl<'a> Lines<'a> {
     fn new(text: &'a str) -> Lines<'a> {
         let b = text.as_bytes();
-        let mut before = Vec::with_capacity(b.len() / BLOCK + 2);
-        let mut n = 0;
-        for chunk in b.chunks(BLOCK) {
-            before.push(n);
-            n += memchr::memchr_iter(b'\n', chunk).count();
-        }
-        before.push(n);
+        let before = crate::engine::document::feeds_before_blocks(b, BLOCK);
+        let n = before[before.len() - 1];
         // A final `\n` ends the last line rather than starting an empty one.
         let count = if text.is_empty() {
             0

@@ -171,6 +171,19 @@ pub struct Document {
 /// Bytes per block of [`Document`]'s count of line feeds.
 const FEED_BLOCK: usize = 4096;
 
+/// The number of `\n`s in `b` before each block of `block` bytes, then their total (a sparse
+/// line index: a line's number is its block's count plus a count within the block).
+pub(crate) fn feeds_before_blocks(b: &[u8], block: usize) -> Vec<usize> {
+    let mut before = Vec::with_capacity(b.len() / block + 2);
+    let mut n = 0;
+    for chunk in b.chunks(block) {
+        before.push(n);
+        n += memchr::memchr_iter(b'\n', chunk).count();
+    }
+    before.push(n);
+    before
+}
+
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl Document {
@@ -258,16 +271,9 @@ impl Document {
             return (line, starts.get(line).unwrap_or(0));
         }
         let b = self.text.as_bytes();
-        let feeds = self.feeds.get_or_init(|| {
-            let mut before = Vec::with_capacity(b.len() / FEED_BLOCK + 2);
-            let mut n = 0;
-            for chunk in b.chunks(FEED_BLOCK) {
-                before.push(n);
-                n += memchr::memchr_iter(b'\n', chunk).count();
-            }
-            before.push(n);
-            before
-        });
+        let feeds = self
+            .feeds
+            .get_or_init(|| feeds_before_blocks(b, FEED_BLOCK));
         let k = offset / FEED_BLOCK;
         let from = k * FEED_BLOCK;
         let line = feeds[k] + memchr::memchr_iter(b'\n', &b[from..offset]).count();

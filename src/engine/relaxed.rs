@@ -1126,6 +1126,24 @@ mod tests {
         }
     }
 
+    /// Edits of `olds` (not replaceAll), each to `x` and a line break.
+    fn replacing_with_x(olds: &[String]) -> Vec<Wanted<'_>> {
+        olds.iter()
+            .map(|o| Wanted {
+                old_text: o,
+                new_text: "x\n",
+                replace_all: false,
+            })
+            .collect()
+    }
+
+    /// `view`'s results for `wanted`, and the search steps they took.
+    fn costed(view: &View<'_>, wanted: &[Wanted<'_>]) -> (Vec<Result<Hit, Fail>>, usize) {
+        let before = search::steps();
+        let got = view.find_all(wanted);
+        (got, search::steps() - before)
+    }
+
     /// A file of one repeated line and edits whose lines match every window but whose
     /// indentation changes unevenly (`a`, then ` a`): every window is rejected after its
     /// lines are checked. They used to cost edits × windows × lines; now each edit's share of
@@ -1140,17 +1158,8 @@ mod tests {
         let olds: Vec<String> = (0..50)
             .map(|i| "a\n a\n".to_string() + &"a\n".repeat(i))
             .collect();
-        let wanted: Vec<Wanted<'_>> = olds
-            .iter()
-            .map(|o| Wanted {
-                old_text: o,
-                new_text: "x\n",
-                replace_all: false,
-            })
-            .collect();
-        let before = search::steps();
-        let got = view.find_all(&wanted);
-        let steps = search::steps() - before;
+        let wanted = replacing_with_x(&olds);
+        let (got, steps) = costed(&view, &wanted);
         for (i, r) in got.iter().enumerate() {
             assert_eq!(r, &Err(Fail::TooLarge), "edit {i}");
         }
@@ -1174,17 +1183,8 @@ mod tests {
         let file = Normalized::new(&doc.text);
         let view = View::new(&doc, &file, None);
         let olds: Vec<String> = (0..50).map(|i| "same line\n".repeat(i + 2)).collect();
-        let wanted: Vec<Wanted<'_>> = olds
-            .iter()
-            .map(|o| Wanted {
-                old_text: o,
-                new_text: "x\n",
-                replace_all: false,
-            })
-            .collect();
-        let before = search::steps();
-        let got = view.find_all(&wanted);
-        let steps = search::steps() - before;
+        let wanted = replacing_with_x(&olds);
+        let (got, steps) = costed(&view, &wanted);
         for (i, r) in got.iter().enumerate() {
             let Err(Fail::Ambiguous { spans, count }) = r else {
                 panic!("edit {i}: {r:?}");

@@ -1804,9 +1804,10 @@ mod rejection_tests {
     }
 
     /// Linear in the file plus the request: a few scans' worth, plus the rescans.
-    fn bound(text: &str, olds: &[String]) -> usize {
+    fn within_bound(steps: usize, text: &str, olds: &[String]) {
         let total: usize = olds.iter().map(String::len).sum();
-        8 * (text.len() + total) + RESCANS * text.len()
+        let bound = 8 * (text.len() + total) + RESCANS * text.len();
+        assert!(steps <= bound, "{steps} steps over {bound}");
     }
 
     #[test]
@@ -1829,11 +1830,7 @@ mod rejection_tests {
         }
         // The rescans decide 16 of them; the rest are over the budget, and say so.
         assert_eq!(too_large, olds.len() - RESCANS);
-        assert!(
-            steps <= bound(&text, &olds),
-            "{steps} steps over {}",
-            bound(&text, &olds)
-        );
+        within_bound(steps, &text, &olds);
         // One oldText alone is searched to the end: never too_large.
         let one = [olds[5].clone()];
         assert_eq!(
@@ -1854,11 +1851,7 @@ mod rejection_tests {
             assert_eq!(f.spans, vec![text.len() - k - 1..text.len()]);
             assert!(f.at_eof);
         }
-        assert!(
-            steps <= bound(&text, &olds),
-            "{steps} steps over {}",
-            bound(&text, &olds)
-        );
+        within_bound(steps, &text, &olds);
     }
 
     #[test]
@@ -1872,11 +1865,7 @@ mod rejection_tests {
             let f = r.as_ref().unwrap_or_else(|e| panic!("{k}: {e:?}"));
             assert_eq!(f.spans, vec![text.len() - k - 1..text.len()]);
         }
-        assert!(
-            steps <= bound(&text, &olds),
-            "{steps} steps over {}",
-            bound(&text, &olds)
-        );
+        within_bound(steps, &text, &olds);
     }
 
     #[test]
@@ -1907,11 +1896,7 @@ mod rejection_tests {
             }
         }
         assert_eq!(too_large, olds.len() - 1 - RESCANS);
-        assert!(
-            steps <= bound(&text, &olds),
-            "{steps} steps over {}",
-            bound(&text, &olds)
-        );
+        within_bound(steps, &text, &olds);
         // Under the trimmed-last-line rule (whose exact occurrences come from a second search,
         // so every occurrence is kept): lines of `a`, each oldText k of them and `a `.
         let text = "a\n".repeat(50_000);
@@ -1929,11 +1914,7 @@ mod rejection_tests {
             got.iter().filter(|r| r.is_ok()).count() >= RESCANS,
             "the rescans decide"
         );
-        assert!(
-            steps <= bound(&text, &olds),
-            "{steps} steps over {}",
-            bound(&text, &olds)
-        );
+        within_bound(steps, &text, &olds);
     }
 
     #[test]
@@ -1949,10 +1930,6 @@ mod rejection_tests {
                 "{o:?}: {r:?}"
             );
         }
-        assert!(
-            steps <= bound(&text, &olds),
-            "{steps} steps over {}",
-            bound(&text, &olds)
-        );
+        within_bound(steps, &text, &olds);
     }
 }
