@@ -34,7 +34,7 @@ struct Config {
 /// (quadratic in the depth: 2,000 files 400 directories deep took minutes).
 pub(crate) struct Configs<'r> {
     root: &'r Root,
-    /// Node 0 is the root directory.
+    /// Node 0 is the root directory (once a lookup was made).
     nodes: RefCell<Vec<Node>>,
     /// Section checks left: past them a file gets no declared width (the relaxed tier then
     /// tries 2, 4 and 8), so hostile configs cost at most a budget linear in the batch.
@@ -51,17 +51,11 @@ struct Node {
 impl<'r> Configs<'r> {
     /// A batch's lookups under `root`, `budget` section checks in all.
     pub(crate) fn new(root: &'r Root, budget: usize) -> Configs<'r> {
-        let configs = Configs {
+        Configs {
             root,
             nodes: RefCell::new(Vec::new()),
             budget: Cell::new(budget),
-        };
-        let chain = configs.chain_below(&Rc::default(), Path::new(""), 0);
-        configs.nodes.borrow_mut().push(Node {
-            children: HashMap::new(),
-            chain,
-        });
-        configs
+        }
     }
 
     /// The chain of a directory at `depth` whose parent's chain is `above`.
@@ -87,6 +81,14 @@ impl<'r> Configs<'r> {
     /// The `.editorconfig` files that apply in directory `dir` (relative to the root), closest
     /// first, up to one with `root = true` or [`MAX_CHAIN`] of them.
     fn chain(&self, dir: &Path) -> Rc<Vec<Rc<(usize, Config)>>> {
+        if self.nodes.borrow().is_empty() {
+            // The root's own file, read at the first lookup (a batch without one reads none).
+            let chain = self.chain_below(&Rc::default(), Path::new(""), 0);
+            self.nodes.borrow_mut().push(Node {
+                children: HashMap::new(),
+                chain,
+            });
+        }
         let mut at = 0;
         let mut path = PathBuf::new();
         for (depth, c) in dir.components().enumerate() {
