@@ -319,6 +319,42 @@ fn get_xattr(_p: &Path) -> Vec<u8> {
     unreachable!("set_xattr is false here")
 }
 
+/// A list of extended attributes longer than the writer's first, small read of it (256 bytes)
+/// is asked for its size and copied whole.
+#[cfg(any(target_os = "linux", target_vendor = "apple"))]
+#[test]
+fn a_long_xattr_list_is_copied_whole() {
+    let (_t, root) = setup();
+    let a = root.join("a.txt");
+    let names: Vec<String> = (0..12)
+        .map(|i| format!("user.redline-a-long-attribute-name-number-{i:02}"))
+        .collect();
+    for (i, n) in names.iter().enumerate() {
+        let v = format!("value {i}");
+        if rustix::fs::setxattr(
+            &a,
+            n.as_str(),
+            v.as_bytes(),
+            rustix::fs::XattrFlags::empty(),
+        )
+        .is_err()
+        {
+            eprintln!("skipping: the filesystem has no room for user xattrs here");
+            return;
+        }
+    }
+    let r = Root::open(&root, Limits::default()).unwrap();
+    let lock = r.lock().unwrap();
+    r.commit(&lock, &[write("a.txt", "new\n", Expect::Any)])
+        .unwrap();
+    assert_eq!(fs::read(&a).unwrap(), b"new\n");
+    for (i, n) in names.iter().enumerate() {
+        let mut buf = [0u8; 32];
+        let len = rustix::fs::getxattr(&a, n.as_str(), &mut buf[..]).unwrap();
+        assert_eq!(&buf[..len], format!("value {i}").as_bytes(), "{n}");
+    }
+}
+
 #[test]
 fn mode_owner_xattrs_kept_and_hard_link_warned() {
     let (_t, root) = setup();

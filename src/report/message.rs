@@ -772,7 +772,6 @@ fn step(s: Step) -> &'static str {
         Step::OpenJournal => "cannot open the journal",
         Step::ReadJournal => "cannot read the journal",
         Step::RemoveJournal => "cannot remove the journal",
-        Step::DupDirFd => "cannot duplicate a directory fd",
         Step::RecoveryOpenDir => "recovery cannot open the directory",
         Step::RecoveryStatDir => "recovery cannot stat the directory",
         Step::RecoveryLookUp => "recovery cannot look up a file",

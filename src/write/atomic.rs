@@ -312,8 +312,7 @@ pub(super) fn create_temp(
         mode,
     )
     .map_err(|e| (Step::CreateTempInDir, e))?;
-    fill(&fd, bytes, &original)?;
-    rustix::fs::fstat(&fd).map_err(|e| (Step::StatTheTemp, e))
+    fill(&fd, bytes, &original)
 }
 
 /// The failure when `before_link` stopped the temp from getting its name.
@@ -343,9 +342,7 @@ fn linked_tmpfile(
         }
         Err(e) => return Some(Err((Step::CreateTempInDir, e))),
     };
-    let st = match fill(&fd, bytes, original)
-        .and_then(|()| rustix::fs::fstat(&fd).map_err(|e| (Step::StatTheTemp, e)))
-    {
+    let st = match fill(&fd, bytes, original) {
         Ok(st) => st,
         Err(f) => return Some(Err(f)),
     };
@@ -370,10 +367,12 @@ fn linked_tmpfile(
 
 /// Content, then owner (chown clears setuid/setgid), then mode, then xattrs, then fsync. An
 /// fsync error is final: it is never retried (a second fsync can "succeed" after lost pages).
-fn fill(fd: &OwnedFd, bytes: &[u8], original: &Option<Original<'_>>) -> Result<(), Failure> {
+/// Returns the temp's `fstat` taken after the write (its inode is what the caller needs; its
+/// owner and mode are the ones before they were copied).
+fn fill(fd: &OwnedFd, bytes: &[u8], original: &Option<Original<'_>>) -> Result<Stat, Failure> {
     write_all(fd, bytes).map_err(|e| (Step::WriteTemp, e))?;
+    let st = rustix::fs::fstat(fd).map_err(|e| (Step::StatTheTemp, e))?;
     if let Some(orig) = original {
-        let st = rustix::fs::fstat(fd).map_err(|e| (Step::StatTheTemp, e))?;
         if st.st_uid != orig.stat.st_uid || st.st_gid != orig.stat.st_gid {
             use rustix::fs::{Gid, Uid};
             rustix::fs::fchown(
@@ -387,7 +386,8 @@ fn fill(fd: &OwnedFd, bytes: &[u8], original: &Option<Original<'_>>) -> Result<(
             .map_err(|e| (Step::Chmod, e))?;
         copy_xattrs(orig.fd.as_fd(), fd.as_fd());
     }
-    rustix::fs::fsync(fd).map_err(|e| (Step::SyncTemp, e))
+    rustix::fs::fsync(fd).map_err(|e| (Step::SyncTemp, e))?;
+    Ok(st)
 }
 
 /// Copies extended attributes (user.*, POSIX ACLs, security labels) where the filesystem and
@@ -396,12 +396,24 @@ fn fill(fd: &OwnedFd, bytes: &[u8], original: &Option<Original<'_>>) -> Result<(
 #[cfg(any(target_os = "linux", target_vendor = "apple"))]
 fn copy_xattrs(from: BorrowedFd<'_>, to: BorrowedFd<'_>) {
     use std::os::unix::ffi::OsStrExt;
-    let mut list = vec![0u8; 64 * 1024];
-    let Ok(n) = rustix::fs::flistxattr(from, &mut list[..]) else {
-        return;
+    // Most files have none: the list is read into a small buffer first, and only a longer one
+    // into one of the list's limit (64 KiB), so a file without any allocates nothing.
+    let mut small = [0u8; 256];
+    let mut big: Vec<u8> = Vec::new();
+    let list = match rustix::fs::flistxattr(from, &mut small[..]) {
+        Ok(0) => return,
+        Ok(n) => &small[..n],
+        Err(Errno::RANGE) => {
+            big.resize(64 * 1024, 0);
+            let Ok(n) = rustix::fs::flistxattr(from, &mut big[..]) else {
+                return;
+            };
+            &big[..n]
+        }
+        Err(_) => return,
     };
     let mut value = vec![0u8; 64 * 1024];
-    for name in list[..n].split(|b| *b == 0).filter(|n| !n.is_empty()) {
+    for name in list.split(|b| *b == 0).filter(|n| !n.is_empty()) {
         let name = OsStr::from_bytes(name);
         if let Ok(len) = rustix::fs::fgetxattr(from, name, &mut value[..]) {
             let _ = rustix::fs::fsetxattr(to, name, &value[..len], rustix::fs::XattrFlags::empty());

@@ -28,7 +28,7 @@
 //! once more after cleanup. A one-file edit costs two: the temp and its directory.
 
 use super::atomic::{self, Original};
-use super::confine::{self, open_dir};
+use super::confine::{self, DirFd, open_dir};
 use super::journal::{self, Entry, Journal, Kind, Records, State, StoreError};
 use super::sys::{self, unsupported};
 use super::{
@@ -46,7 +46,7 @@ struct Op<'a> {
     kind: Kind,
     path: &'a str,
     bytes: Option<&'a [u8]>,
-    dir: Option<OwnedFd>,
+    dir: Option<DirFd<'static>>,
     dir_rel: PathBuf,
     name: std::ffi::OsString,
     /// The target as checked (lstat for delete), and an open fd on it with its fstat then, to
@@ -558,7 +558,7 @@ fn apply(portable: bool, op: &Op<'_>, e: &Entry) -> Result<(), FsError> {
 /// After the old file moved to `kept`: it must be the inode that was checked, unchanged since.
 /// This closes the window between the check and the rename: a program that wrote the file in
 /// place, or replaced it, in that window makes the batch `stale` instead of losing its write.
-fn check_kept(op: &Op<'_>, dir: &OwnedFd, kept: &std::ffi::OsStr) -> Result<(), FsError> {
+fn check_kept(op: &Op<'_>, dir: &DirFd<'_>, kept: &std::ffi::OsStr) -> Result<(), FsError> {
     let p = op.path;
     let now = lstat_at(dir, kept).map_err(|e| FsError::sys(p, Step::LookUpOldFile, e))?;
     let same_inode =

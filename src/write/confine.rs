@@ -19,6 +19,7 @@ use rustix::io::Errno;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// Longest file name the kernel accepts (NAME_MAX).
 const NAME_MAX: usize = 255;
@@ -78,11 +79,31 @@ pub(super) fn normalize(root_dir: &Path, path: &OsStr) -> Result<PathBuf, Refusa
     Ok(out)
 }
 
+/// An open directory beneath the root: the root's own descriptor (shared, not opened again:
+/// most request paths are files in the root itself), one opened for it, or one a running commit
+/// holds.
+#[derive(Debug)]
+pub(super) enum DirFd<'a> {
+    Root(Arc<OwnedFd>),
+    Open(OwnedFd),
+    Held(BorrowedFd<'a>),
+}
+
+impl AsFd for DirFd<'_> {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        match self {
+            DirFd::Root(fd) => fd.as_fd(),
+            DirFd::Open(fd) => fd.as_fd(),
+            DirFd::Held(fd) => fd.as_fd(),
+        }
+    }
+}
+
 /// A file location beneath the root: an open parent directory and one name in it.
 #[derive(Debug)]
 pub(super) struct Target {
     /// The parent directory, opened beneath the root; `None` when it does not exist yet.
-    pub dir: Option<OwnedFd>,
+    pub dir: Option<DirFd<'static>>,
     /// The parent's path relative to the root, with symlinks resolved when the kernel could tell.
     pub dir_rel: PathBuf,
     /// The last component: one name, never containing `/`.
@@ -160,8 +181,8 @@ pub(super) fn resolve_target(root: &Root, rel: &Path, follow: bool) -> Result<Ta
                 )?;
                 let link = Path::new(OsStr::from_bytes(link.as_bytes()));
                 // Absolute either way, so that `normalize` judges it against the root.
-                let joined = root.dir.join(&dir_rel).join(link);
-                rel = normalize(&root.dir, joined.as_os_str()).map_err(|_| {
+                let joined = root.dir().join(&dir_rel).join(link);
+                rel = normalize(root.dir(), joined.as_os_str()).map_err(|_| {
                     FsErrorKind::Outside(Outside::Symlink {
                         to: link.to_path_buf(),
                     })
@@ -306,10 +327,10 @@ fn find_missing(root: &Root, parent: &Path) -> Result<(PathBuf, Vec<PathBuf>), R
 /// Opens the directory `rel` (relative to the root, `""` = the root) beneath the root: with
 /// `openat2(RESOLVE_BENEATH)` on Linux, else (other OSes, Linux without `openat2`, or the
 /// portable path forced) by the per-component walk of [`open_dir_walk`].
-pub(super) fn open_dir(root: &Root, rel: &Path) -> Result<OwnedFd, Errno> {
+pub(super) fn open_dir(root: &Root, rel: &Path) -> Result<DirFd<'static>, Errno> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOCTTY;
     if rel.as_os_str().is_empty() {
-        return rustix::fs::openat(&root.fd, ".", flags, Mode::empty());
+        return Ok(DirFd::Root(Arc::clone(&root.fd)));
     }
     #[cfg(target_os = "linux")]
     if !root.portable {
@@ -324,13 +345,15 @@ pub(super) fn open_dir(root: &Root, rel: &Path) -> Result<OwnedFd, Errno> {
             ) {
                 Err(Errno::AGAIN) | Err(Errno::INTR) => continue,
                 // No openat2 (Linux < 5.6, or a seccomp filter): walk.
-                Err(Errno::NOSYS) | Err(Errno::PERM) => return open_dir_walk(root, rel, flags),
-                r => return r,
+                Err(Errno::NOSYS) | Err(Errno::PERM) => {
+                    return open_dir_walk(root, rel, flags).map(DirFd::Open);
+                }
+                r => return r.map(DirFd::Open),
             }
         }
         return Err(Errno::AGAIN);
     }
-    open_dir_walk(root, rel, flags)
+    open_dir_walk(root, rel, flags).map(DirFd::Open)
 }
 
 /// The portable confinement: one component at a time from the root's descriptor, each opened
@@ -464,7 +487,7 @@ fn kernel_path(_fd: BorrowedFd<'_>) -> Option<PathBuf> {
 /// journal; confinement never depends on it (every open goes through `openat2` again).
 pub(super) fn real_rel(root: &Root, fd: BorrowedFd<'_>) -> Option<PathBuf> {
     let p = fd_path(fd)?;
-    p.strip_prefix(&root.dir).ok().map(Path::to_path_buf)
+    p.strip_prefix(root.dir()).ok().map(Path::to_path_buf)
 }
 
 #[cfg(test)]

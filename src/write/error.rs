@@ -307,8 +307,6 @@ pub enum Step {
     ReadJournal,
     /// Remove the journal.
     RemoveJournal,
-    /// Duplicate a directory fd.
-    DupDirFd,
     /// Recovery: open the directory.
     RecoveryOpenDir,
     /// Recovery: stat the directory.

@@ -27,7 +27,7 @@
 //! Every recovery step checks the state first and is a no-op when already done, so recovery can
 //! be killed and run again any number of times.
 
-use super::confine::open_dir;
+use super::confine::{DirFd, open_dir};
 use super::{FsError, FsErrorKind, JOURNAL_DIR, Root, Step, lstat_at};
 use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, Mode, OFlags};
@@ -133,7 +133,7 @@ pub enum RecoveryAction {
 
 /// A failure inside the journal machinery, attached to the journal's path.
 fn jerr(root: &Root, step: Step, e: Errno) -> FsError {
-    let path = root.dir.join(JOURNAL_DIR).display().to_string();
+    let path = root.dir().join(JOURNAL_DIR).display().to_string();
     FsError::sys(&path, step, e)
 }
 
@@ -280,7 +280,7 @@ fn load_named(root: &Root, jdir: BorrowedFd<'_>, name: &str) -> Result<Option<Jo
         FsErrorKind::JournalUnreadable {
             reason: e.to_string(),
         }
-        .at(&root.dir.join(JOURNAL_DIR).display().to_string())
+        .at(&root.dir().join(JOURNAL_DIR).display().to_string())
     })
 }
 
@@ -409,7 +409,7 @@ fn not_foreign(root: &Root) -> Result<(), FsError> {
     if head.iter().all(|&b| b == 0) || b"{\"txid\":".starts_with(head) {
         return Ok(());
     }
-    Err(FsErrorKind::ForeignJournal.at(&root.dir.join(JOURNAL_DIR).display().to_string()))
+    Err(FsErrorKind::ForeignJournal.at(&root.dir().join(JOURNAL_DIR).display().to_string()))
 }
 
 /// Recovers from the intent record alone: every entry is finished if its rename happened and
@@ -417,7 +417,7 @@ fn not_foreign(root: &Root) -> Result<(), FsError> {
 /// record no rename has happened, so this undoes it all; a single-file commit's one rename is
 /// its commit point.
 fn settle(root: &Root, j: &Journal) -> Result<RecoveryAction, FsError> {
-    let mut dirs: Vec<OwnedFd> = Vec::new();
+    let mut dirs: Vec<DirFd<'_>> = Vec::new();
     let mut applied = false;
     for e in j.ops.iter().rev() {
         let Some(dir) = entry_dir(root, e, None)? else {
@@ -481,14 +481,13 @@ fn settle(root: &Root, j: &Journal) -> Result<RecoveryAction, FsError> {
 /// not exist (then nothing of this entry exists either). `held` is the directory fd of the
 /// running commit: it stays right even when a directory was moved meanwhile; crash recovery
 /// has only the journaled path.
-fn entry_dir(
+fn entry_dir<'a>(
     root: &Root,
     e: &Entry,
-    held: Option<BorrowedFd<'_>>,
-) -> Result<Option<OwnedFd>, FsError> {
+    held: Option<BorrowedFd<'a>>,
+) -> Result<Option<DirFd<'a>>, FsError> {
     let dir = match held {
-        Some(fd) => rustix::io::fcntl_dupfd_cloexec(fd, 0)
-            .map_err(|err| FsError::sys(&e.path, Step::DupDirFd, err))?,
+        Some(fd) => DirFd::Held(fd),
         None => match open_dir(root, e.dir()) {
             Ok(fd) => fd,
             Err(Errno::NOENT) => return Ok(None),
@@ -517,15 +516,17 @@ fn entry_dir(
     Ok(Some(dir))
 }
 
-fn ino(dir: &OwnedFd, name: &OsStr, path: &str) -> Result<Option<u64>, FsError> {
+fn ino(dir: &DirFd<'_>, name: &OsStr, path: &str) -> Result<Option<u64>, FsError> {
     lstat_at(dir, name)
         .map(|s| s.map(|s| s.st_ino))
         .map_err(|e| FsError::sys(path, Step::RecoveryLookUp, e))
 }
 
-fn unlink_if(dir: &OwnedFd, name: &OsStr, path: &str) -> Result<(), FsError> {
+/// Removes `name` if it exists; whether it did.
+fn unlink_if(dir: &DirFd<'_>, name: &OsStr, path: &str) -> Result<bool, FsError> {
     match rustix::fs::unlinkat(dir, name, AtFlags::empty()) {
-        Ok(()) | Err(Errno::NOENT) => Ok(()),
+        Ok(()) => Ok(true),
+        Err(Errno::NOENT) => Ok(false),
         Err(e) => Err(FsError::sys(path, Step::RemoveTemp, e)),
     }
 }
@@ -542,7 +543,7 @@ pub(super) fn roll_back(
     j: &Journal,
     dirs_held: &[Option<BorrowedFd<'_>>],
 ) -> Result<(), FsError> {
-    let mut dirs: Vec<OwnedFd> = Vec::new();
+    let mut dirs: Vec<DirFd<'_>> = Vec::new();
     for (i, e) in j.ops.iter().enumerate().rev() {
         let Some(dir) = entry_dir(root, e, held(dirs_held, i))? else {
             continue;
@@ -635,7 +636,7 @@ pub(super) fn roll_back(
             // No parent, so no directory of ours below it either.
             Err(Errno::NOENT) => continue,
             Err(e) => match parent_by_held_dirs(root, j, dirs_held, d) {
-                Some(fd) => fd,
+                Some(fd) => DirFd::Open(fd),
                 None => {
                     unreached.push((d.to_path_buf(), e));
                     continue;
@@ -652,7 +653,7 @@ pub(super) fn roll_back(
         }
     }
     if !unreached.is_empty() {
-        let path = root.dir.join(JOURNAL_DIR).display().to_string();
+        let path = root.dir().join(JOURNAL_DIR).display().to_string();
         return Err(FsErrorKind::RecoveryDirsKept { dirs: unreached }.at(&path));
     }
     Ok(())
@@ -708,13 +709,17 @@ pub(super) fn roll_forward(
     dirs_held: &[Option<BorrowedFd<'_>>],
     sync: bool,
 ) -> Result<(), FsError> {
-    let mut dirs: Vec<OwnedFd> = Vec::new();
+    let mut dirs: Vec<DirFd<'_>> = Vec::new();
     for (i, e) in j.ops.iter().enumerate() {
         let Some(dir) = entry_dir(root, e, held(dirs_held, i))? else {
             continue;
         };
-        unlink_if(&dir, e.tmp(), &e.path)?;
-        unlink_if(&dir, e.old_name(), &e.path)?;
+        let live = held(dirs_held, i).is_some();
+        // The running commit's old file is at one of the two names: the temp (exchanged,
+        // deleted) or the second name (the portable form, where the temp was renamed away).
+        if !unlink_if(&dir, e.tmp(), &e.path)? || !live {
+            unlink_if(&dir, e.old_name(), &e.path)?;
+        }
         dirs.push(dir);
     }
     if sync {

@@ -269,10 +269,12 @@ pub struct WriterLock {
 /// The directory every path resolves beneath, held open for the lifetime of the value.
 #[derive(Debug)]
 pub struct Root {
-    fd: OwnedFd,
-    /// Canonical absolute path of the root at open time (for absolute request paths and
-    /// messages; never used to open anything).
-    dir: PathBuf,
+    fd: std::sync::Arc<OwnedFd>,
+    /// Canonical absolute path of the root, as the kernel names the open directory when first
+    /// asked (for absolute request paths, symlinks and messages; never used to open anything).
+    /// Looked up lazily: a request of relative paths to files in the root never needs it, and
+    /// the lookup (`/proc/self/fd`) costs as much as the rest of opening the root.
+    dir: std::sync::OnceLock<PathBuf>,
     /// The root as the user spelled it, made absolute lexically (`--root` through a symlink):
     /// absolute request paths under either spelling are inside.
     spelled: PathBuf,
@@ -297,13 +299,9 @@ impl Root {
         .map_err(|e| FsError::sys(&shown, Step::OpenRootDir, e))?;
         let st = rustix::fs::fstat(&fd).map_err(|e| FsError::sys(&shown, Step::StatRootDir, e))?;
         let spelled = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-        // The name of the directory we actually opened, as the kernel sees it.
-        let dir = confine::fd_path(fd.as_fd())
-            .or_else(|| std::fs::canonicalize(dir).ok())
-            .unwrap_or_else(|| dir.to_path_buf());
         Ok(Root {
-            fd,
-            dir,
+            fd: fd.into(),
+            dir: std::sync::OnceLock::new(),
             spelled,
             dev: sys::dev_ino(&st).0,
             ino: sys::dev_ino(&st).1,
@@ -320,7 +318,12 @@ impl Root {
 
     /// The root directory.
     pub fn dir(&self) -> &Path {
-        &self.dir
+        // The name of the directory actually opened, as the kernel sees it.
+        self.dir.get_or_init(|| {
+            confine::fd_path(self.fd.as_fd())
+                .or_else(|| std::fs::canonicalize(&self.spelled).ok())
+                .unwrap_or_else(|| self.spelled.clone())
+        })
     }
 
     /// The path relative to the root that `path` names, lexically; `outside_root` if it leaves.
@@ -328,8 +331,11 @@ impl Root {
     /// This is for display and bookkeeping; confinement is enforced again by the kernel when
     /// the file is opened.
     pub(crate) fn relative(&self, path: &str) -> Result<PathBuf, FsError> {
-        match confine::normalize(&self.dir, path.as_ref()) {
-            Err(_) if Path::new(path).is_absolute() && self.spelled != self.dir => {
+        // A relative path needs no root path (only an absolute one is judged against it).
+        let absolute = Path::new(path).is_absolute();
+        let dir = if absolute { self.dir() } else { Path::new("") };
+        match confine::normalize(dir, path.as_ref()) {
+            Err(_) if absolute && self.spelled != self.dir() => {
                 confine::normalize(&self.spelled, path.as_ref()).map_err(|m| m.at(path))
             }
             r => r.map_err(|m| m.at(path)),
@@ -408,19 +414,19 @@ impl Root {
 
     /// Takes the root's writer lock, waiting for other writers.
     pub fn lock(&self) -> Result<WriterLock, FsError> {
-        let shown = self.dir.display().to_string();
+        let shown = || self.dir().display().to_string();
         let fd = rustix::fs::openat(
             &self.fd,
             ".",
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
         )
-        .map_err(|e| FsError::sys(&shown, Step::OpenRootForLock, e))?;
+        .map_err(|e| FsError::sys(&shown(), Step::OpenRootForLock, e))?;
         loop {
             match rustix::fs::flock(&fd, rustix::fs::FlockOperation::LockExclusive) {
                 Ok(()) => break,
                 Err(rustix::io::Errno::INTR) => continue,
-                Err(e) => return Err(FsError::sys(&shown, Step::LockRoot, e)),
+                Err(e) => return Err(FsError::sys(&shown(), Step::LockRoot, e)),
             }
         }
         Ok(WriterLock {
@@ -474,7 +480,7 @@ impl Root {
     fn check_lock(&self, lock: &WriterLock) -> Result<(), FsError> {
         let _ = lock.fd.as_fd();
         if lock.dev != self.dev || lock.ino != self.ino {
-            return Err(FsErrorKind::ForeignLock.at(&self.dir.display().to_string()));
+            return Err(FsErrorKind::ForeignLock.at(&self.dir().display().to_string()));
         }
         Ok(())
     }
