@@ -1684,8 +1684,9 @@ mod saturation_tests {
         /// Giving patterns up changes nothing in what is found: the same results as when every
         /// occurrence is reported and checked (the matcher as it was, [`reference`]), on
         /// repetitive texts where occurrences are rejected (inside a ligature or a cluster, not
-        /// at a line end) as well as counted, through the crate and through our own automaton,
-        /// and with rejected reports limited so that patterns are searched again or refused.
+        /// at a line end) as well as counted, through `memmem` (a few patterns on a small
+        /// text), the crate and our own automaton, and with rejected reports limited so that
+        /// patterns are searched again or refused.
         #[test]
         fn same_results_as_reporting_everything(
             unit in prop::collection::vec(piece(), 1..4),
@@ -1709,6 +1710,7 @@ mod saturation_tests {
                 .collect();
             let want = reference::find_all_reference(&text, &Normalized::new(&text), &needles);
             agree(&run(&text, &needles), &want, 0)?;
+            agree(&search::with_automata(|| run(&text, &needles)), &want, 0)?;
             agree(&search::with_own_automaton(|| run(&text, &needles)), &want, 0)?;
             // Patterns given up after a few rejected reports, searched again alone while the
             // rescans last, `too_large` past them (and only then).
