@@ -139,7 +139,9 @@ pub(super) fn resolve_target(root: &Root, rel: &Path, follow: bool) -> Result<Ta
             .map(OsStr::to_os_string)
             .ok_or(FsErrorKind::RootItself)?;
         let parent = rel.parent().unwrap_or(Path::new("")).to_path_buf();
-        let dir = match open_dir(root, &parent) {
+        let plain = open_dir_plain(root, &parent);
+        let by_plain_path = plain.is_some();
+        let dir = match plain.map_or_else(|| open_dir(root, &parent), Ok) {
             Ok(fd) => fd,
             Err(Errno::NOENT) => {
                 let (dir_rel, missing) = find_missing(root, &parent)?;
@@ -155,8 +157,10 @@ pub(super) fn resolve_target(root: &Root, rel: &Path, follow: bool) -> Result<Ta
             Err(errno) => return Err(dir_refusal(errno)),
         };
         // A file in the root itself (the common case) needs neither check: the root is not
-        // inside its own journal directory, and its path relative to itself is empty.
-        let dir_rel = if parent.as_os_str().is_empty() {
+        // inside its own journal directory, and its path relative to itself is empty. Nor does
+        // one whose directory was reached by its plain path: that path is the real one, and
+        // it is not the journal's (`normalize` refuses a first component of that name).
+        let dir_rel = if parent.as_os_str().is_empty() || by_plain_path {
             parent
         } else {
             if in_journal_dir(root, dir.as_fd()).map_err(|errno| FsErrorKind::Sys {
@@ -354,6 +358,30 @@ pub(super) fn open_dir(root: &Root, rel: &Path) -> Result<DirFd<'static>, Errno>
         return Err(Errno::AGAIN);
     }
     open_dir_walk(root, rel, flags).map(DirFd::Open)
+}
+
+/// The directory `rel` (not the root itself) opened by its plain path: every component a real
+/// directory on the root's own mount, no symlink followed (`openat2` beneath the root with
+/// `RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV`). Then `rel` is the directory's real path, and it
+/// cannot be the journal directory or beneath it (`normalize` refuses a first component of that
+/// name), so neither needs asking the kernel. `None` when that lookup fails for any reason (a
+/// symlink or a mount on the way, a missing directory, no `openat2`, the portable path): the
+/// caller opens the directory the general way.
+fn open_dir_plain(root: &Root, rel: &Path) -> Option<DirFd<'static>> {
+    #[cfg(target_os = "linux")]
+    if !root.portable && !rel.as_os_str().is_empty() {
+        use rustix::fs::ResolveFlags;
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOCTTY;
+        let how = ResolveFlags::BENEATH
+            | ResolveFlags::NO_SYMLINKS
+            | ResolveFlags::NO_MAGICLINKS
+            | ResolveFlags::NO_XDEV;
+        return rustix::fs::openat2(&root.fd, rel, flags, Mode::empty(), how)
+            .ok()
+            .map(DirFd::Open);
+    }
+    let _ = (root, rel);
+    None
 }
 
 /// The portable confinement: one component at a time from the root's descriptor, each opened
