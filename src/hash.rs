@@ -102,8 +102,10 @@ fn hex(digest: impl AsRef<[u8]>) -> String {
     let digest = digest.as_ref();
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
-    for b in digest.iter() {
-        out.push_str(&format!("{b:02x}"));
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for &b in digest {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 15)] as char);
     }
     out
 }
