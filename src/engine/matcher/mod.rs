@@ -21,6 +21,7 @@ pub(crate) mod applied;
 pub(crate) mod chunks;
 #[cfg(test)]
 mod reference;
+mod sampled;
 pub(crate) mod search;
 
 /// How many occurrences an ambiguous error lists (§3.9).
@@ -1685,7 +1686,8 @@ mod saturation_tests {
         /// occurrence is reported and checked (the matcher as it was, [`reference`]), on
         /// repetitive texts where occurrences are rejected (inside a ligature or a cluster, not
         /// at a line end) as well as counted, through `memmem` (a few patterns on a small
-        /// text), the crate and our own automaton, and with rejected reports limited so that
+        /// text), the crate and our own automaton, by sampling (run to its end or stopped and
+        /// resumed by the automaton), and with rejected reports limited so that
         /// patterns are searched again or refused.
         #[test]
         fn same_results_as_reporting_everything(
@@ -1711,6 +1713,8 @@ mod saturation_tests {
             let want = reference::find_all_reference(&text, &Normalized::new(&text), &needles);
             agree(&run(&text, &needles), &want, 0)?;
             agree(&search::with_automata(|| run(&text, &needles)), &want, 0)?;
+            agree(&search::with_sampling(None, || run(&text, &needles)), &want, 0)?;
+            agree(&search::with_sampling(Some(reject_limit * 8), || run(&text, &needles)), &want, 0)?;
             agree(&search::with_own_automaton(|| run(&text, &needles)), &want, 0)?;
             // Patterns given up after a few rejected reports, searched again alone while the
             // rescans last, `too_large` past them (and only then).

@@ -45,6 +45,13 @@ use std::ops::Range;
 /// Total pattern bytes up to which the automaton may be a DFA (its table is about
 /// states × byte classes × 4 bytes).
 const DFA_BUDGET: usize = 16 * 1024;
+/// Texts from this size are searched by sampling ([`super::sampled`]) for groups of at least
+/// [`SAMPLED_PATTERNS`] patterns of [`super::sampled::MIN_LEN`] bytes or more: one read per 4 to
+/// 16 bytes of text, ~4 ms per 12 MB for a thousand one-line patterns where the crate's
+/// automaton took ~15 ms (its prefilter cannot skip to patterns that all start with the same
+/// indentation). Below, building the sampling's tables would cost more than it saves.
+const SAMPLED_TEXT: usize = 256 * 1024;
+const SAMPLED_PATTERNS: usize = 16;
 /// Text bytes per pattern byte from which a DFA is worth building.
 const DFA_TEXT: usize = 256;
 /// Pattern bytes of one automaton, at least (module docs).
@@ -95,7 +102,21 @@ fn scan(
     }
     let plan = plan(hay.len(), patterns);
     for these in runs(patterns, &plan.short, plan.group) {
-        automaton(hay, patterns, these, sparse, &mut each);
+        let (sampled, rest): (Vec<usize>, Vec<usize>) = these
+            .iter()
+            .partition(|&&i| patterns[i].len() >= super::sampled::MIN_LEN);
+        let force = FORCE_SAMPLED.with(std::cell::Cell::get);
+        if !sparse
+            && (force || (hay.len() >= SAMPLED_TEXT && sampled.len() >= SAMPLED_PATTERNS))
+            && !sampled.is_empty()
+        {
+            sample(hay, patterns, &sampled, &mut each);
+            if !rest.is_empty() {
+                automaton(hay, patterns, &rest, sparse, &mut each);
+            }
+        } else {
+            automaton(hay, patterns, these, sparse, &mut each);
+        }
     }
     for these in runs(patterns, &plan.long, plan.long_group) {
         own(hay, patterns, these.to_vec(), 0, &mut each);
@@ -262,6 +283,50 @@ fn automaton(
     }
 }
 
+/// The patterns `these` (each at least [`super::sampled::MIN_LEN`] bytes, ascending indices
+/// into `patterns`) found by sampling the text ([`super::sampled`]); when that stops for
+/// costing more than the text plus the patterns, the crate's automaton of the patterns still
+/// wanted resumes from where it says, skipping the occurrences already reported.
+fn sample(
+    hay: &[u8],
+    patterns: &[&[u8]],
+    these: &[usize],
+    each: &mut impl FnMut(usize, Range<usize>) -> bool,
+) {
+    #[cfg(test)]
+    SAMPLED_SCANS.with(|c| c.set(c.get() + 1));
+    let pats: Vec<&[u8]> = these.iter().map(|&i| patterns[i]).collect();
+    #[allow(unused_mut)]
+    let mut budget = hay.len() + pats.iter().map(|p| p.len()).sum::<usize>();
+    #[cfg(test)]
+    if let Some(b) = SAMPLED_BUDGET.with(std::cell::Cell::get) {
+        budget = b;
+    }
+    let stopped = super::sampled::scan(hay, &pats, budget, &mut |k, r| each(these[k], r));
+    let Err(stop) = stopped else {
+        return;
+    };
+    drop(pats);
+    let live: Vec<usize> = (0..these.len())
+        .filter(|&k| !stop.done[k])
+        .map(|k| these[k])
+        .collect();
+    if live.is_empty() {
+        return;
+    }
+    let from = stop.resume.min(hay.len());
+    automaton(&hay[from..], patterns, &live, false, &mut |i, r| {
+        let r = r.start + from..r.end + from;
+        // Reported patterns are among `these`, which ascend.
+        let reported = these
+            .binary_search(&i)
+            .ok()
+            .and_then(|k| stop.last[k])
+            .is_some_and(|l| r.start <= l);
+        reported || each(i, r)
+    });
+}
+
 /// Scans with our own automaton of the patterns `wanted`, reporting the occurrences that end
 /// after `after` (a scan resumed where the crate's stopped, or a whole one from 0).
 fn own(
@@ -296,6 +361,17 @@ thread_local! {
     static FORCE_OWN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// Tests: no pattern is searched alone for being one of few on a small text.
     static NO_SHORTCUT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Tests: every pattern long enough is found by sampling, whatever the text's size and
+    /// the patterns' number.
+    static FORCE_SAMPLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: the sampled scan's budget (small ones make it stop and the automaton resume).
+    static SAMPLED_BUDGET: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+    /// Tests: how many groups this thread found by sampling.
+    static SAMPLED_SCANS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(test)]
@@ -350,6 +426,19 @@ pub(crate) fn with_own_automaton<T>(f: impl FnOnce() -> T) -> T {
     FORCE_OWN.with(|c| c.set(true));
     let out = with_automata(f);
     FORCE_OWN.with(|c| c.set(false));
+    out
+}
+
+/// Runs `f` with every pattern of at least [`super::sampled::MIN_LEN`] bytes found by sampling
+/// (and none searched alone for being one of few), the sampled scan's budget `budget` when
+/// given (tests of the sampling and of its resumption by an automaton).
+#[cfg(test)]
+pub(crate) fn with_sampling<T>(budget: Option<usize>, f: impl FnOnce() -> T) -> T {
+    FORCE_SAMPLED.with(|c| c.set(true));
+    SAMPLED_BUDGET.with(|c| c.set(budget));
+    let out = with_automata(f);
+    FORCE_SAMPLED.with(|c| c.set(false));
+    SAMPLED_BUDGET.with(|c| c.set(None));
     out
 }
 
@@ -696,7 +785,85 @@ mod tests {
         assert!(got.iter().filter(|o| !o.is_empty()).count() > 1_000);
     }
 
+    #[test]
+    fn a_thousand_indented_lines_are_found_by_sampling() {
+        // The write bench's case, on 1 MB: a thousand one-line patterns that all start with
+        // the same indentation, each once in the text, and some that occur nowhere.
+        let mut hay = String::new();
+        let mut i = 0;
+        while hay.len() < 1 << 20 {
+            hay.push_str(&format!(
+                "fn item_{i}(x: u64) -> u64 {{\n    let label = \"value {i}\"; // note {i}\n    x * {i} + 1\n}}\n\n"
+            ));
+            i += 1;
+        }
+        let owned: Vec<String> = (0..1_000)
+            .map(|k| format!("    x * {} + {}\n", k * (i / 900), 1 + k % 2))
+            .collect();
+        let pats: Vec<&[u8]> = owned.iter().map(|p| p.as_bytes()).collect();
+        let before = SAMPLED_SCANS.with(std::cell::Cell::get);
+        let got = all(hay.as_bytes(), &pats);
+        assert_eq!(SAMPLED_SCANS.with(std::cell::Cell::get), before + 1);
+        for (p, occ) in pats.iter().zip(&got) {
+            assert_eq!(occ, &naive(hay.as_bytes(), p));
+        }
+        assert!(got.iter().filter(|o| o.len() == 1).count() >= 450);
+        assert_eq!(with_automata(|| all(hay.as_bytes(), &pats)), got);
+        // Stopped early and resumed by the automaton, at several points.
+        for budget in [0, 1_000, 50_000] {
+            assert_eq!(
+                with_sampling(Some(budget), || all(hay.as_bytes(), &pats)),
+                got
+            );
+        }
+    }
+
     proptest! {
+        /// Sampling finds exactly the naive occurrences, each pattern's first `cap` of them in
+        /// order, whether it runs to the end or stops after `budget` and the automaton resumes;
+        /// periodic patterns in periodic texts put many entries under one word.
+        #[test]
+        fn sampling_same_as_naive(
+            pats in prop::collection::vec(
+                (prop::collection::vec(prop::sample::select(vec![b'a', b'b', b'\n']), 1..5),
+                 1usize..12,
+                 prop::collection::vec(prop::sample::select(vec![b'a', b'b']), 0..4)),
+                1..10),
+            unit in prop::collection::vec(prop::sample::select(vec![b'a', b'b', b'\n']), 1..5),
+            reps in 1usize..120,
+            noise in prop::collection::vec((0usize..500, prop::sample::select(vec![b'a', b'b', b'c'])), 0..6),
+            cap in prop::sample::select(vec![1usize, 3, usize::MAX]),
+            budget in prop::option::of(0usize..200),
+        ) {
+            let owned: Vec<Vec<u8>> = pats
+                .into_iter()
+                .map(|(u, r, t)| {
+                    let mut p = u.repeat(r);
+                    p.extend(t);
+                    p
+                })
+                .collect();
+            let mut hay = unit.repeat(reps);
+            for (at, c) in noise {
+                if !hay.is_empty() {
+                    let at = at % hay.len();
+                    hay[at] = c;
+                }
+            }
+            // Some patterns taken from the text, so that they occur.
+            let mut owned = owned;
+            if hay.len() > 40 {
+                owned.push(hay[7..7 + 11 + reps % 20].to_vec());
+                owned.push(hay[hay.len() - 30..].to_vec());
+            }
+            let refs: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+            let want: Vec<Vec<usize>> = refs
+                .iter()
+                .map(|p| naive(&hay, p).into_iter().take(cap).collect())
+                .collect();
+            prop_assert_eq!(&with_sampling(budget, || capped(&hay, &refs, cap)), &want);
+        }
+
         /// The constant-memory period is the smallest one when that is at most half the
         /// pattern, and a true lower bound of it otherwise.
         #[test]
