@@ -4,6 +4,7 @@ mod agent;
 mod editor;
 mod help;
 mod output;
+mod quick;
 mod read;
 
 use crate::engine::document::PositionEncoding;
@@ -286,7 +287,11 @@ struct Context {
 /// and returns the status the process exits with.
 pub fn main() -> ExitStatus {
     crate::faces::return_big_blocks();
-    let cli = match Cli::try_parse() {
+    let parsed = match quick::parse(std::env::args_os().skip(1)) {
+        Some(cli) => Ok(cli),
+        None => Cli::try_parse(),
+    };
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // An editor pastes its buffer name unquoted (`my file.txt` becomes two arguments)
