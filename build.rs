@@ -8,11 +8,12 @@
 //!   Only when the target is the host, not `crt-static` (which links it so already), and the C
 //!   compiler that links knows a `libgcc_eh.a`.
 //! - The binary's ~10,000 relative relocations are packed (`-z pack-relative-relocs`: `.relr.dyn`
-//!   of ~3 KB instead of `.rela.dyn` of ~240 KB), for the binary only. The loader must understand
-//!   them: glibc 2.36 or later, which the linker records as a version the binary needs
-//!   (`GLIBC_ABI_DT_RELR`), so an older glibc refuses to start it with a clear message. Only when
-//!   the target is the host and the host's glibc is 2.36 or later; `REDLINE_PORTABLE_LINK=1`
-//!   turns it off, for a binary meant to run on an older glibc than the one it is built on.
+//!   of ~3 KB instead of `.rela.dyn` of ~240 KB), in a release build of the binary. The loader
+//!   must understand them: glibc 2.36 or later, which the linker records as a version the binary
+//!   needs (`GLIBC_ABI_DT_RELR`), so an older glibc refuses to start it with a clear message (and
+//!   maturin tags such a wheel `manylinux_2_36`). Only when the target is the host and the host's
+//!   glibc is 2.36 or later; `REDLINE_PORTABLE_LINK=1` turns it off, for a binary meant to run on
+//!   an older glibc than the one it is built on.
 
 use std::env;
 use std::process::Command;
@@ -35,7 +36,11 @@ fn main() {
         // `--as-needed` then drops), not copied into the library's rlib.
         println!("cargo::rustc-link-lib=static:-bundle=gcc_eh");
     }
-    if var("REDLINE_PORTABLE_LINK") != "1" && !crt_static && glibc_at_least(2, 36) {
+    // Release builds only: packing takes a debug binary's ~1.9 MB of `.rela.dyn` out of what
+    // `redline --version` maps at rest, from which the bad-input tests derive their memory caps
+    // (tests/hostile.rs), and debug builds are not what start-up time is measured on.
+    let release = var("PROFILE") == "release";
+    if release && var("REDLINE_PORTABLE_LINK") != "1" && !crt_static && glibc_at_least(2, 36) {
         println!("cargo::rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
 }
