@@ -193,27 +193,42 @@ impl Hunk<'_> {
     }
 }
 
-/// Bytes per block of [`Lines`]' sparse index.
-const BLOCK: usize = 4096;
+/// Bytes per block of [`Lines`]' sparse index (a document's count of line feeds per block,
+/// [`crate::engine::document::Document::feeds_before_blocks`], has the same blocks and is
+/// used as it is).
+pub(crate) const BLOCK: usize = 4096;
 
 /// Git lines of a text (each up to and including its `\n`), located on demand: the text is
 /// counted once in blocks (one number per [`BLOCK`] bytes, not one per line, which on a big
-/// file cost as much memory as the file), and a line is found from its block. Walking lines in
-/// order, as hunks do, steps from the last one found.
+/// file cost as much memory as the file), and a line is found from its block. Hunks locate
+/// their changes' lines and then the lines a few before and after them: a line start is found
+/// by walking a few lines from the last one found or from the last offset located, within
+/// [`WALK`] bytes, and only otherwise by a search of its block.
 struct Lines<'a> {
     text: &'a str,
     /// `\n`s before each block: `before[k]` counts those in `text[..k * BLOCK]`; the last
     /// entry counts them all.
-    before: Vec<usize>,
+    before: std::borrow::Cow<'a, [usize]>,
     count: usize,
-    /// The last line found and where it starts.
+    /// The last line start found and the start of the last offset's line located (line,
+    /// offset), where nearby lines are walked to from.
     last: std::cell::Cell<(usize, usize)>,
+    near: std::cell::Cell<(usize, usize)>,
 }
+
+/// Bytes a walk from a known line start may scan, and lines it may step, before the block
+/// search is used instead.
+const WALK: usize = 2 * BLOCK;
+const WALK_LINES: usize = 16;
 
 impl<'a> Lines<'a> {
     fn new(text: &'a str) -> Lines<'a> {
-        let b = text.as_bytes();
-        let before = crate::engine::document::feeds_before_blocks(b, BLOCK);
+        let before = crate::engine::document::feeds_before_blocks(text.as_bytes(), BLOCK);
+        Lines::counted(text, std::borrow::Cow::Owned(before))
+    }
+
+    /// `before` is `feeds_before_blocks(text, BLOCK)`, counted already.
+    fn counted(text: &'a str, before: std::borrow::Cow<'a, [usize]>) -> Lines<'a> {
         let n = before[before.len() - 1];
         // A final `\n` ends the last line rather than starting an empty one.
         let count = if text.is_empty() {
@@ -226,6 +241,7 @@ impl<'a> Lines<'a> {
             before,
             count,
             last: std::cell::Cell::new((0, 0)),
+            near: std::cell::Cell::new((0, 0)),
         }
     }
 
@@ -233,10 +249,30 @@ impl<'a> Lines<'a> {
         self.count
     }
 
-    /// `\n`s in `text[..p]`.
+    /// `\n`s in `text[..p]`; the start of the line holding `p` is remembered when it is in
+    /// `p`'s block.
     fn newlines_before(&self, p: usize) -> usize {
         let k = p / BLOCK;
-        self.before[k] + memchr::memchr_iter(b'\n', &self.text.as_bytes()[k * BLOCK..p]).count()
+        let b = self.text.as_bytes();
+        // Counted from the block's start, or from a known line start between it and `p`.
+        let (mut line, mut from) = (self.before[k], k * BLOCK);
+        for (l, at) in [self.near.get(), self.last.get()] {
+            if from < at && at <= p {
+                (line, from) = (l, at);
+            }
+        }
+        let n = line + memchr::memchr_iter(b'\n', &b[from..p]).count();
+        if n < self.count {
+            if let Some(i) = memchr::memrchr(b'\n', &b[from..p]) {
+                self.near.set((n, from + i + 1));
+            } else if from < k * BLOCK + 1 && n == 0 {
+                self.near.set((0, 0));
+            } else if line == n && from != k * BLOCK {
+                // No line feed since the known line start: `p` is on that line.
+                self.near.set((line, from));
+            }
+        }
+        n
     }
 
     fn of(&self, offset: usize) -> usize {
@@ -244,21 +280,50 @@ impl<'a> Lines<'a> {
             .min(self.count.saturating_sub(1))
     }
 
+    /// The start of `line` walked to from line `from_line` starting at `from`, scanning at
+    /// most [`WALK`] bytes.
+    fn walk(&self, line: usize, (from_line, from): (usize, usize)) -> Option<usize> {
+        if line.abs_diff(from_line) > WALK_LINES {
+            return None;
+        }
+        let b = self.text.as_bytes();
+        let mut at = from;
+        if line >= from_line {
+            for _ in from_line..line {
+                let end = b.len().min(from + WALK);
+                at += memchr::memchr(b'\n', &b[at..end])? + 1;
+            }
+        } else {
+            // Back: `at` follows a `\n` (or is 0, the first line, which is never above).
+            for _ in line..from_line {
+                let lo = from.saturating_sub(WALK);
+                if at == 0 || at - 1 < lo {
+                    return None;
+                }
+                at = memchr::memrchr(b'\n', &b[lo..at - 1]).map_or(0, |i| lo + i + 1);
+                if at == 0 && lo > 0 {
+                    return None;
+                }
+            }
+        }
+        Some(at)
+    }
+
     fn start(&self, line: usize) -> usize {
         if line >= self.count {
             return self.text.len();
         }
         let b = self.text.as_bytes();
-        let (at_line, at) = self.last.get();
-        let found = if line == at_line {
-            at
-        } else if line == at_line + 1 {
-            memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |i| at + i + 1)
-        } else if line + 1 == at_line {
-            // Back one line (a changed line's text, then the line itself): `at` follows a `\n`.
-            memchr::memrchr(b'\n', &b[..at - 1]).map_or(0, |i| i + 1)
-        } else if line == 0 {
+        let (last, near) = (self.last.get(), self.near.get());
+        let from = if last.0.abs_diff(line) <= near.0.abs_diff(line) {
+            last
+        } else {
+            near
+        };
+        let found = if line == 0 {
             0
+        } else if let Some(at) = self.walk(line, from) {
+            at
         } else {
             // The block holding the `line`-th `\n` (1-based), then that `\n` within it.
             let k = self.before.partition_point(|&n| n < line) - 1;
@@ -308,6 +373,9 @@ struct Region {
     old: Range<usize>,
     new: Range<usize>,
     changes: Range<usize>,
+    /// A line start near its first change on each side (line, offset), where the hunk's
+    /// lines are walked to from.
+    near: ((usize, usize), (usize, usize)),
 }
 
 /// Old and new lines a change touches. Both sides start on the same line (the text before the
@@ -324,7 +392,27 @@ fn touched(ol: &Lines<'_>, nl: &Lines<'_>, c: &Change) -> (Range<usize>, Range<u
 
 /// Computes the hunks for `changes` (sorted, non-overlapping) turning `old` into `new`.
 pub(crate) fn hunks<'a>(old: &'a str, new: &'a str, changes: &[Change]) -> Vec<Hunk<'a>> {
-    let (ol, nl) = (Lines::new(old), Lines::new(new));
+    hunks_of(Lines::new(old), new, changes)
+}
+
+/// [`hunks`], with the old text's line feeds per [`BLOCK`] counted already (`old_before`, a
+/// document's [`crate::engine::document::Document::feeds_before_blocks`]).
+pub(crate) fn hunks_counted<'a>(
+    old: &'a str,
+    old_before: &'a [usize],
+    new: &'a str,
+    changes: &[Change],
+) -> Vec<Hunk<'a>> {
+    hunks_of(
+        Lines::counted(old, std::borrow::Cow::Borrowed(old_before)),
+        new,
+        changes,
+    )
+}
+
+fn hunks_of<'a>(ol: Lines<'a>, new: &'a str, changes: &[Change]) -> Vec<Hunk<'a>> {
+    let old = ol.text;
+    let nl = Lines::new(new);
     let mut regions: Vec<Region> = Vec::new();
     for (k, c) in changes.iter().enumerate() {
         let (o, n) = touched(&ol, &nl, c);
@@ -342,12 +430,15 @@ pub(crate) fn hunks<'a>(old: &'a str, new: &'a str, changes: &[Change]) -> Vec<H
                 old: o,
                 new: n,
                 changes: k..k + 1,
+                near: (ol.near.get(), nl.near.get()),
             }),
         }
     }
     let mut out: Vec<Hunk<'a>> = Vec::new();
     let mut prev_old_end = 0usize;
     for r in regions {
+        ol.near.set(r.near.0);
+        nl.near.set(r.near.1);
         let owner = |line_old: Option<usize>, line_new: Option<usize>| -> Option<usize> {
             if r.changes.len() == 1 {
                 // One change owns every line of its region (the loop below would say so too).
@@ -767,6 +858,63 @@ mod tests {
                 .chain(back)
             {
                 assert_eq!(l.start(i), start(i), "start({i}) len {}", t.len());
+            }
+            // Lines walked to from an offset just located, before and after it, and from a
+            // line far away; the same from counts given.
+            let before = crate::engine::document::feeds_before_blocks(t.as_bytes(), BLOCK);
+            let counted = Lines::counted(t, std::borrow::Cow::Borrowed(&before));
+            for l in [&l, &counted] {
+                for (k, &p) in ps.iter().enumerate() {
+                    let at = l.of(p);
+                    for d in [0usize, 1, 3, 40, 5000] {
+                        let i = if k % 2 == 0 {
+                            at.saturating_sub(d)
+                        } else {
+                            at + d
+                        };
+                        assert_eq!(l.start(i), start(i), "start({i}) after of({p})");
+                        assert_eq!(l.start(i + 1), start(i + 1), "start({}) next", i + 1);
+                    }
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Any sequence of lookups, offsets and line starts mixed (each remembers where it
+        /// found a line, which the next ones start from), answers as a full index does.
+        #[test]
+        fn lines_in_any_order_match_a_full_index(
+            runs in proptest::collection::vec((0usize..300, proptest::bool::ANY), 0..60),
+            ops in proptest::collection::vec((proptest::bool::ANY, 0usize..20_000), 1..80),
+        ) {
+            let mut t = String::new();
+            for (len, feed) in runs {
+                t.push_str(&"x".repeat(len));
+                if feed {
+                    t.push('\n');
+                }
+            }
+            let mut full = vec![0];
+            full.extend(memchr::memchr_iter(b'\n', t.as_bytes()).map(|i| i + 1));
+            if *full.last().unwrap() == t.len() && !t.is_empty() {
+                full.pop();
+            }
+            if t.is_empty() {
+                full.clear();
+            }
+            let before = crate::engine::document::feeds_before_blocks(t.as_bytes(), BLOCK);
+            let l = Lines::counted(&t, std::borrow::Cow::Borrowed(&before));
+            for (is_offset, x) in ops {
+                if is_offset {
+                    let p = x % (t.len() + 1);
+                    let want = full.partition_point(|&s| s <= p).saturating_sub(1);
+                    proptest::prop_assert_eq!(l.of(p), want, "of({})", p);
+                } else {
+                    let i = x % (full.len() + 2);
+                    let want = full.get(i).copied().unwrap_or(t.len());
+                    proptest::prop_assert_eq!(l.start(i), want, "start({})", i);
+                }
             }
         }
     }

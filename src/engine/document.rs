@@ -168,8 +168,8 @@ pub struct Document {
     pub eol: Eol,
 }
 
-/// Bytes per block of [`Document`]'s count of line feeds.
-const FEED_BLOCK: usize = 4096;
+/// Bytes per block of [`Document`]'s count of line feeds (the diff's, which uses it).
+const FEED_BLOCK: usize = crate::engine::diff::BLOCK;
 
 /// The number of `\n`s in `b` before each block of `block` bytes, then their total (a sparse
 /// line index: a line's number is its block's count plus a count within the block).
@@ -271,9 +271,7 @@ impl Document {
             return (line, starts.get(line).unwrap_or(0));
         }
         let b = self.text.as_bytes();
-        let feeds = self
-            .feeds
-            .get_or_init(|| feeds_before_blocks(b, FEED_BLOCK));
+        let feeds = self.feeds_before_blocks();
         let k = offset / FEED_BLOCK;
         let from = k * FEED_BLOCK;
         let line = feeds[k] + memchr::memchr_iter(b'\n', &b[from..offset]).count();
@@ -289,6 +287,14 @@ impl Document {
         let block = &b[j * FEED_BLOCK..((j + 1) * FEED_BLOCK).min(b.len())];
         let i = memchr::memrchr(b'\n', block).map_or(0, |i| j * FEED_BLOCK + i + 1);
         (line, i)
+    }
+
+    /// The number of line feeds before each block of [`crate::engine::diff::BLOCK`] bytes of
+    /// the text, then their total ([`feeds_before_blocks`]), counted on first use and shared by
+    /// positions and the diff.
+    pub(crate) fn feeds_before_blocks(&self) -> &[usize] {
+        self.feeds
+            .get_or_init(|| feeds_before_blocks(self.text.as_bytes(), FEED_BLOCK))
     }
 
     /// The bytes of this document as a file: BOM (if any) then the text.

@@ -238,7 +238,17 @@ fn diff_of(file: &FilePlan, old: &str, new: &str, changes: &[diff::Change]) -> S
     if old == new && !matches!(file.op, Op::Move | Op::Delete | Op::Create) {
         return String::new();
     }
-    let hunks = diff::hunks(old, new, changes);
+    // The old text is the document's (no BOM): its count of line feeds, which the edits'
+    // positions use too, is counted once.
+    let doc = file
+        .original
+        .as_ref()
+        .map(|o| &o.doc)
+        .filter(|d| std::ptr::eq(d.text.as_str(), old));
+    let hunks = match doc {
+        Some(d) => diff::hunks_counted(old, d.feeds_before_blocks(), new, changes),
+        None => diff::hunks(old, new, changes),
+    };
     // Through a symlink, git sees the link as a link: the text file is its target.
     let through = file
         .original

@@ -185,7 +185,8 @@ pub(super) fn scan(
                         let Some(s) = at.checked_sub(off) else {
                             continue;
                         };
-                        if hay.get(s..s + pat.len()) != Some(pat) {
+                        // The first word first (most candidates differ there), then the rest.
+                        if word(hay, s) != word(pat, 0) || hay.get(s..s + pat.len()) != Some(pat) {
                             continue;
                         }
                         last[p] = Some(s);
