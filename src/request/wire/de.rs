@@ -821,8 +821,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Object<'_, A> {
         }
         self.seen.push((name, key.clone()));
         // A file object outside `files[]` takes `edits` as a string holding the array (Pi).
-        let stringified =
-            name == "edits" && self.schema.is_some_and(|s| std::ptr::eq(s, file_schema()));
+        let stringified = name == "edits" && self.schema.is_some_and(is_file_schema);
         self.pending = Some((key, schema, stringified));
         seed.deserialize(name.into_deserializer()).map(Some)
     }
@@ -844,10 +843,13 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for &mut Object<'_, A> {
     }
 }
 
-/// The parser's schema of a file object on its own, the one object whose `edits` may be sent
-/// as a string.
-fn file_schema() -> &'static Value {
-    &super::schema::shapes().file
+/// Whether `schema` is the parser's schema of a file object on its own, the one object whose
+/// `edits` may be sent as a string (before that schema is generated, nothing is it).
+fn is_file_schema(schema: &Value) -> bool {
+    super::schema::shapes()
+        .file
+        .built()
+        .is_some_and(|file| std::ptr::eq(schema, file))
 }
 
 /// The aliases a property's schema declares (`x-aliases`).

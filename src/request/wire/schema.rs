@@ -6,7 +6,8 @@
 //! every subschema (several MCP clients and LLM providers cannot follow `$ref`), and put no
 //! `anyOf` at the top of a tool's input schema (Anthropic's API rejects one there).
 
-use std::sync::LazyLock;
+use std::ops::Deref;
+use std::sync::OnceLock;
 
 use schemars::JsonSchema;
 use serde_json::{Map, Value, json};
@@ -14,20 +15,50 @@ use serde_json::{Map, Value, json};
 use super::de::{ALIASES, aliases};
 use super::{FileObject, FlatRequest, TextEditorCommand, WireRequest};
 
-/// The parser's schema of each top-level shape.
+/// The parser's schema of each top-level shape, each generated when first used: a process that
+/// reads one canonical request builds only that shape's (schemars' generation is a fixed cost of
+/// every `redline apply`; README, Performance, "Process start-up").
 pub(super) struct Shapes {
-    pub canonical: Value,
-    pub file: Value,
-    pub flat: Value,
-    pub text_editor: Value,
+    pub canonical: LazySchema,
+    pub file: LazySchema,
+    pub flat: LazySchema,
+    pub text_editor: LazySchema,
 }
 
-static SHAPES: LazyLock<Shapes> = LazyLock::new(|| Shapes {
-    canonical: generate::<WireRequest>(),
-    file: generate::<FileObject>(),
-    flat: generate::<FlatRequest>(),
-    text_editor: generate::<TextEditorCommand>(),
-});
+/// One shape's schema, generated on first use (it derefs to the schema).
+pub(super) struct LazySchema {
+    schema: OnceLock<Value>,
+    generate: fn() -> Value,
+}
+
+impl LazySchema {
+    const fn new(generate: fn() -> Value) -> LazySchema {
+        LazySchema {
+            schema: OnceLock::new(),
+            generate,
+        }
+    }
+
+    /// The schema if it was generated already (`None` before its first use).
+    pub(super) fn built(&self) -> Option<&Value> {
+        self.schema.get()
+    }
+}
+
+impl Deref for LazySchema {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        self.schema.get_or_init(self.generate)
+    }
+}
+
+static SHAPES: Shapes = Shapes {
+    canonical: LazySchema::new(generate::<WireRequest>),
+    file: LazySchema::new(generate::<FileObject>),
+    flat: LazySchema::new(generate::<FlatRequest>),
+    text_editor: LazySchema::new(generate::<TextEditorCommand>),
+};
 
 pub(super) fn shapes() -> &'static Shapes {
     &SHAPES
