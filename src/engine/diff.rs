@@ -194,27 +194,27 @@ impl Hunk<'_> {
 }
 
 /// Bytes per block of [`Lines`]' sparse index (a document's count of line feeds per block,
-/// [`crate::engine::document::Document::feeds_before_blocks`], has the same blocks and is
-/// used as it is).
+/// [`crate::engine::document::Document::feeds`], has the same blocks and is used as it is).
 pub(crate) const BLOCK: usize = 4096;
 
 /// Git lines of a text (each up to and including its `\n`), located on demand: the text is
-/// counted once in blocks (one number per [`BLOCK`] bytes, not one per line, which on a big
-/// file cost as much memory as the file), and a line is found from its block. Hunks locate
-/// their changes' lines and then the lines a few before and after them: a line start is found
-/// by walking a few lines from the last one found or from the last offset located, within
-/// [`WALK`] bytes, and only otherwise by a search of its block.
+/// counted in blocks (one number per [`BLOCK`] bytes, not one per line, which on a big file
+/// cost as much memory as the file) as far as lines are asked for, and a line is found from its
+/// block. Hunks locate their changes' lines and then the lines a few before and after them: a
+/// line start is found by walking a few lines from the last one found or from the last offset
+/// located, within [`WALK`] bytes, and only otherwise by a search of its block. The number of
+/// lines, which takes counting the whole text, is asked only for changes at the end.
 struct Lines<'a> {
     text: &'a str,
-    /// `\n`s before each block: `before[k]` counts those in `text[..k * BLOCK]`; the last
-    /// entry counts them all.
-    before: std::borrow::Cow<'a, [usize]>,
-    count: usize,
+    /// `\n`s before each block, counted as far as asked.
+    feeds: std::borrow::Cow<'a, Feeds>,
     /// The last line start found and the start of the last offset's line located (line,
     /// offset), where nearby lines are walked to from.
     last: std::cell::Cell<(usize, usize)>,
     near: std::cell::Cell<(usize, usize)>,
 }
+
+use crate::engine::document::Feeds;
 
 /// Bytes a walk from a known line start may scan, and lines it may step, before the block
 /// search is used instead.
@@ -223,30 +223,44 @@ const WALK_LINES: usize = 16;
 
 impl<'a> Lines<'a> {
     fn new(text: &'a str) -> Lines<'a> {
-        let before = crate::engine::document::feeds_before_blocks(text.as_bytes(), BLOCK);
-        Lines::counted(text, std::borrow::Cow::Owned(before))
+        Lines::counted(text, std::borrow::Cow::Owned(Feeds::default()))
     }
 
-    /// `before` is `feeds_before_blocks(text, BLOCK)`, counted already.
-    fn counted(text: &'a str, before: std::borrow::Cow<'a, [usize]>) -> Lines<'a> {
-        let n = before[before.len() - 1];
-        // A final `\n` ends the last line rather than starting an empty one.
-        let count = if text.is_empty() {
-            0
-        } else {
-            n + 1 - usize::from(text.ends_with('\n'))
-        };
+    /// `feeds` counts `text`'s line feeds (as far as it has).
+    fn counted(text: &'a str, feeds: std::borrow::Cow<'a, Feeds>) -> Lines<'a> {
         Lines {
             text,
-            before,
-            count,
+            feeds,
             last: std::cell::Cell::new((0, 0)),
             near: std::cell::Cell::new((0, 0)),
         }
     }
 
+    /// The number of lines (a final `\n` ends the last line rather than starting an empty one):
+    /// the whole text counted.
     fn count(&self) -> usize {
-        self.count
+        let t = self.text;
+        if t.is_empty() {
+            return 0;
+        }
+        let n = self.feeds.before(t.as_bytes(), t.len().div_ceil(BLOCK));
+        n + 1 - usize::from(t.ends_with('\n'))
+    }
+
+    /// Whether a line starts after the `n`-th `\n` when `n` is the count before `p`: `p` is
+    /// not past the final `\n` of the text (nor in an empty text).
+    fn is_line(&self, p: usize) -> bool {
+        let t = self.text;
+        !t.is_empty() && !(p == t.len() && t.ends_with('\n'))
+    }
+
+    /// The smaller of `x` and the number of lines, counting the text only when it has fewer.
+    fn lines_upto(&self, x: usize) -> usize {
+        if x == 0 || self.start(x - 1) < self.text.len() {
+            x
+        } else {
+            self.count().min(x)
+        }
     }
 
     /// `\n`s in `text[..p]`; the start of the line holding `p` is remembered when it is in
@@ -255,19 +269,22 @@ impl<'a> Lines<'a> {
         let k = p / BLOCK;
         let b = self.text.as_bytes();
         // Counted from the block's start, or from a known line start between it and `p`.
-        let (mut line, mut from) = (self.before[k], k * BLOCK);
+        let (mut line, mut from) = (usize::MAX, k * BLOCK);
         for (l, at) in [self.near.get(), self.last.get()] {
             if from < at && at <= p {
                 (line, from) = (l, at);
             }
         }
+        if line == usize::MAX {
+            line = self.feeds.before(b, k);
+        }
         let n = line + memchr::memchr_iter(b'\n', &b[from..p]).count();
-        if n < self.count {
+        if self.is_line(p) {
             if let Some(i) = memchr::memrchr(b'\n', &b[from..p]) {
                 self.near.set((n, from + i + 1));
-            } else if from < k * BLOCK + 1 && n == 0 {
+            } else if from == k * BLOCK && n == 0 {
                 self.near.set((0, 0));
-            } else if line == n && from != k * BLOCK {
+            } else if from != k * BLOCK {
                 // No line feed since the known line start: `p` is on that line.
                 self.near.set((line, from));
             }
@@ -276,12 +293,18 @@ impl<'a> Lines<'a> {
     }
 
     fn of(&self, offset: usize) -> usize {
-        self.newlines_before(offset.min(self.text.len()))
-            .min(self.count.saturating_sub(1))
+        let p = offset.min(self.text.len());
+        let n = self.newlines_before(p);
+        // Past the final `\n` is no line: the last one.
+        if self.is_line(p) {
+            n
+        } else {
+            n.saturating_sub(1)
+        }
     }
 
     /// The start of `line` walked to from line `from_line` starting at `from`, scanning at
-    /// most [`WALK`] bytes.
+    /// most [`WALK`] bytes and [`WALK_LINES`] lines.
     fn walk(&self, line: usize, (from_line, from): (usize, usize)) -> Option<usize> {
         if line.abs_diff(from_line) > WALK_LINES {
             return None;
@@ -291,7 +314,7 @@ impl<'a> Lines<'a> {
         if line >= from_line {
             for _ in from_line..line {
                 let end = b.len().min(from + WALK);
-                at += memchr::memchr(b'\n', &b[at..end])? + 1;
+                at += memchr::memchr(b'\n', b.get(at..end)?)? + 1;
             }
         } else {
             // Back: `at` follows a `\n` (or is 0, the first line, which is never above).
@@ -309,10 +332,8 @@ impl<'a> Lines<'a> {
         Some(at)
     }
 
+    /// Where `line` starts (the text's end for a line past the last).
     fn start(&self, line: usize) -> usize {
-        if line >= self.count {
-            return self.text.len();
-        }
         let b = self.text.as_bytes();
         let (last, near) = (self.last.get(), self.near.get());
         let from = if last.0.abs_diff(line) <= near.0.abs_diff(line) {
@@ -326,13 +347,20 @@ impl<'a> Lines<'a> {
             at
         } else {
             // The block holding the `line`-th `\n` (1-based), then that `\n` within it.
-            let k = self.before.partition_point(|&n| n < line) - 1;
-            let skip = line - self.before[k] - 1;
-            memchr::memchr_iter(b'\n', &b[k * BLOCK..])
-                .nth(skip)
-                .map_or(b.len(), |i| k * BLOCK + i + 1)
+            match self.feeds.block_of(b, line) {
+                Some(k) => {
+                    let skip = line - self.feeds.before(b, k) - 1;
+                    memchr::memchr_iter(b'\n', &b[k * BLOCK..])
+                        .nth(skip)
+                        .map_or(b.len(), |i| k * BLOCK + i + 1)
+                }
+                None => b.len(),
+            }
         };
-        self.last.set((line, found));
+        // Only a line's start (not the end of the text) is a place to walk or count from.
+        if found < b.len() {
+            self.last.set((line, found));
+        }
         found
     }
 
@@ -358,8 +386,11 @@ impl<'a> Lines<'a> {
             } else {
                 self.of(p)
             }
+        } else if self.text.is_empty() {
+            0
         } else {
-            (self.of(p) + 1).min(self.count())
+            // `of` is at most the last line, so this is at most the number of lines.
+            self.of(p) + 1
         }
     }
     /// Line `i` with its `\n`, if it has one.
@@ -395,16 +426,16 @@ pub(crate) fn hunks<'a>(old: &'a str, new: &'a str, changes: &[Change]) -> Vec<H
     hunks_of(Lines::new(old), new, changes)
 }
 
-/// [`hunks`], with the old text's line feeds per [`BLOCK`] counted already (`old_before`, a
-/// document's [`crate::engine::document::Document::feeds_before_blocks`]).
+/// [`hunks`], with the old text's line feeds per [`BLOCK`] counted in `old_feeds` (a
+/// document's, [`crate::engine::document::Document::feeds`], which its positions share).
 pub(crate) fn hunks_counted<'a>(
     old: &'a str,
-    old_before: &'a [usize],
+    old_feeds: &'a Feeds,
     new: &'a str,
     changes: &[Change],
 ) -> Vec<Hunk<'a>> {
     hunks_of(
-        Lines::counted(old, std::borrow::Cow::Borrowed(old_before)),
+        Lines::counted(old, std::borrow::Cow::Borrowed(old_feeds)),
         new,
         changes,
     )
@@ -543,7 +574,7 @@ fn old_to_new(h: &Hunk<'_>) -> isize {
 
 /// Appends up to [`CONTEXT`] lines after `from` to `h`.
 fn trail(h: &mut Hunk<'_>, ol: &Lines<'_>, from: usize, delta: isize) {
-    let to = (from + CONTEXT).min(ol.count());
+    let to = ol.lines_upto(from + CONTEXT);
     if from < to {
         h.push(
             ol,
@@ -861,8 +892,8 @@ mod tests {
             }
             // Lines walked to from an offset just located, before and after it, and from a
             // line far away; the same from counts given.
-            let before = crate::engine::document::feeds_before_blocks(t.as_bytes(), BLOCK);
-            let counted = Lines::counted(t, std::borrow::Cow::Borrowed(&before));
+            let feeds = Feeds::default();
+            let counted = Lines::counted(t, std::borrow::Cow::Borrowed(&feeds));
             for l in [&l, &counted] {
                 for (k, &p) in ps.iter().enumerate() {
                     let at = l.of(p);
@@ -903,8 +934,8 @@ mod tests {
             if t.is_empty() {
                 full.clear();
             }
-            let before = crate::engine::document::feeds_before_blocks(t.as_bytes(), BLOCK);
-            let l = Lines::counted(&t, std::borrow::Cow::Borrowed(&before));
+            let feeds = Feeds::default();
+            let l = Lines::counted(&t, std::borrow::Cow::Borrowed(&feeds));
             for (is_offset, x) in ops {
                 if is_offset {
                     let p = x % (t.len() + 1);

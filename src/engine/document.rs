@@ -158,9 +158,9 @@ pub struct Document {
     /// first use: a batch of exact edits needs only their positions, which `feeds` gives.
     line_starts: std::sync::OnceLock<LineStarts>,
     /// For a text without CR, the number of line feeds before each block of [`FEED_BLOCK`]
-    /// bytes (the last entry counts them all), built on first use: positions from one counting
-    /// pass over the text (~0.4 ms per 12 MB), where the line index costs ~4 ms.
-    feeds: std::sync::OnceLock<Vec<usize>>,
+    /// bytes, counted as far as positions (and the diff) ask: at most one counting pass over
+    /// the text (~0.4 ms per 12 MB), where the line index costs ~4 ms.
+    feeds: Feeds,
     /// The text holds a CR (lines then break at CRLF and lone CR too, and only the line index
     /// locates them).
     has_cr: bool,
@@ -171,17 +171,71 @@ pub struct Document {
 /// Bytes per block of [`Document`]'s count of line feeds (the diff's, which uses it).
 const FEED_BLOCK: usize = crate::engine::diff::BLOCK;
 
-/// The number of `\n`s in `b` before each block of `block` bytes, then their total (a sparse
-/// line index: a line's number is its block's count plus a count within the block).
-pub(crate) fn feeds_before_blocks(b: &[u8], block: usize) -> Vec<usize> {
-    let mut before = Vec::with_capacity(b.len() / block + 2);
-    let mut n = 0;
-    for chunk in b.chunks(block) {
-        before.push(n);
-        n += memchr::memchr_iter(b'\n', chunk).count();
+/// The number of `\n`s of a text before each block of [`FEED_BLOCK`] bytes (a sparse line
+/// index: a line's number is its block's count plus a count within the block), counted as far
+/// as asked: a position near the start of a big file, or a diff of an edit there, counts only
+/// that far. Every call passes the same text (the owner's).
+#[derive(Default)]
+pub(crate) struct Feeds {
+    /// `counted[k]`: the `\n`s in `text[..k * FEED_BLOCK]` (the whole text for the block
+    /// after the last), for `k` up to the furthest block asked for.
+    counted: std::sync::Mutex<Vec<usize>>,
+}
+
+impl Clone for Feeds {
+    fn clone(&self) -> Feeds {
+        Feeds {
+            counted: std::sync::Mutex::new(self.lock().clone()),
+        }
     }
-    before.push(n);
-    before
+}
+
+impl std::fmt::Debug for Feeds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Feeds({} blocks counted)", self.lock().len())
+    }
+}
+
+impl Feeds {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<usize>> {
+        // A panic while counting leaves a correct prefix: the counts stay usable.
+        self.counted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Counts one more block of `text` into `v`; false when every block is counted.
+    fn grow(v: &mut Vec<usize>, text: &[u8]) -> bool {
+        if v.is_empty() {
+            v.push(0);
+        }
+        let j = v.len() - 1;
+        if j * FEED_BLOCK >= text.len() {
+            return false;
+        }
+        let chunk = &text[j * FEED_BLOCK..((j + 1) * FEED_BLOCK).min(text.len())];
+        let n = v[j] + memchr::memchr_iter(b'\n', chunk).count();
+        v.push(n);
+        true
+    }
+
+    /// The `\n`s in `text[..k * FEED_BLOCK]` (all of them past the end).
+    pub(crate) fn before(&self, text: &[u8], k: usize) -> usize {
+        let mut v = self.lock();
+        while v.len() <= k && Feeds::grow(&mut v, text) {}
+        v[k.min(v.len() - 1)]
+    }
+
+    /// The last block with fewer than `n` `\n`s before it (the one holding the `n`-th, for
+    /// `n >= 1`), or `None` when the text has fewer than `n`.
+    pub(crate) fn block_of(&self, text: &[u8], n: usize) -> Option<usize> {
+        let mut v = self.lock();
+        while v.last().is_none_or(|&c| c < n) && Feeds::grow(&mut v, text) {}
+        if v[v.len() - 1] < n {
+            return None;
+        }
+        Some(v.partition_point(|&c| c < n) - 1)
+    }
 }
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -249,7 +303,7 @@ impl Document {
             bom,
             text,
             line_starts,
-            feeds: std::sync::OnceLock::new(),
+            feeds: Feeds::default(),
             has_cr,
             eol,
         }
@@ -271,10 +325,9 @@ impl Document {
             return (line, starts.get(line).unwrap_or(0));
         }
         let b = self.text.as_bytes();
-        let feeds = self.feeds_before_blocks();
         let k = offset / FEED_BLOCK;
         let from = k * FEED_BLOCK;
-        let line = feeds[k] + memchr::memchr_iter(b'\n', &b[from..offset]).count();
+        let line = self.feeds.before(b, k) + memchr::memchr_iter(b'\n', &b[from..offset]).count();
         if let Some(i) = memchr::memrchr(b'\n', &b[from..offset]) {
             return (line, from + i + 1);
         }
@@ -283,18 +336,17 @@ impl Document {
         }
         // The line's feed is the last one of the last block before `k` that has any: the
         // block where the count reaches `line`.
-        let j = feeds.partition_point(|&n| n < line) - 1;
+        // Invariant: the text has `line` feeds before `offset`, so their block is found.
+        let j = self.feeds.block_of(b, line).unwrap_or(0);
         let block = &b[j * FEED_BLOCK..((j + 1) * FEED_BLOCK).min(b.len())];
         let i = memchr::memrchr(b'\n', block).map_or(0, |i| j * FEED_BLOCK + i + 1);
         (line, i)
     }
 
-    /// The number of line feeds before each block of [`crate::engine::diff::BLOCK`] bytes of
-    /// the text, then their total ([`feeds_before_blocks`]), counted on first use and shared by
-    /// positions and the diff.
-    pub(crate) fn feeds_before_blocks(&self) -> &[usize] {
-        self.feeds
-            .get_or_init(|| feeds_before_blocks(self.text.as_bytes(), FEED_BLOCK))
+    /// The text's line feeds per block of [`crate::engine::diff::BLOCK`] bytes, counted as far
+    /// as asked, shared by positions and the diff.
+    pub(crate) fn feeds(&self) -> &Feeds {
+        &self.feeds
     }
 
     /// The bytes of this document as a file: BOM (if any) then the text.
@@ -597,6 +649,45 @@ impl Iterator for LineFeeds<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Counts asked in any order, as far as each asks, agree with counting everything.
+    #[test]
+    fn feeds_counted_as_far_as_asked() {
+        for len in [
+            0,
+            1,
+            FEED_BLOCK - 1,
+            FEED_BLOCK,
+            FEED_BLOCK + 1,
+            5 * FEED_BLOCK + 17,
+        ] {
+            for step in [1usize, 3, 700, FEED_BLOCK, 9_999] {
+                let t: Vec<u8> = (0..len)
+                    .map(|i| if (i + 1) % step == 0 { b'\n' } else { b'x' })
+                    .collect();
+                let before = |k: usize| {
+                    let end = (k * FEED_BLOCK).min(t.len());
+                    memchr::memchr_iter(b'\n', &t[..end]).count()
+                };
+                let blocks = t.len().div_ceil(FEED_BLOCK);
+                let total = before(blocks);
+                let f = Feeds::default();
+                let ks: Vec<usize> = (0..blocks + 3).rev().chain(0..blocks + 3).collect();
+                for (j, &k) in ks.iter().enumerate() {
+                    let g = Feeds::default();
+                    assert_eq!(g.before(&t, k), before(k), "len {len} step {step} k {k}");
+                    assert_eq!(f.before(&t, k), before(k), "len {len} step {step} k {k}");
+                    let n = j % (total + 2);
+                    if n >= 1 {
+                        let want = (n <= total)
+                            .then(|| (0..=blocks).filter(|&b| before(b) < n).max().unwrap_or(0));
+                        assert_eq!(Feeds::default().block_of(&t, n), want, "block_of({n})");
+                        assert_eq!(f.block_of(&t, n), want, "block_of({n})");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn line_feeds_are_memchrs() {

@@ -246,7 +246,7 @@ fn diff_of(file: &FilePlan, old: &str, new: &str, changes: &[diff::Change]) -> S
         .map(|o| &o.doc)
         .filter(|d| std::ptr::eq(d.text.as_str(), old));
     let hunks = match doc {
-        Some(d) => diff::hunks_counted(old, d.feeds_before_blocks(), new, changes),
+        Some(d) => diff::hunks_counted(old, d.feeds(), new, changes),
         None => diff::hunks(old, new, changes),
     };
     // Through a symlink, git sees the link as a link: the text file is its target.

@@ -180,7 +180,13 @@ mod tests {
             &["--format", "diff", "--color", "never", "apply", "req.json"],
             &["--input", "search-replace", "--tolerance", "exact", "apply"],
             &["--max-file-size", "10M", "--max-request-size=1k", "apply"],
-            &["--max-edits", "007", "--position-encoding", "utf-8", "apply"],
+            &[
+                "--max-edits",
+                "007",
+                "--position-encoding",
+                "utf-8",
+                "apply",
+            ],
             &["--root", "apply", "apply"],
             &["apply", "--root", "a=b", "--format=json"],
         ] {
