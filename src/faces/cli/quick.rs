@@ -1,5 +1,7 @@
-//! The commonest command lines, `redline [GLOBAL OPTIONS] apply [--dry-run] [--check] [REQUEST]`
-//! (what agents and hooks run for every edit), read without building clap's command tree.
+//! The commonest command lines, read without building clap's command tree:
+//! `redline [GLOBAL OPTIONS] apply [--dry-run] [--check] [REQUEST]` (what agents and scripts run
+//! for every edit) and `redline [GLOBAL OPTIONS] hook AGENT [--review] [--no-watch V] [--wait S]`
+//! (what `redline setup` has a harness run before every edit).
 //!
 //! clap builds every subcommand and copies each of the nine global options into each of them
 //! before it parses anything: ~135 option copies and ~150 KB of heap for a process whose whole
@@ -15,12 +17,23 @@ use clap::ValueEnum;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+/// The commands this reader knows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Verb {
+    Apply,
+    Hook,
+}
+
 /// `Some(cli)` for a command line this reader takes (`args` without the program name).
 pub(super) fn parse(args: impl IntoIterator<Item = OsString>) -> Option<Cli> {
     let mut g = Globals::default();
-    let mut command = false;
-    let mut request: Option<String> = None;
-    let (mut dry_run, mut check) = (false, false);
+    let mut verb: Option<Verb> = None;
+    // apply's REQUEST, hook's AGENT.
+    let mut positional: Option<String> = None;
+    // apply's --dry-run and --check, hook's --review.
+    let (mut dry_run, mut check, mut review) = (false, false, false);
+    // hook's --no-watch and --wait.
+    let (mut no_watch, mut wait): (Option<String>, Option<String>) = (None, None);
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let arg = arg.into_string().ok()?;
@@ -29,7 +42,13 @@ pub(super) fn parse(args: impl IntoIterator<Item = OsString>) -> Option<Cli> {
                 Some((name, value)) => (name, Some(value.to_string())),
                 None => (long, None),
             };
-            if let Some(slot) = g.slot(name) {
+            let slot = match (verb, name) {
+                (_, name) if g.slot(name).is_some() => g.slot(name),
+                (Some(Verb::Hook), "no-watch") => Some(&mut no_watch),
+                (Some(Verb::Hook), "wait") => Some(&mut wait),
+                _ => None,
+            };
+            if let Some(slot) = slot {
                 let value = match inline {
                     Some(v) => v,
                     None => args.next()?.into_string().ok()?,
@@ -38,40 +57,53 @@ pub(super) fn parse(args: impl IntoIterator<Item = OsString>) -> Option<Cli> {
                     return None;
                 }
                 *slot = Some(value);
-            } else if command && inline.is_none() && name == "dry-run" && !dry_run {
-                dry_run = true;
-            } else if command && inline.is_none() && name == "check" && !check {
-                check = true;
-            } else {
+                continue;
+            }
+            let flag = match (verb, name) {
+                (Some(Verb::Apply), "dry-run") => &mut dry_run,
+                (Some(Verb::Apply), "check") => &mut check,
+                (Some(Verb::Hook), "review") => &mut review,
+                _ => return None,
+            };
+            if inline.is_some() || *flag {
                 return None;
             }
+            *flag = true;
         } else if arg.starts_with('-') || arg.is_empty() {
-            // Short flags, `-` (stdin, which clap reads as the request; taken below only as the
-            // request, never before the command) and negative numbers are clap's to read.
-            if arg == "-" && command && request.is_none() {
-                request = Some(arg);
+            // Short flags, `-` (stdin, which clap reads as apply's request; taken here only as
+            // that) and negative numbers are clap's to read.
+            if arg == "-" && verb == Some(Verb::Apply) && positional.is_none() {
+                positional = Some(arg);
             } else {
                 return None;
             }
-        } else if !command {
-            if arg != "apply" {
-                return None;
-            }
-            command = true;
-        } else if request.is_none() {
-            request = Some(arg);
+        } else if verb.is_none() {
+            verb = Some(match arg.as_str() {
+                "apply" => Verb::Apply,
+                "hook" => Verb::Hook,
+                _ => return None,
+            });
+        } else if positional.is_none() {
+            positional = Some(arg);
         } else {
             return None;
         }
     }
-    if !command {
-        return None;
-    }
-    g.into_cli(Command::Apply {
-        request,
-        dry_run,
-        check,
-    })
+    let command = match verb? {
+        Verb::Apply => Command::Apply {
+            request: positional,
+            dry_run,
+            check,
+        },
+        Verb::Hook => Command::Hook {
+            // AGENT is required: without it, clap's error.
+            agent: positional?,
+            review,
+            no_watch: no_watch.unwrap_or_else(|| "ask".into()),
+            wait,
+        },
+    };
+    g.into_cli(command)
 }
 
 /// The global options' values as given, each at most once.
@@ -189,6 +221,11 @@ mod tests {
             ],
             &["--root", "apply", "apply"],
             &["apply", "--root", "a=b", "--format=json"],
+            &["hook", "claude"],
+            &["hook", "codex", "--review"],
+            &["--root", "r", "hook", "gemini", "--review", "--no-watch", "deny", "--wait=30"],
+            &["hook", "--wait", "5", "pi", "--root=r"],
+            &["hook", "nobody"],
         ] {
             assert!(check(words), "{words:?} not taken");
         }
@@ -228,13 +265,27 @@ mod tests {
             &["apply", "-5"],
             &["apply", "--unknown"],
             &["appl"],
+            &["hook"],
+            &["hook", "--review"],
+            &["hook", "claude", "codex"],
+            &["hook", "claude", "--review", "--review"],
+            &["hook", "claude", "--review=false"],
+            &["hook", "claude", "--dry-run"],
+            &["hook", "claude", "--no-watch"],
+            &["hook", "claude", "--wait", "-1"],
+            &["hook", "claude", "--wait", "5", "--wait", "6"],
+            &["hook", "-", "--review"],
+            &["--review", "hook", "claude"],
+            &["--wait", "5", "hook", "claude"],
+            &["apply", "--review"],
+            &["apply", "--no-watch", "ask"],
         ] {
             assert_eq!(quick(words), None, "{words:?} taken");
         }
     }
 
-    /// Every line of up to four words from a vocabulary of options, values and commands: where
-    /// the quick reader takes one, clap reads the same.
+    /// Every line of up to four words from a vocabulary of options, values and commands (of
+    /// both commands this reader knows): where the quick reader takes one, clap reads the same.
     #[test]
     fn agrees_with_clap() {
         let vocabulary = [
@@ -256,6 +307,11 @@ mod tests {
             "--help",
             "resolve",
             "-q",
+            "hook",
+            "claude",
+            "--review",
+            "--no-watch",
+            "--wait=5",
         ];
         let mut taken = 0;
         let mut line = Vec::new();
