@@ -597,7 +597,20 @@ pub(crate) fn render_hunks(hunks: &[Hunk<'_>], out: &mut String) {
             40 + h
                 .runs
                 .iter()
-                .map(|r| r.bytes.len() + r.len + 1 + NO_NEWLINE.len())
+                .map(|r| {
+                    let text = if r.tag == Tag::Insert {
+                        h.new_text
+                    } else {
+                        h.old_text
+                    };
+                    // The marker follows only a last line without its `\n`.
+                    let marker = if text[r.bytes.clone()].ends_with('\n') {
+                        0
+                    } else {
+                        NO_NEWLINE.len()
+                    };
+                    r.bytes.len() + r.len + 1 + marker
+                })
                 .sum::<usize>()
         })
         .sum();

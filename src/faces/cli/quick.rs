@@ -223,7 +223,16 @@ mod tests {
             &["apply", "--root", "a=b", "--format=json"],
             &["hook", "claude"],
             &["hook", "codex", "--review"],
-            &["--root", "r", "hook", "gemini", "--review", "--no-watch", "deny", "--wait=30"],
+            &[
+                "--root",
+                "r",
+                "hook",
+                "gemini",
+                "--review",
+                "--no-watch",
+                "deny",
+                "--wait=30",
+            ],
             &["hook", "--wait", "5", "pi", "--root=r"],
             &["hook", "nobody"],
         ] {
