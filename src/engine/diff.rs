@@ -251,7 +251,7 @@ impl<'a> Lines<'a> {
     /// not past the final `\n` of the text (nor in an empty text).
     fn is_line(&self, p: usize) -> bool {
         let t = self.text;
-        !t.is_empty() && !(p == t.len() && t.ends_with('\n'))
+        !(t.is_empty() || p == t.len() && t.ends_with('\n'))
     }
 
     /// The smaller of `x` and the number of lines, counting the text only when it has fewer.
