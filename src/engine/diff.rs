@@ -851,6 +851,20 @@ mod tests {
 
     /// The sparse line index answers as a full list of git line starts would, across block
     /// boundaries, in order and out of order.
+    /// Every line start of `t`, found the plain way (none past a final `\n`, none in an empty
+    /// text): what the counted and lazy line lookups are checked against.
+    fn reference_line_starts(t: &str) -> Vec<usize> {
+        let mut full = vec![0];
+        full.extend(memchr::memchr_iter(b'\n', t.as_bytes()).map(|i| i + 1));
+        if *full.last().unwrap() == t.len() && !t.is_empty() {
+            full.pop();
+        }
+        if t.is_empty() {
+            full.clear();
+        }
+        full
+    }
+
     #[test]
     fn lines_match_a_full_index() {
         let mut texts: Vec<String> = vec![
@@ -870,14 +884,7 @@ mod tests {
             }
         }
         for t in &texts {
-            let mut full = vec![0];
-            full.extend(memchr::memchr_iter(b'\n', t.as_bytes()).map(|i| i + 1));
-            if *full.last().unwrap() == t.len() && !t.is_empty() {
-                full.pop();
-            }
-            if t.is_empty() {
-                full.clear();
-            }
+            let full = reference_line_starts(t);
             let l = Lines::new(t);
             assert_eq!(l.count(), full.len(), "{t:?}");
             let of = |p: usize| full.partition_point(|&s| s <= p).saturating_sub(1);
@@ -939,14 +946,7 @@ mod tests {
                     t.push('\n');
                 }
             }
-            let mut full = vec![0];
-            full.extend(memchr::memchr_iter(b'\n', t.as_bytes()).map(|i| i + 1));
-            if *full.last().unwrap() == t.len() && !t.is_empty() {
-                full.pop();
-            }
-            if t.is_empty() {
-                full.clear();
-            }
+            let full = reference_line_starts(&t);
             let feeds = Feeds::default();
             let l = Lines::counted(&t, std::borrow::Cow::Borrowed(&feeds));
             for (is_offset, x) in ops {
