@@ -661,7 +661,16 @@ fn counter_child(root: &Path) {
             // `hold`: like `apply`, the lock spans read to commit. Else like the reviewer: read
             // unlocked, re-checked under the lock at commit.
             let early = if hold { Some(r.lock().unwrap()) } else { None };
-            let s = r.read("counter").unwrap();
+            let s = match r.read("counter") {
+                Ok(s) => s,
+                // Read unlocked while the others commit, the file can change under every one of
+                // the read's retries on a loaded machine: the reviewer's user would retry too.
+                Err(e) if !hold && matches!(e.kind, redline::write::FsErrorKind::KeptChanging) => {
+                    stale += 1;
+                    continue;
+                }
+                Err(e) => panic!("{e:?}"),
+            };
             let mut bytes = s.bytes.clone();
             bytes.extend_from_slice(format!("{id}-{i}\n").as_bytes());
             let lock = match early {
