@@ -1,6 +1,7 @@
 //! Content versions: `sha256:<hex>` strings as agents see them.
 
 use sha2::{Digest, Sha256};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The `sha256:<lowercase hex>` version string of `bytes` (the whole file, BOM included).
 pub fn version(bytes: &[u8]) -> String {
@@ -39,63 +40,78 @@ impl Marks {
     /// The version of `parts` one after another (as [`version`] of their concatenation gives
     /// it), and its marks.
     pub(crate) fn version(parts: &[&[u8]]) -> (String, Marks) {
-        let mut hasher = Sha256::new();
-        let mut marks = Vec::new();
-        let mut fed = 0usize;
+        let mut h = Hashing::default();
         for part in parts {
-            let mut rest = *part;
-            while !rest.is_empty() {
-                let (now, later) = rest.split_at(rest.len().min(MARK - fed % MARK));
-                hasher.update(now);
-                fed += now.len();
-                if fed.is_multiple_of(MARK) {
-                    marks.push(hasher.clone());
-                }
-                rest = later;
-            }
+            h.feed(part, None);
         }
-        (hex(hasher.finalize()), Marks(marks))
+        h.finish()
     }
 
-    /// The version of `new`, where `old` (its parts one after another) is the content these
-    /// marks were taken of: hashing resumes at the last mark up to which `new` and `old` are
-    /// equal, which is checked here by comparing them (so the result is [`version`] of `new`
-    /// whatever `old` is).
-    pub(crate) fn version_of_edited(&self, old: &[&[u8]], new: &[u8]) -> String {
-        let mut same = 0;
-        while same < self.0.len()
-            && (same + 1) * MARK <= new.len()
-            && equal_at(old, same * MARK, &new[same * MARK..(same + 1) * MARK])
-        {
-            same += 1;
+    /// A hashing of other content whose first `unchanged` bytes are those of the content these
+    /// marks were taken of: it resumes at the last mark within them, so that only what follows
+    /// is hashed again. The caller feeds it the whole new content from its first byte (what
+    /// the marks stand for is skipped).
+    pub(crate) fn resume(&self, unchanged: usize) -> Hashing {
+        let k = (unchanged / MARK).min(self.0.len());
+        Hashing {
+            hasher: match k {
+                0 => Sha256::new(),
+                k => self.0[k - 1].clone(),
+            },
+            marks: self.0[..k].to_vec(),
+            fed: k * MARK,
+            seen: 0,
         }
-        let mut hasher = match same {
-            0 => Sha256::new(),
-            k => self.0[k - 1].clone(),
-        };
-        hasher.update(&new[same * MARK..]);
-        hex(hasher.finalize())
     }
 }
 
-/// Whether the bytes of `parts` (one after another) from offset `at` on start with `want`.
-fn equal_at(parts: &[&[u8]], mut at: usize, mut want: &[u8]) -> bool {
-    for part in parts {
-        if want.is_empty() {
-            break;
-        }
-        if at >= part.len() {
-            at -= part.len();
-            continue;
-        }
-        let n = (part.len() - at).min(want.len());
-        if part[at..at + n] != want[..n] {
-            return false;
-        }
-        want = &want[n..];
-        at = 0;
+/// A version being computed, which can stop at a mark and resume later (from another thread):
+/// the content is offered from its first byte each time, and what was hashed before is skipped.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Hashing {
+    hasher: Sha256,
+    /// The hasher's state after every [`MARK`] bytes hashed (see [`Marks`]).
+    marks: Vec<Sha256>,
+    /// Bytes hashed.
+    fed: usize,
+    /// Bytes offered since [`Hashing::restart`] (or since it was made).
+    seen: usize,
+}
+
+impl Hashing {
+    /// Starts offering the content again from its first byte.
+    pub(crate) fn restart(&mut self) {
+        self.seen = 0;
     }
-    want.is_empty()
+
+    /// Offers the next bytes of the content: those not hashed yet are, up to the end or until
+    /// `stop` is set (looked at at each mark). Whether it took all of them.
+    pub(crate) fn feed(&mut self, part: &[u8], stop: Option<&AtomicBool>) -> bool {
+        let start = self.seen;
+        self.seen += part.len();
+        // Offered in order from the first byte, so everything before `start` was hashed.
+        let Some(mut rest) = part.get(self.fed.saturating_sub(start)..) else {
+            return true;
+        };
+        while !rest.is_empty() {
+            if self.fed.is_multiple_of(MARK) && stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+                return false;
+            }
+            let (now, later) = rest.split_at(rest.len().min(MARK - self.fed % MARK));
+            self.hasher.update(now);
+            self.fed += now.len();
+            if self.fed.is_multiple_of(MARK) {
+                self.marks.push(self.hasher.clone());
+            }
+            rest = later;
+        }
+        true
+    }
+
+    /// The version of all that was hashed, and its marks.
+    pub(crate) fn finish(self) -> (String, Marks) {
+        (hex(self.hasher.finalize()), Marks(self.marks))
+    }
 }
 
 fn hex(digest: impl AsRef<[u8]>) -> String {
@@ -126,8 +142,8 @@ mod tests {
     }
 
     /// A version resumed from marks is the version of the new bytes, wherever they first differ
-    /// from the old ones (or do not at all), however the old bytes are split, with old and new
-    /// of different lengths.
+    /// from the old ones (or do not at all), however either is split, with old and new of
+    /// different lengths.
     #[test]
     fn resumed_versions_are_versions() {
         use super::{MARK, Marks};
@@ -152,21 +168,44 @@ mod tests {
             longer.extend_from_slice(b"tail");
             let shorter = &old[..at];
             for n in [&new[..], &longer[..], shorter] {
-                for split in [0, 3, MARK + 5] {
-                    let parts = [&old[..split], &old[split..]];
-                    assert_eq!(
-                        marks.version_of_edited(&parts, n),
-                        super::version(n),
-                        "{at}"
-                    );
+                for split in [0, 3, MARK + 5, n.len()].map(|s| s.min(n.len())) {
+                    let mut h = marks.resume(at);
+                    h.feed(&n[..split], None);
+                    h.feed(&n[split..], None);
+                    assert_eq!(h.finish().0, super::version(n), "{at}");
                 }
             }
         }
-        assert_eq!(marks.version_of_edited(&[&old], &old), v);
+        let mut h = marks.resume(old.len());
+        h.feed(&old, None);
+        assert_eq!(h.finish().0, v);
         // No marks at all: the whole content is hashed.
-        assert_eq!(
-            Marks::default().version_of_edited(&[], b"abc"),
-            super::version(b"abc")
-        );
+        let mut h = Marks::default().resume(100);
+        h.feed(b"abc", None);
+        assert_eq!(h.finish().0, super::version(b"abc"));
+    }
+
+    /// A hashing stopped at a mark and offered the content again goes on where it stopped.
+    #[test]
+    fn stopped_hashing_resumes() {
+        use std::sync::atomic::AtomicBool;
+        let content: Vec<u8> = (0..3 * super::MARK + 77).map(|i| (i % 253) as u8).collect();
+        let (v, marks) = super::Marks::version(&[&content]);
+        let stop = AtomicBool::new(false);
+        let mut h = super::Hashing::default();
+        assert!(h.feed(&content[..super::MARK + 9], Some(&stop)));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(!h.feed(&content[super::MARK + 9..], Some(&stop)));
+        assert_eq!(h.fed, 2 * super::MARK);
+        h.restart();
+        assert!(h.feed(&content[..5], None));
+        assert!(h.feed(&content[5..], None));
+        let (v2, marks2) = h.finish();
+        assert_eq!(v2, v);
+        assert_eq!(marks2.0.len(), marks.0.len());
+        // Stopped before it began: nothing hashed.
+        let mut h = super::Hashing::default();
+        assert!(!h.feed(&content, Some(&stop)));
+        assert_eq!(h.fed, 0);
     }
 }

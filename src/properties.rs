@@ -194,6 +194,7 @@ fn file_plan(doc: &Document, edits: Vec<EditPlan>) -> FilePlan {
             decoded: true,
             raw: None,
             marks: Default::default(),
+            pending: None,
         }),
         replaced: None,
         content: None,

@@ -111,15 +111,15 @@ pub(crate) fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec
 }
 
 /// [`changes`], and for each the bytes the plan read of its path when its expectation is
-/// [`Expect::Unchanged`] (for the commit's content check: see [`Root::commit_held`]), with the
-/// marks of their hashing (for the new bytes' version to resume from).
+/// [`Expect::Unchanged`] (for the commit's content check: see [`Root::commit_held`]), and the
+/// index of the plan's file it comes from.
 pub(crate) fn changes_held<'p>(
     plan: &'p Plan,
     accept: &dyn Fn(usize, usize) -> bool,
-) -> (Vec<Change>, Vec<Option<Held<'p>>>, Vec<Option<&'p Marks>>) {
+) -> (Vec<Change>, Vec<Option<Held<'p>>>, Vec<usize>) {
     let mut out = Vec::new();
     let mut held = Vec::new();
-    let mut marks = Vec::new();
+    let mut file = Vec::new();
     for (fi, f) in plan.files.iter().enumerate() {
         let expect_orig = || expect_of(f.original.as_ref(), Expect::Any);
         match f.op {
@@ -129,7 +129,7 @@ pub(crate) fn changes_held<'p>(
                     expect: expect_orig(),
                 });
                 held.push(held_of(f.original.as_ref()));
-                marks.push(marks_of(f.original.as_ref()));
+                file.push(fi);
             }
             Op::Create => {
                 if let Some(bytes) = f.render(|_| true) {
@@ -139,7 +139,7 @@ pub(crate) fn changes_held<'p>(
                         expect: Expect::Absent,
                     });
                     held.push(None);
-                    marks.push(None);
+                    file.push(fi);
                 }
             }
             Op::Overwrite | Op::Edit => {
@@ -155,7 +155,7 @@ pub(crate) fn changes_held<'p>(
                             expect: expect_orig(),
                         });
                         held.push(held_of(f.original.as_ref()));
-                        marks.push(marks_of(f.original.as_ref()));
+                        file.push(fi);
                     }
                 }
             }
@@ -167,18 +167,18 @@ pub(crate) fn changes_held<'p>(
                         expect: expect_of(f.replaced.as_deref(), Expect::Absent),
                     });
                     held.push(held_of(f.replaced.as_deref()));
-                    marks.push(marks_of(f.replaced.as_deref()));
+                    file.push(fi);
                     out.push(Change::Delete {
                         path: f.path.clone(),
                         expect: expect_orig(),
                     });
                     held.push(held_of(f.original.as_ref()));
-                    marks.push(marks_of(f.original.as_ref()));
+                    file.push(fi);
                 }
             }
         }
     }
-    (out, held, marks)
+    (out, held, file)
 }
 
 /// What a change requires of a path the plan read as `read` (`otherwise` when it read nothing
@@ -208,11 +208,6 @@ fn held_of(read: Option<&plan::Original>) -> Option<Held<'_>> {
     }
 }
 
-/// The marks of the hashing of the bytes [`held_of`] gives of `read`.
-fn marks_of(read: Option<&plan::Original>) -> Option<&crate::hash::Marks> {
-    held_of(read).and(read.map(|o| &o.marks))
-}
-
 /// Resolves `req` without the writer lock, for the faces that do not write themselves or not
 /// yet: hooks, `watch`, the reviewer before its human decides. The request is checked (its
 /// documents allowed only for `resolve`) and bounded as [`run`] does, then resolved under the
@@ -234,6 +229,7 @@ fn options(mode: Mode, settings: &Settings) -> ResolveOptions {
     ResolveOptions {
         allow_documents: mode == Mode::Resolve,
         tolerance: settings.tolerance,
+        defer_versions: false,
     }
 }
 
@@ -393,7 +389,10 @@ pub(crate) fn run_in(
         Ok(r) => r,
         Err(e) => return Run::failed_in(&e, vocabulary),
     };
-    let opts = options(mode, settings);
+    let opts = ResolveOptions {
+        defer_versions: mode.writes(),
+        ..options(mode, settings)
+    };
     if let Err(e) = plan::check_request(req, opts)
         .and_then(|()| crate::request::limits::check_edits(req, settings.limits.max_edits))
     {
@@ -442,6 +441,7 @@ pub(crate) fn run_in(
     };
     let (mut wrote, exit, written, versions) = loop {
         if !plan.ok() {
+            plan.settle_versions();
             let plan = Arc::new(plan);
             let resp = report::response(
                 Arc::clone(&plan),
@@ -465,8 +465,7 @@ pub(crate) fn run_in(
                 Vec::new(),
             );
         };
-        let (written, held, marks) = changes_held(&plan, &|_, _| true);
-        let (done, versions) = commit_hashing(&root, locked, &written, &held, &marks);
+        let (written, file_of, done, mut hashed) = commit_hashing(&root, locked, &plan);
         // A file changed between the outside resolution and the lock in a way its metadata did
         // not show (an in-place write within one timestamp tick): resolve again, under the lock.
         if current && !done.stale.is_empty() {
@@ -477,6 +476,19 @@ pub(crate) fn run_in(
             };
             continue;
         }
+        for (f, read) in plan.files.iter_mut().zip(hashed.read) {
+            if let (Some(o), Some(read)) = (f.original.as_mut(), read) {
+                o.set_hashed(read);
+            }
+        }
+        let versions: Vec<Option<String>> = written
+            .iter()
+            .zip(&file_of)
+            .map(|(c, &fi)| match c {
+                Change::Write { .. } => hashed.after.get_mut(fi).and_then(Option::take),
+                Change::Delete { .. } => None,
+            })
+            .collect();
         break (done.outcome, done.exit, written, versions);
     };
     if let Some(locked) = locked {
@@ -496,6 +508,8 @@ pub(crate) fn run_in(
             _ => None,
         })
         .collect();
+    // Finished above where a commit was made; here where none was (a dry run).
+    plan.settle_versions();
     let plan = Arc::new(plan);
     let resp = report::response_rendered(
         Arc::clone(&plan),
@@ -513,58 +527,85 @@ pub(crate) fn run_in(
     }
 }
 
-/// [`commit`] of a plan resolved under the lock, and the versions of the new bytes of its
-/// writes (the response's `hashAfter`). Each resumes from the marks of the bytes it replaces
-/// where it has them (an edit late in a big file rehashes only what follows it: see
-/// [`Marks`]). Past a megabyte they are hashed on a second thread while the commit writes and
-/// waits for the disk: on a big file hashing costs as much as writing.
+/// [`commit`] of every change of a plan resolved under the lock (with the changes, and the
+/// plan's file each comes from), and the versions its response needs ([`Hashed`]). Past a
+/// megabyte those are hashed on a second thread from the plan itself while this one renders
+/// the new texts, writes them and waits for the disk: on a big file hashing costs as much as
+/// rendering and writing, and the file's version as read is finished there too when resolving
+/// left it unfinished ([`ResolveOptions::defer_versions`]).
 fn commit_hashing(
     root: &Root,
     locked: &Locked,
-    changes: &[Change],
-    held: &[Option<Held<'_>>],
-    marks: &[Option<&Marks>],
-) -> (Committed, Vec<Option<String>>) {
-    let hash_all = || {
-        changes
-            .iter()
-            .enumerate()
-            .map(|(i, c)| match c {
-                Change::Write { bytes, .. } => Some(
-                    match (
-                        held.get(i).copied().flatten(),
-                        marks.get(i).copied().flatten(),
-                    ) {
-                        (Some(old), Some(marks)) => {
-                            marks.version_of_edited(&[old.head, old.tail], bytes)
-                        }
-                        _ => crate::hash::version(bytes),
-                    },
-                ),
-                Change::Delete { .. } => None,
-            })
-            .collect::<Vec<_>>()
+    plan: &Plan,
+) -> (Vec<Change>, Vec<usize>, Committed, Hashed) {
+    let write = || {
+        let (changes, held, file_of) = changes_held(plan, &|_, _| true);
+        let done = commit_held(root, locked, &changes, &held, true);
+        (changes, file_of, done)
     };
-    let size: usize = changes
+    let size: usize = plan
+        .files
         .iter()
-        .map(|c| match c {
-            Change::Write { bytes, .. } => bytes.len(),
-            Change::Delete { .. } => 0,
+        .map(|f| {
+            let read = f
+                .original
+                .as_ref()
+                .map_or(0, |o| o.doc.text.len() + o.raw.as_ref().map_or(0, Vec::len));
+            read + f.content.as_ref().map_or(0, String::len)
         })
         .sum();
     if size < 1 << 20 {
-        return (commit_held(root, locked, changes, held, true), hash_all());
+        let (changes, file_of, done) = write();
+        return (changes, file_of, done, hash_plan(plan));
     }
     std::thread::scope(|s| {
-        let hashing = std::thread::Builder::new().spawn_scoped(s, hash_all).ok();
-        let done = commit_held(root, locked, changes, held, true);
-        // A hasher that could not start or panicked leaves the response to hash the texts
-        // itself.
-        (
-            done,
-            hashing.and_then(|h| h.join().ok()).unwrap_or_default(),
-        )
+        let hashing = std::thread::Builder::new()
+            .spawn_scoped(s, || hash_plan(plan))
+            .ok();
+        let (changes, file_of, done) = write();
+        // A hasher that could not start or panicked leaves the hashing to this thread.
+        let hashed = hashing
+            .and_then(|h| h.join().ok())
+            .unwrap_or_else(|| hash_plan(plan));
+        (changes, file_of, done, hashed)
     })
+}
+
+/// The versions a commit's response needs, by file of the plan (see [`hash_plan`]).
+struct Hashed {
+    /// Of the bytes as read, where resolving left it unfinished, with its marks.
+    read: Vec<Option<(String, Marks)>>,
+    /// Of the new bytes with every edit accepted (the response's `hashAfter`).
+    after: Vec<Option<String>>,
+}
+
+/// The versions of each file of `plan`: of its bytes as read where they are unfinished, and of
+/// its new bytes, hashed from the plan's pieces without rendering them. A new text resumes from
+/// the marks of the bytes as read up to its first change (an edit late in a big file rehashes
+/// only what follows it: see [`Marks`]).
+fn hash_plan(plan: &Plan) -> Hashed {
+    let mut read = Vec::with_capacity(plan.files.len());
+    let mut after = Vec::with_capacity(plan.files.len());
+    for f in &plan.files {
+        let orig = f.original.as_ref();
+        let finished = orig.and_then(|o| {
+            let h = o.pending.as_deref()?;
+            Some(plan::Original::finish_hashing(h.clone(), o.parts()))
+        });
+        let marks = match &finished {
+            Some((_, marks)) => Some(marks),
+            None => orig.map(|o| &o.marks),
+        };
+        after.push(f.new_bytes(&|_| true).map(|new| {
+            let mut h = marks.map_or_else(Default::default, |m| m.resume(new.unchanged()));
+            new.for_each(|part| {
+                h.feed(part, None);
+            });
+            h.finish().0
+        }));
+        read.push(finished);
+    }
+    Hashed { read, after }
 }
 
 /// What is at each path of the request now (metadata only, symlinks followed), to tell whether
@@ -591,4 +632,92 @@ fn worst_code(plan: &Plan) -> ExitStatus {
         }
     }
     exit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The versions the writer's second thread computes from the plan ([`hash_plan`]) are those
+    /// of the bytes as read and of the bytes [`plan::FilePlan::render`] gives, whether resolving
+    /// finished the first or left it anywhere (here: not started, and stopped after a mark).
+    #[test]
+    fn versions_hashed_from_the_plan_are_the_rendered_ones() {
+        let t = tempfile::tempdir().unwrap();
+        let big: String = (0..300_000).map(|i| format!("line {i}\n")).collect();
+        let files = [
+            ("a.txt", big.clone()),
+            ("bom.txt", format!("\u{FEFF}{big}")),
+            ("late.txt", big.clone()),
+            ("small.txt", "one\ntwo\n".to_string()),
+        ];
+        for (name, text) in &files {
+            std::fs::write(t.path().join(name), text).unwrap();
+        }
+        let req = crate::parse_json(
+            &serde_json::json!({"files": [
+                {"path": "a.txt", "edits": [
+                    {"oldText": "line 3\n", "newText": "three\n"},
+                    {"oldText": "line 200000\n", "newText": ""}]},
+                {"path": "bom.txt", "moveTo": "moved.txt",
+                 "edits": [{"oldText": "line 150000\n", "newText": "mid\n"}]},
+                {"path": "late.txt", "edits": [{"oldText": "line 299999\n", "newText": "end\n"}]},
+                {"path": "small.txt", "edits": [{"oldText": "two", "newText": "2"}]},
+            ]})
+            .to_string(),
+        )
+        .unwrap();
+        let root = Root::open(t.path(), Default::default()).unwrap();
+        let opts = ResolveOptions {
+            defer_versions: true,
+            ..Default::default()
+        };
+        for left in [None, Some(0), Some(1)] {
+            let mut plan = plan::resolve(&req, &root, opts).unwrap();
+            assert!(plan.ok());
+            for f in &mut plan.files {
+                let o = f.original.as_mut().unwrap();
+                if let Some(marks) = left {
+                    // Unfinished as resolving leaves it: after `marks` marks of its bytes.
+                    let stop = std::sync::atomic::AtomicBool::new(false);
+                    let mut h = crate::hash::Hashing::default();
+                    let first = o.parts().concat();
+                    h.feed(
+                        &first[..(marks * (256 << 10)).min(first.len())],
+                        Some(&stop),
+                    );
+                    o.version.clear();
+                    o.pending = Some(Box::new(h));
+                }
+            }
+            let hashed = hash_plan(&plan);
+            for (i, f) in plan.files.iter().enumerate() {
+                let o = f.original.as_ref().unwrap();
+                let read = crate::hash::version(&o.parts().concat());
+                match (&o.pending, &hashed.read[i]) {
+                    (Some(_), Some((v, _))) => assert_eq!(*v, read, "{i}"),
+                    (None, None) => assert_eq!(o.version, read, "{i}"),
+                    other => panic!("{i}: {other:?}"),
+                }
+                let new = f.render(|_| true).unwrap();
+                let mut pieces = Vec::new();
+                f.new_bytes(&|_| true)
+                    .unwrap()
+                    .for_each(|p| pieces.extend_from_slice(p));
+                assert_eq!(pieces, new, "{i}");
+                assert_eq!(
+                    hashed.after[i].as_deref(),
+                    Some(crate::hash::version(&new).as_str()),
+                    "{i}"
+                );
+            }
+            plan.settle_versions();
+            for (f, (_, text)) in plan.files.iter().zip(&files) {
+                let o = f.original.as_ref().unwrap();
+                assert!(o.pending.is_none());
+                assert_eq!(o.version, crate::hash::version(text.as_bytes()));
+                assert_eq!(o.fingerprint.as_ref().unwrap().version, o.version);
+            }
+        }
+    }
 }

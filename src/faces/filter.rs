@@ -179,6 +179,7 @@ pub(crate) fn filter(req: &Request, path: &str, input: &[u8], settings: &Setting
         ResolveOptions {
             allow_documents: true,
             tolerance: settings.tolerance,
+            defer_versions: false,
         },
     ) {
         Ok(p) => p,

@@ -118,13 +118,38 @@ pub struct Original {
     /// The hasher's states while `version` was computed, for the new content's version
     /// (`hashAfter`) to resume from (see [`crate::hash::Marks`]); empty when none were kept.
     pub(crate) marks: crate::hash::Marks,
+    /// The hashing of the bytes as read, where [`ResolveOptions::defer_versions`] left it unfinished
+    /// (`version` is empty until [`Original::settle`] or the writer's second thread finishes
+    /// it).
+    pub(crate) pending: Option<Box<crate::hash::Hashing>>,
 }
 
 impl Original {
-    /// The version of the file's bytes as read ([`crate::hash::version`]), without building
-    /// them, and its marks.
-    fn hash(&self) -> (String, crate::hash::Marks) {
-        crate::hash::Marks::version(&self.parts())
+    /// Finishes the version that [`ResolveOptions::defer_versions`] left unfinished, if it did.
+    pub(crate) fn settle(&mut self) {
+        if let Some(h) = self.pending.take() {
+            let done = Self::finish_hashing(*h, self.parts());
+            self.set_hashed(done);
+        }
+    }
+
+    /// The version and marks of `parts` (the bytes as read), going on from `h`.
+    pub(crate) fn finish_hashing(
+        mut h: crate::hash::Hashing,
+        parts: [&[u8]; 2],
+    ) -> (String, crate::hash::Marks) {
+        h.restart();
+        for part in parts {
+            h.feed(part, None);
+        }
+        h.finish()
+    }
+
+    /// Sets the version of the bytes as read (and of its fingerprint), with its marks.
+    pub(crate) fn set_hashed(&mut self, (version, marks): (String, crate::hash::Marks)) {
+        set_version(self, version);
+        self.marks = marks;
+        self.pending = None;
     }
 
     /// The file's bytes as read, in two parts: a document's BOM and its text, or the bytes of a
@@ -218,18 +243,35 @@ impl FilePlan {
     /// The new file bytes with the edits `accept` selects applied (resolved edits only), or
     /// `None` when the file is deleted or failed at file level.
     pub(crate) fn render(&self, accept: impl Fn(usize) -> bool) -> Option<Vec<u8>> {
+        let new = self.new_bytes(&accept)?;
+        // Sized exactly up front (see [`FilePlan::edited`]).
+        let mut out = match &new {
+            NewBytes::Whole(b) => return Some(b.to_vec()),
+            NewBytes::Spliced { .. } => crate::pages::bytes(new.len()),
+        };
+        new.for_each(|part| out.extend_from_slice(part));
+        Some(out)
+    }
+
+    /// The bytes [`FilePlan::render`] gives, as pieces of the plan: for hashing them without
+    /// rendering them (on another thread, while the writer renders and writes).
+    pub(crate) fn new_bytes(&self, accept: &dyn Fn(usize) -> bool) -> Option<NewBytes<'_>> {
         if self.failure.is_some() || self.op == Op::Delete {
             return None;
         }
         if let Some(content) = &self.content {
-            return Some(content.as_bytes().to_vec());
+            return Some(NewBytes::Whole(content.as_bytes()));
         }
         let orig = self.original.as_ref()?;
         if !orig.decoded {
             // Only a pure move gets here with a file that is not text: its bytes move as they are.
-            return Some(orig.bytes().into_owned());
+            return Some(NewBytes::Whole(orig.raw.as_deref().unwrap_or_default()));
         }
-        Some(self.edited(orig, &accept).0.into_bytes())
+        Some(NewBytes::Spliced {
+            bom: orig.doc.bom,
+            text: &orig.doc.text,
+            pieces: self.pieces(accept),
+        })
     }
 
     /// The new text of `orig` with the accepted resolved edits spliced in, a BOM kept as
@@ -318,6 +360,65 @@ impl FilePlan {
     }
 }
 
+/// A file's new bytes as pieces of its plan (see [`FilePlan::new_bytes`]).
+pub(crate) enum NewBytes<'a> {
+    /// Bytes written as they are: a `content`, or a file that is not text moving.
+    Whole(&'a [u8]),
+    /// The text as read (after its BOM) with the accepted replacements spliced in.
+    Spliced {
+        bom: bool,
+        text: &'a str,
+        /// From [`FilePlan::pieces`]: sorted, not overlapping.
+        pieces: Vec<(Range<usize>, &'a str, usize)>,
+    },
+}
+
+impl NewBytes<'_> {
+    /// Their length.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            NewBytes::Whole(b) => b.len(),
+            NewBytes::Spliced { bom, text, pieces } => {
+                let added: usize = pieces.iter().map(|(_, rep, _)| rep.len()).sum();
+                let removed: usize = pieces.iter().map(|(span, _, _)| span.len()).sum();
+                (text.len() + added).saturating_sub(removed) + if *bom { 3 } else { 0 }
+            }
+        }
+    }
+
+    /// How many of their first bytes are those of the file as read ([`Original::parts`]), as
+    /// far as the splicing shows (for a hashing to resume from the original's marks).
+    pub(crate) fn unchanged(&self) -> usize {
+        match self {
+            // A content is not the file as read; a file that is not text moves unchanged.
+            NewBytes::Whole(_) => 0,
+            NewBytes::Spliced { bom, text, pieces } => {
+                let head = if *bom { 3 } else { 0 };
+                head + pieces.first().map_or(text.len(), |(span, _, _)| span.start)
+            }
+        }
+    }
+
+    /// Gives them in order, in pieces.
+    pub(crate) fn for_each(&self, mut f: impl FnMut(&[u8])) {
+        match self {
+            NewBytes::Whole(b) => f(b),
+            NewBytes::Spliced { bom, text, pieces } => {
+                if *bom {
+                    f("\u{FEFF}".as_bytes());
+                }
+                let mut at = 0;
+                for (span, rep, _) in pieces {
+                    f(&text.as_bytes()[at..span.start]);
+                    f(rep.as_bytes());
+                    at = span.end;
+                }
+                f(&text.as_bytes()[at..]);
+            }
+        }
+    }
+}
+
 /// A resolved batch.
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
@@ -326,6 +427,15 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// Finishes every version that resolving left unfinished ([`ResolveOptions::defer_versions`]).
+    pub(crate) fn settle_versions(&mut self) {
+        for f in &mut self.files {
+            if let Some(o) = f.original.as_mut() {
+                o.settle();
+            }
+        }
+    }
+
     /// Whether no file and no edit failed (only then may the plan be committed).
     pub(crate) fn ok(&self) -> bool {
         self.files.iter().all(FilePlan::ok)
@@ -339,6 +449,9 @@ pub(crate) struct ResolveOptions {
     pub allow_documents: bool,
     /// How far matching goes (`--tolerance`).
     pub tolerance: crate::engine::relaxed::Tolerance,
+    /// A big file's version may be left unfinished ([`Original::pending`]) for the caller to
+    /// finish ([`Plan::settle_versions`]) while it writes.
+    pub defer_versions: bool,
 }
 
 /// Request-level checks that need no file: documents allowed, every N(oldText) non-empty.
@@ -617,28 +730,41 @@ fn fill(
         // The skipped placeholders go first: a batch's edits are not held three times.
         plan.edits = Vec::new();
         // A big file's version is hashed on a second thread while its edits are matched: on a
-        // big file, hashing costs as much as matching.
+        // big file, hashing costs as much as matching. With `defer`, the hashing stops at the
+        // next mark once matching is done, and the writer's second thread finishes it while the
+        // new text is rendered and written (see `service::commit_hashing`).
         let pending = orig.version.is_empty();
-        let (edits, version) = std::thread::scope(|s| {
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let hash = || {
+            let mut h = crate::hash::Hashing::default();
+            for part in orig.parts() {
+                h.feed(part, opts.defer_versions.then_some(&stop));
+            }
+            h
+        };
+        let (edits, hashing) = std::thread::scope(|s| {
             let hashing = pending
-                .then(|| std::thread::Builder::new().spawn_scoped(s, || orig.hash()))
+                .then(|| std::thread::Builder::new().spawn_scoped(s, hash))
                 .and_then(Result::ok);
             let mut edits = match_edits_with(&orig.doc, &fr.edits, mopts);
             if !fr.chunks.is_empty() {
                 edits.extend(locate_chunks(&orig.doc, fr, edits.len()));
             }
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
             // A hasher that could not start or panicked leaves it to this thread.
-            let version = pending.then(|| {
+            let hashing = pending.then(|| {
                 hashing
                     .and_then(|h| h.join().ok())
-                    .unwrap_or_else(|| orig.hash())
+                    .unwrap_or_else(crate::hash::Hashing::default)
             });
-            (edits, version)
+            (edits, hashing)
         });
         plan.edits = edits;
-        if let (Some((v, marks)), Some(orig)) = (version, plan.original.as_mut()) {
-            set_version(orig, v);
-            orig.marks = marks;
+        if let (Some(h), Some(orig)) = (hashing, plan.original.as_mut()) {
+            orig.pending = Some(Box::new(h));
+            if !opts.defer_versions {
+                orig.settle();
+            }
         }
     }
     Ok(())
@@ -697,6 +823,7 @@ fn read<E: From<FileError> + ReadError>(
             decoded: true,
             raw: None,
             marks: Default::default(),
+            pending: None,
         };
         if let Some(fr) = check
             && let Err(f) = check_hash(fr, Some(&orig))
@@ -723,6 +850,7 @@ fn read<E: From<FileError> + ReadError>(
         decoded: false,
         raw: None,
         marks,
+        pending: None,
     };
     if let Some(fr) = check
         && let Err(f) = check_hash(fr, Some(&orig))
