@@ -371,7 +371,7 @@ fn big(ctx: &Ctx) {
         let size = mb * 1_000_000;
         let path = ctx.dir.join(format!("big{mb}.rs"));
         let items = fixture(ctx, &path, size);
-        for &n in &[1usize, 1000] {
+        for &n in &[1usize, 1000, 10_000] {
             let runs = if mb >= 100 {
                 ctx.runs.min(6)
             } else {
