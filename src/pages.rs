@@ -37,7 +37,11 @@ pub(crate) fn string(capacity: usize) -> String {
 /// Asks for huge pages over the aligned 2 MiB blocks of `len` bytes at `ptr`, before anything
 /// is written there.
 fn advise(ptr: *const u8, len: usize) {
-    if !(ADVISED..=ADVISED_UP_TO).contains(&len) {
+    if len > ADVISED_UP_TO {
+        populate(ptr, len);
+        return;
+    }
+    if len < ADVISED {
         return;
     }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
@@ -56,6 +60,34 @@ fn advise(ptr: *const u8, len: usize) {
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     let _ = ptr;
+}
+
+/// Faults in the pages of `len` bytes at `ptr` in one system call (`MADV_POPULATE_WRITE`, Linux
+/// 5.14), before a copy fills them: one page fault per 4 KiB from user space costs more than the
+/// kernel's walk. On this project's test machine, a 100 MB buffer populated and then filled by
+/// `memcpy` took 37 ms against 47 ms faulted in by the copy (a `read` into it gained nothing:
+/// the kernel's copy faults as cheaply). Elsewhere, or on an older kernel, nothing happens.
+fn populate(ptr: *const u8, len: usize) {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        const PAGE: usize = 4096;
+        let start = (ptr as usize).next_multiple_of(PAGE);
+        let end = (ptr as usize + len) / PAGE * PAGE;
+        if end > start {
+            // SAFETY: the range lies inside one live allocation of this process (aligned
+            // inward), and MADV_POPULATE_WRITE only faults its pages in as a write would,
+            // without changing any byte of them. A refusal (an older kernel) changes nothing.
+            unsafe {
+                libc::madvise(
+                    start as *mut libc::c_void,
+                    end - start,
+                    libc::MADV_POPULATE_WRITE,
+                );
+            }
+        }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = (ptr, len);
 }
 
 #[cfg(test)]
