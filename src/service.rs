@@ -495,9 +495,10 @@ pub(crate) fn run_in(
         wrote.recovered = wrote.recovered.take().or(locked.recovered);
     }
     // The response takes the new texts and their versions from what was written: each file is
-    // rendered and hashed once.
-    let rendered: Vec<report::Rendered<'_>> = written
-        .iter()
+    // rendered and hashed once (and its diff, written with the response, reads the new text
+    // the writer got).
+    let rendered: Vec<report::Rendered> = written
+        .into_iter()
         .zip(versions)
         .filter_map(|(c, v)| match (c, v) {
             (Change::Write { path, bytes, .. }, Some(version)) => Some(report::Rendered {
@@ -516,7 +517,7 @@ pub(crate) fn run_in(
         mode,
         settings.encoding,
         &wrote,
-        &rendered,
+        rendered,
         vocabulary,
     );
     Run {

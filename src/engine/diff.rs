@@ -423,51 +423,92 @@ fn touched(ol: &Lines<'_>, nl: &Lines<'_>, c: &Change) -> (Range<usize>, Range<u
 
 /// Computes the hunks for `changes` (sorted, non-overlapping) turning `old` into `new`.
 pub(crate) fn hunks<'a>(old: &'a str, new: &'a str, changes: &[Change]) -> Vec<Hunk<'a>> {
-    hunks_of(Lines::new(old), new, changes)
+    Hunks::new(Lines::new(old), new, changes).collect()
 }
 
-/// [`hunks`], with the old text's line feeds per [`BLOCK`] counted in `old_feeds` (a
-/// document's, [`crate::engine::document::Document::feeds`], which its positions share).
-pub(crate) fn hunks_counted<'a>(
+/// [`hunks`] one at a time, with the old text's line feeds per [`BLOCK`] counted in
+/// `old_feeds` when it is given (a document's, [`crate::engine::document::Document::feeds`],
+/// which its positions share).
+pub(crate) fn hunks_counted<'a, 'c>(
     old: &'a str,
-    old_feeds: &'a Feeds,
+    old_feeds: Option<&'a Feeds>,
     new: &'a str,
-    changes: &[Change],
-) -> Vec<Hunk<'a>> {
-    hunks_of(
-        Lines::counted(old, std::borrow::Cow::Borrowed(old_feeds)),
-        new,
-        changes,
-    )
+    changes: &'c [Change],
+) -> Hunks<'a, 'c> {
+    let ol = match old_feeds {
+        Some(f) => Lines::counted(old, std::borrow::Cow::Borrowed(f)),
+        None => Lines::new(old),
+    };
+    Hunks::new(ol, new, changes)
 }
 
-fn hunks_of<'a>(ol: Lines<'a>, new: &'a str, changes: &[Change]) -> Vec<Hunk<'a>> {
-    let old = ol.text;
-    let nl = Lines::new(new);
-    let mut regions: Vec<Region> = Vec::new();
-    for (k, c) in changes.iter().enumerate() {
-        let (o, n) = touched(&ol, &nl, c);
-        match regions.last_mut() {
-            Some(r) if o.start < r.old.end || n.start < r.new.end => {
-                // The region ends where its last change ends: only there is the text after it
-                // common to both sides. An earlier change's unaligned end may reach one line
-                // further on one side only (its end is a line start there but not on the other
-                // side), which would count a common line twice.
-                r.old.end = o.end.max(r.old.start);
-                r.new.end = n.end.max(r.new.start);
-                r.changes.end = k + 1;
-            }
-            _ => regions.push(Region {
-                old: o,
-                new: n,
-                changes: k..k + 1,
-                near: (ol.near.get(), nl.near.get()),
-            }),
+/// The hunks of some changes, each made when it is asked for: a diff written as it is made
+/// holds one region and one hunk at a time (10,000 one-line changes were 0.8 MB of regions
+/// and 4 MB of hunks, held whole next to both texts while the diff was rendered). A hunk is
+/// done when the next region is too far to share its context, or when there is none.
+pub(crate) struct Hunks<'a, 'c> {
+    ol: Lines<'a>,
+    nl: Lines<'a>,
+    changes: &'c [Change],
+    /// The next change to place in a region.
+    next: usize,
+    /// The region being gathered (the next change may still join it).
+    gathering: Option<Region>,
+    /// The hunk being made (the next region may still merge into it).
+    open: Option<Hunk<'a>>,
+    /// The old side's line after the last region.
+    prev_old_end: usize,
+}
+
+impl<'a, 'c> Hunks<'a, 'c> {
+    fn new(ol: Lines<'a>, new: &'a str, changes: &'c [Change]) -> Hunks<'a, 'c> {
+        Hunks {
+            ol,
+            nl: Lines::new(new),
+            changes,
+            next: 0,
+            gathering: None,
+            open: None,
+            prev_old_end: 0,
         }
     }
-    let mut out: Vec<Hunk<'a>> = Vec::new();
-    let mut prev_old_end = 0usize;
-    for r in regions {
+
+    /// The next region of whole changed lines: changes that share a line are one region.
+    fn region(&mut self) -> Option<Region> {
+        let (ol, nl) = (&self.ol, &self.nl);
+        while let Some(c) = self.changes.get(self.next) {
+            let k = self.next;
+            self.next += 1;
+            let (o, n) = touched(ol, nl, c);
+            match &mut self.gathering {
+                Some(r) if o.start < r.old.end || n.start < r.new.end => {
+                    // The region ends where its last change ends: only there is the text after
+                    // it common to both sides. An earlier change's unaligned end may reach one
+                    // line further on one side only (its end is a line start there but not on
+                    // the other side), which would count a common line twice.
+                    r.old.end = o.end.max(r.old.start);
+                    r.new.end = n.end.max(r.new.start);
+                    r.changes.end = k + 1;
+                }
+                _ => {
+                    let next = Region {
+                        old: o,
+                        new: n,
+                        changes: k..k + 1,
+                        near: (ol.near.get(), nl.near.get()),
+                    };
+                    if let Some(done) = self.gathering.replace(next) {
+                        return Some(done);
+                    }
+                }
+            }
+        }
+        self.gathering.take()
+    }
+
+    /// Adds region `r` to the open hunk, or opens one for it; the hunk it closes, if any.
+    fn add(&mut self, r: Region) -> Option<Hunk<'a>> {
+        let (ol, nl, changes) = (&self.ol, &self.nl, self.changes);
         ol.near.set(r.near.0);
         nl.near.set(r.near.1);
         let owner = |line_old: Option<usize>, line_new: Option<usize>| -> Option<usize> {
@@ -476,7 +517,7 @@ fn hunks_of<'a>(ol: Lines<'a>, new: &'a str, changes: &[Change]) -> Vec<Hunk<'a>
                 return Some(changes[r.changes.start].edit);
             }
             for c in &changes[r.changes.clone()] {
-                let (to, tn) = touched(&ol, &nl, c);
+                let (to, tn) = touched(ol, nl, c);
                 if let Some(l) = line_old
                     && to.contains(&l)
                 {
@@ -490,46 +531,48 @@ fn hunks_of<'a>(ol: Lines<'a>, new: &'a str, changes: &[Change]) -> Vec<Hunk<'a>
             }
             changes.get(r.changes.start).map(|c| c.edit)
         };
-        // Context before, merging with the previous hunk when the gap is small.
-        let merge = out.last().is_some() && r.old.start <= prev_old_end + 2 * CONTEXT;
+        // Context before, merging with the open hunk when the gap is small.
+        let prev_old_end = self.prev_old_end;
         let delta = r.new.start as isize - r.old.start as isize;
         let shift = |l: usize| (l as isize + delta) as usize;
-        if merge {
-            let h = out.last_mut().expect("checked above");
-            let len = r.old.start - prev_old_end;
-            h.push(
-                &ol,
-                Tag::Context,
-                prev_old_end,
-                len,
-                shift(prev_old_end),
-                None,
-            );
-        } else {
-            if let Some(h) = out.last_mut() {
-                trail(h, &ol, prev_old_end, old_to_new(h));
+        let closed;
+        let mut h = match self.open.take() {
+            Some(mut h) if r.old.start <= prev_old_end + 2 * CONTEXT => {
+                let len = r.old.start - prev_old_end;
+                h.push(
+                    ol,
+                    Tag::Context,
+                    prev_old_end,
+                    len,
+                    shift(prev_old_end),
+                    None,
+                );
+                closed = None;
+                h
             }
-            let from = r.old.start.saturating_sub(CONTEXT);
-            let mut h = Hunk {
-                old_start: from + 1,
-                old_len: 0,
-                new_start: shift(from) + 1,
-                new_len: 0,
-                runs: Vec::new(),
-                old_text: old,
-                new_text: new,
-            };
-            h.push(
-                &ol,
-                Tag::Context,
-                from,
-                r.old.start - from,
-                shift(from),
-                None,
-            );
-            out.push(h);
-        }
-        let h = out.last_mut().expect("pushed or merged above");
+            open => {
+                closed = open.map(|h| close(h, ol, prev_old_end));
+                let from = r.old.start.saturating_sub(CONTEXT);
+                let mut h = Hunk {
+                    old_start: from + 1,
+                    old_len: 0,
+                    new_start: shift(from) + 1,
+                    new_len: 0,
+                    runs: Vec::new(),
+                    old_text: ol.text,
+                    new_text: nl.text,
+                };
+                h.push(
+                    ol,
+                    Tag::Context,
+                    from,
+                    r.old.start - from,
+                    shift(from),
+                    None,
+                );
+                h
+            }
+        };
         // Diff the region's git lines (with their `\n`, so a missing final newline differs);
         // the deadline bounds a huge replaced block to a plain delete-then-insert.
         let old_lines: Vec<&str> = (r.old.clone()).map(|i| ol.raw(i)).collect();
@@ -542,28 +585,45 @@ fn hunks_of<'a>(ol: Lines<'a>, new: &'a str, changes: &[Change]) -> Vec<Hunk<'a>
             let (tag, o, n) = op.as_tag_tuple();
             if tag == DiffTag::Equal {
                 let (oi, ni) = (r.old.start + o.start, r.new.start + n.start);
-                h.push(&ol, Tag::Context, oi, o.len(), ni, None);
+                h.push(ol, Tag::Context, oi, o.len(), ni, None);
                 continue;
             }
             for oi in o {
                 let oi = r.old.start + oi;
-                h.push(&ol, Tag::Delete, oi, 1, 0, owner(Some(oi), None));
+                h.push(ol, Tag::Delete, oi, 1, 0, owner(Some(oi), None));
             }
             for ni in n {
                 let ni = r.new.start + ni;
-                h.push(&nl, Tag::Insert, ni, 1, 0, owner(None, Some(ni)));
+                h.push(nl, Tag::Insert, ni, 1, 0, owner(None, Some(ni)));
             }
         }
-        prev_old_end = r.old.end;
+        self.open = Some(h);
+        self.prev_old_end = r.old.end;
+        closed
     }
-    if let Some(h) = out.last_mut() {
-        let d = old_to_new(h);
-        trail(h, &ol, prev_old_end, d);
+}
+
+impl<'a> Iterator for Hunks<'a, '_> {
+    type Item = Hunk<'a>;
+
+    fn next(&mut self) -> Option<Hunk<'a>> {
+        while let Some(r) = self.region() {
+            if let Some(h) = self.add(r) {
+                return Some(h);
+            }
+        }
+        let h = self.open.take()?;
+        Some(close(h, &self.ol, self.prev_old_end))
     }
-    for h in &mut out {
-        (h.old_len, h.new_len) = h.sides();
-    }
-    out
+}
+
+/// Hunk `h`, whose last region ended at old line `end`, with its trailing context and its
+/// sides counted.
+fn close<'a>(mut h: Hunk<'a>, ol: &Lines<'_>, end: usize) -> Hunk<'a> {
+    let d = old_to_new(&h);
+    trail(&mut h, ol, end, d);
+    (h.old_len, h.new_len) = h.sides();
+    h
 }
 
 /// Offset from old to new line numbers after the hunk's last line.
@@ -587,11 +647,12 @@ fn trail(h: &mut Hunk<'_>, ol: &Lines<'_>, from: usize, delta: isize) {
     }
 }
 
-/// The body of a unified diff (hunks only).
-pub(crate) fn render_hunks(hunks: &[Hunk<'_>], out: &mut String) {
-    const NO_NEWLINE: &str = "\\ No newline at end of file\n";
-    // Reserved once: a huge hunk would otherwise double the string's buffer as it grows.
-    let size: usize = hunks
+const NO_NEWLINE: &str = "\\ No newline at end of file\n";
+
+/// The bytes [`write_hunk`] writes of `hunks`, to reserve a string's buffer once (a huge hunk
+/// would otherwise double it as it grows).
+fn rendered_len(hunks: &[Hunk<'_>]) -> usize {
+    hunks
         .iter()
         .map(|h| {
             40 + h
@@ -613,24 +674,26 @@ pub(crate) fn render_hunks(hunks: &[Hunk<'_>], out: &mut String) {
                 })
                 .sum::<usize>()
         })
-        .sum();
-    out.reserve(size);
-    for h in hunks {
-        out.push_str(&h.header());
-        out.push('\n');
-        for l in h.lines() {
-            out.push(match l.tag {
-                Tag::Context => ' ',
-                Tag::Delete => '-',
-                Tag::Insert => '+',
-            });
-            out.push_str(l.text);
-            out.push('\n');
-            if l.no_newline {
-                out.push_str(NO_NEWLINE);
-            }
+        .sum()
+}
+
+/// One hunk of a unified diff's body: its header and its lines.
+fn write_hunk(h: &Hunk<'_>, out: &mut impl std::fmt::Write) -> std::fmt::Result {
+    out.write_str(&h.header())?;
+    out.write_char('\n')?;
+    for l in h.lines() {
+        out.write_char(match l.tag {
+            Tag::Context => ' ',
+            Tag::Delete => '-',
+            Tag::Insert => '+',
+        })?;
+        out.write_str(l.text)?;
+        out.write_char('\n')?;
+        if l.no_newline {
+            out.write_str(NO_NEWLINE)?;
         }
     }
+    Ok(())
 }
 
 /// The abbreviated blob name of the empty file, for the `index` line of an empty file created or
@@ -740,26 +803,45 @@ pub(crate) fn unified(
     new_path: Option<&str>,
     hunks: &[Hunk<'_>],
 ) -> String {
+    // Names are written up to six times, each at most four bytes a byte when quoted.
+    let names = old_path.map_or(0, str::len) + new_path.map_or(0, str::len);
+    let mut out = String::with_capacity(rendered_len(hunks) + 128 + 24 * names);
+    // Invariant: writing to a `String` does not fail.
+    let _ = write_unified(&mut out, old_path, new_path, hunks.iter());
+    out
+}
+
+/// [`unified`], written to `out` as the hunks come (none of them held after it is written).
+pub(crate) fn write_unified<'a, H: std::borrow::Borrow<Hunk<'a>>>(
+    out: &mut impl std::fmt::Write,
+    old_path: Option<&str>,
+    new_path: Option<&str>,
+    hunks: impl IntoIterator<Item = H>,
+) -> std::fmt::Result {
     // A whole-file change of an empty file yields one hunk without lines (`@@ -0,0 +0,0 @@`),
-    // which git rejects as a corrupt patch: such a file has no hunks at all.
-    let hunks = if hunks.iter().all(Hunk::is_empty) {
-        &[][..]
-    } else {
-        hunks
+    // which git rejects as a corrupt patch: such a file has no hunks at all. Hunks without
+    // lines before the first with lines are held until it comes (they hold no runs).
+    let mut hunks = hunks.into_iter();
+    let mut empty = Vec::new();
+    let first = loop {
+        match hunks.next() {
+            Some(h) if h.borrow().is_empty() => empty.push(h),
+            other => break other,
+        }
     };
-    let mut out = String::new();
     if let (Some(a), Some(b)) = (old_path, new_path)
         && a != b
     {
-        out.push_str(&git_line(a, b));
-        out.push_str(&format!(
+        out.write_str(&git_line(a, b))?;
+        write!(
+            out,
             "rename from {}\nrename to {}\n",
             quoted("", a),
             quoted("", b)
-        ));
+        )?;
     }
-    if hunks.is_empty() && old_path != new_path {
-        if old_path.is_none() || new_path.is_none() {
+    let Some(first) = first else {
+        if old_path != new_path && (old_path.is_none() || new_path.is_none()) {
             // An empty file created or deleted: git needs the extended header to see it, and
             // GNU patch the `index` line too.
             let p = old_path.or(new_path).unwrap_or_default();
@@ -768,27 +850,31 @@ pub(crate) fn unified(
             } else {
                 ("deleted", format!("{EMPTY_BLOB}..0000000"))
             };
-            return format!("{}{what} file mode 100644\nindex {index}\n", git_line(p, p));
+            write!(
+                out,
+                "{}{what} file mode 100644\nindex {index}\n",
+                git_line(p, p)
+            )?;
         }
-        return out;
-    }
-    if hunks.is_empty() {
-        return out;
-    }
+        return Ok(());
+    };
     // `git apply` reads a quoted name right only in a git diff (a plain one turns `\` into `/`).
-    if out.is_empty() && old_path.into_iter().chain(new_path).any(needs_quotes) {
+    let renamed = matches!((old_path, new_path), (Some(a), Some(b)) if a != b);
+    if !renamed && old_path.into_iter().chain(new_path).any(needs_quotes) {
         let p = old_path.or(new_path).unwrap_or_default();
-        out.push_str(&git_line(p, p));
+        out.write_str(&git_line(p, p))?;
         match (old_path, new_path) {
-            (None, _) => out.push_str("new file mode 100644\n"),
-            (_, None) => out.push_str("deleted file mode 100644\n"),
+            (None, _) => out.write_str("new file mode 100644\n")?,
+            (_, None) => out.write_str("deleted file mode 100644\n")?,
             _ => {}
         }
     }
-    out.push_str(&format!("--- {}\n", side_name("a/", old_path)));
-    out.push_str(&format!("+++ {}\n", side_name("b/", new_path)));
-    render_hunks(hunks, &mut out);
-    out
+    writeln!(out, "--- {}", side_name("a/", old_path))?;
+    writeln!(out, "+++ {}", side_name("b/", new_path))?;
+    for h in empty.into_iter().chain([first]).chain(hunks) {
+        write_hunk(h.borrow(), out)?;
+    }
+    Ok(())
 }
 
 /// Joins per-file diffs into one patch. git reads `---`/`+++` lines that follow a `diff --git`

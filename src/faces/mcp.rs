@@ -578,9 +578,15 @@ pub(crate) fn summary(run: &Run) -> String {
         let _ = writeln!(out, "recovered first: {r}");
     }
     if v.ok {
-        for f in v.files.iter().filter(|f| !f.diff.is_empty()) {
+        for f in &v.files {
+            let start = out.len();
             out.push('\n');
-            out.push_str(&f.diff);
+            // Invariant: writing to a `String` does not fail.
+            let _ = f.diff.write_to(&mut out);
+            if out.len() == start + 1 {
+                // An empty diff: nothing to show.
+                out.truncate(start);
+            }
         }
     }
     let closing = match (v.ok, v.written) {

@@ -158,12 +158,12 @@ pub(crate) fn texts<'a>(
     (old, new.into_owned(), changes)
 }
 
-/// [`texts`], taking the new text from `rendered` (the bytes the writer got, all edits
-/// accepted) instead of rendering it again.
+/// [`texts`], taking the new text of an edited file from `rendered` (what the writer got or
+/// the response keeps, all edits accepted) instead of rendering it again.
 fn texts_with<'a>(
     file: &'a FilePlan,
     accept: &dyn Fn(usize) -> bool,
-    rendered: Option<&'a [u8]>,
+    rendered: Option<&'a str>,
 ) -> (Cow<'a, str>, Cow<'a, str>, Vec<diff::Change>) {
     let full = |d: &'a Document| -> Cow<'a, str> {
         if d.bom {
@@ -203,10 +203,7 @@ fn texts_with<'a>(
     let Some(orig) = &file.original else {
         return (old, Cow::Borrowed(""), Vec::new());
     };
-    if let Some(new) = rendered
-        .filter(|_| orig.decoded)
-        .and_then(|b| std::str::from_utf8(b).ok())
-    {
+    if let Some(new) = rendered.filter(|_| orig.decoded) {
         return (old, Cow::Borrowed(new), file.spliced(orig, accept));
     }
     let (new, changes) = file.edited(orig, accept);
@@ -214,12 +211,12 @@ fn texts_with<'a>(
 }
 
 /// A file's new content as the writer got it (all edits accepted) and its version, so that the
-/// response neither renders nor hashes it again.
-pub(crate) struct Rendered<'a> {
+/// response neither renders nor hashes it again (and keeps it for the diff).
+pub(crate) struct Rendered {
     /// The path written (the destination of a move).
-    pub path: &'a str,
+    pub path: String,
     /// The new bytes.
-    pub bytes: &'a [u8],
+    pub bytes: Vec<u8>,
     /// `sha256:` of `bytes`.
     pub version: String,
 }
@@ -228,27 +225,36 @@ pub(crate) struct Rendered<'a> {
 #[cfg(test)]
 pub(crate) fn file_diff(file: &FilePlan, accept: &dyn Fn(usize) -> bool) -> String {
     let (old, new, changes) = texts(file, accept);
-    diff_of(file, &old, &new, &changes)
+    let mut out = String::new();
+    // Invariant: writing to a `String` does not fail.
+    let _ = write_diff(&mut out, file, &old, &new, &changes);
+    out
 }
 
-fn diff_of(file: &FilePlan, old: &str, new: &str, changes: &[diff::Change]) -> String {
+/// The unified diff of `file` from `old` to `new` with `changes` (see [`texts`]), written to
+/// `out` a hunk at a time as it is made.
+fn write_diff(
+    out: &mut impl std::fmt::Write,
+    file: &FilePlan,
+    old: &str,
+    new: &str,
+    changes: &[diff::Change],
+) -> std::fmt::Result {
     if let Some(d) = binary_diff(file) {
-        return d;
+        return out.write_str(&d);
     }
     if old == new && !matches!(file.op, Op::Move | Op::Delete | Op::Create) {
-        return String::new();
+        return Ok(());
     }
     // The old text is the document's (no BOM): its count of line feeds, which the edits'
     // positions use too, is counted once.
-    let doc = file
+    let feeds = file
         .original
         .as_ref()
         .map(|o| &o.doc)
-        .filter(|d| std::ptr::eq(d.text.as_str(), old));
-    let hunks = match doc {
-        Some(d) => diff::hunks_counted(old, d.feeds(), new, changes),
-        None => diff::hunks(old, new, changes),
-    };
+        .filter(|d| std::ptr::eq(d.text.as_str(), old))
+        .map(Document::feeds);
+    let hunks = diff::hunks_counted(old, feeds, new, changes);
     // Through a symlink, git sees the link as a link: the text file is its target.
     let through = file
         .original
@@ -261,29 +267,22 @@ fn diff_of(file: &FilePlan, old: &str, new: &str, changes: &[diff::Change]) -> S
         .as_ref()
         .map(|m| display_path(file.move_rel.as_ref(), m))
         .unwrap_or_else(|| from.clone());
-    match file.op {
-        Op::Create => diff::unified(None, Some(&to), &hunks),
-        Op::Delete => diff::unified(Some(&from), None, &hunks),
-        Op::Move => {
+    match (file.op, &file.replaced) {
+        (Op::Create, _) => diff::write_unified(out, None, Some(&to), hunks),
+        (Op::Delete, _) => diff::write_unified(out, Some(&from), None, hunks),
+        (Op::Move, Some(r)) => {
             // A move onto an existing file: git needs that file deleted first.
-            let gone = file.replaced.as_ref().map(|r| {
-                let text = if r.doc.bom {
-                    format!("\u{FEFF}{}", r.doc.text)
-                } else {
-                    r.doc.text.clone()
-                };
-                diff::unified(Some(&to), None, &diff::whole(&text, ""))
-            });
-            diff::join(
-                gone.iter().map(String::as_str).chain([diff::unified(
-                    Some(&from),
-                    Some(&to),
-                    &hunks,
-                )
-                .as_str()]),
-            )
+            let text = if r.doc.bom {
+                format!("\u{FEFF}{}", r.doc.text)
+            } else {
+                r.doc.text.clone()
+            };
+            let gone = diff::unified(Some(&to), None, &diff::whole(&text, ""));
+            let mut moved = String::new();
+            diff::write_unified(&mut moved, Some(&from), Some(&to), hunks)?;
+            out.write_str(&diff::join([gone.as_str(), moved.as_str()]))
         }
-        _ => diff::unified(Some(&from), Some(&to), &hunks),
+        _ => diff::write_unified(out, Some(&from), Some(&to), hunks),
     }
 }
 
@@ -311,7 +310,7 @@ pub(crate) fn response(
     wrote: &WriteOutcome,
     vocabulary: message::Vocabulary,
 ) -> wire::Response {
-    response_rendered(plan, mode, enc, wrote, &[], vocabulary)
+    response_rendered(plan, mode, enc, wrote, Vec::new(), vocabulary)
 }
 
 /// What a response's edit results and edit errors are rendered from, each time they are read or
@@ -381,6 +380,18 @@ impl Source {
         r
     }
 
+    /// The diff of file `file`, whose new text is `new` when the plan does not hold it.
+    pub(crate) fn write_diff(
+        &self,
+        file: usize,
+        new: Option<&str>,
+        out: &mut impl std::fmt::Write,
+    ) -> std::fmt::Result {
+        let f = &self.plan.files[file];
+        let (old, new, changes) = texts_with(f, &|_| true, new);
+        write_diff(out, f, &old, &new, &changes)
+    }
+
     /// The entry of the error list for edit `k` of file `file`, if it failed.
     pub(crate) fn edit_error(&self, file: usize, k: usize) -> Option<wire::ErrorEntry> {
         let f = &self.plan.files[file];
@@ -407,7 +418,7 @@ pub(crate) fn response_rendered(
     mode: Mode,
     enc: PositionEncoding,
     wrote: &WriteOutcome,
-    rendered: &[Rendered<'_>],
+    mut rendered: Vec<Rendered>,
     vocabulary: message::Vocabulary,
 ) -> wire::Response {
     let batch_ok = plan.ok() && wrote.failure.is_none();
@@ -438,11 +449,23 @@ pub(crate) fn response_rendered(
             message: said.message.clone(),
             hint: said.hint.clone(),
         }));
-        // Old and new texts once: the diff, the new hash and "unchanged" all come from them.
+        // Old and new texts once: the new hash and "unchanged" come from them, and the diff,
+        // written when the response is, from the plan and the new text kept for it.
         let to = f.move_to.as_ref().unwrap_or(&f.path);
-        let known = rendered.iter().find(|r| r.path == to.as_str());
-        let texts = (f.ok() && f.failure.is_none())
-            .then(|| texts_with(f, &|_| true, known.map(|r| r.bytes)));
+        let decoded_text = f.original.as_ref().is_some_and(|o| o.decoded);
+        let (known, known_version) = match rendered.iter().position(|r| r.path == *to) {
+            Some(i) if decoded_text => {
+                let r = rendered.swap_remove(i);
+                (String::from_utf8(r.bytes).ok(), Some(r.version))
+            }
+            _ => (None, None),
+        };
+        let texts =
+            (f.ok() && f.failure.is_none()).then(|| texts_with(f, &|_| true, known.as_deref()));
+        // Whether the new text is the writer's (whose version is known).
+        let written_text = texts.as_ref().is_some_and(|(_, new, _)| {
+            matches!(new, Cow::Borrowed(n) if known.as_deref().is_some_and(|k| std::ptr::eq(k, *n)))
+        });
         let changed = match &texts {
             // An overwrite with the content the file already has writes nothing either.
             Some((old, new, _)) => {
@@ -491,12 +514,13 @@ pub(crate) fn response_rendered(
                 .as_ref()
                 .filter(|_| f.op != Op::Create)
                 .map(|o| o.version.clone()),
-            hash_after: texts.as_ref().filter(|_| f.op != Op::Delete).map(
-                |(_, new, _)| match known.filter(|r| std::ptr::eq(r.bytes, new.as_bytes())) {
-                    Some(r) => r.version.clone(),
+            hash_after: texts
+                .as_ref()
+                .filter(|_| f.op != Op::Delete)
+                .map(|(_, new, _)| match known_version.filter(|_| written_text) {
+                    Some(v) => v,
                     None => crate::hash::version(new.as_bytes()),
-                },
-            ),
+                }),
             eol: decoded.map(|d| d.eol).or_else(|| {
                 f.content
                     .as_ref()
@@ -505,10 +529,15 @@ pub(crate) fn response_rendered(
             bom: decoded
                 .map(|d| d.bom)
                 .or(f.content.as_ref().map(|c| c.starts_with('\u{FEFF}'))),
-            diff: texts
-                .as_ref()
-                .map(|(old, new, ch)| diff_of(f, old, new, ch))
-                .unwrap_or_default(),
+            diff: match texts.map(|(_, new, _)| new) {
+                // The new text when the plan does not hold it: rendered here or the writer's.
+                Some(Cow::Owned(new)) => wire::Diff::new(Arc::clone(&source), fi, Some(new)),
+                Some(Cow::Borrowed(_)) if written_text => {
+                    wire::Diff::new(Arc::clone(&source), fi, known)
+                }
+                Some(Cow::Borrowed(_)) => wire::Diff::new(Arc::clone(&source), fi, None),
+                None => wire::Diff::default(),
+            },
             edits: wire::EditResults::new(Arc::clone(&source), fi),
             warnings,
             error: failure.map(|(code, said)| file_detail(code, said)),

@@ -160,7 +160,8 @@ pub(super) fn run(run: &Run, format: Format, color: bool) {
         Format::Json => run_json(run),
         Format::Diff => {
             if resp.ok {
-                let all = crate::engine::diff::join(resp.files.iter().map(|f| f.diff.as_str()));
+                let diffs: Vec<String> = resp.files.iter().map(|f| f.diff.to_string()).collect();
+                let all = crate::engine::diff::join(diffs.iter().map(String::as_str));
                 out(&paint_diff(&all, color));
             }
         }
@@ -346,9 +347,10 @@ fn text(resp: &Response, color: bool) -> String {
     }
     // Diffs only for what was (or would be) written: a failed batch shows its errors alone.
     for f in resp.files.iter().filter(|_| resp.ok) {
-        if !f.diff.is_empty() {
+        let diff = f.diff.to_string();
+        if !diff.is_empty() {
             out.push('\n');
-            out.push_str(&paint_diff(&f.diff, color));
+            out.push_str(&paint_diff(&diff, color));
         }
     }
     let summary = if resp.ok {
