@@ -154,17 +154,19 @@ pub(crate) fn texts<'a>(
     file: &'a FilePlan,
     accept: &dyn Fn(usize) -> bool,
 ) -> (Cow<'a, str>, String, Vec<diff::Change>) {
-    let (old, new, changes) = texts_with(file, accept, None);
+    let (old, new) = texts_with(file, accept, None);
+    let changes = changes(file, accept, old.len(), new.len());
     (old, new.into_owned(), changes)
 }
 
-/// [`texts`], taking the new text of an edited file from `rendered` (what the writer got or
-/// the response keeps, all edits accepted) instead of rendering it again.
+/// The old and new texts of [`texts`], taking the new text of an edited file from `rendered`
+/// (what the writer got or the response keeps, all edits accepted) instead of rendering it
+/// again.
 fn texts_with<'a>(
     file: &'a FilePlan,
     accept: &dyn Fn(usize) -> bool,
     rendered: Option<&'a str>,
-) -> (Cow<'a, str>, Cow<'a, str>, Vec<diff::Change>) {
+) -> (Cow<'a, str>, Cow<'a, str>) {
     let full = |d: &'a Document| -> Cow<'a, str> {
         if d.bom {
             Cow::Owned(format!("\u{FEFF}{}", d.text))
@@ -177,37 +179,46 @@ fn texts_with<'a>(
         _ => Cow::Borrowed(""),
     };
     if file.op == Op::Delete {
-        let n = old.len();
-        return (
-            old,
-            Cow::Borrowed(""),
-            vec![diff::Change {
-                old: 0..n,
-                new: 0..0,
-                edit: 0,
-            }],
-        );
+        return (old, Cow::Borrowed(""));
     }
     if let Some(content) = &file.content {
-        let (o, n) = (old.len(), content.len());
-        return (
-            old,
-            Cow::Borrowed(content.as_str()),
-            vec![diff::Change {
-                old: 0..o,
-                new: 0..n,
-                edit: 0,
-            }],
-        );
+        return (old, Cow::Borrowed(content.as_str()));
     }
     let Some(orig) = &file.original else {
-        return (old, Cow::Borrowed(""), Vec::new());
+        return (old, Cow::Borrowed(""));
     };
     if let Some(new) = rendered.filter(|_| orig.decoded) {
-        return (old, Cow::Borrowed(new), file.spliced(orig, accept));
+        return (old, Cow::Borrowed(new));
     }
-    let (new, changes) = file.edited(orig, accept);
-    (old, Cow::Owned(new), changes)
+    let new = file.new_text(orig, accept);
+    (old, Cow::Owned(new))
+}
+
+/// The changes of [`texts`] between an old text of `old` bytes and a new one of `new` bytes:
+/// a whole-file change for a delete or new content, else where each accepted edit went.
+fn changes(
+    file: &FilePlan,
+    accept: &dyn Fn(usize) -> bool,
+    old: usize,
+    new: usize,
+) -> Vec<diff::Change> {
+    let whole = |new: usize| {
+        vec![diff::Change {
+            old: 0..old,
+            new: 0..new,
+            edit: 0,
+        }]
+    };
+    if file.op == Op::Delete {
+        return whole(0);
+    }
+    if file.content.is_some() {
+        return whole(new);
+    }
+    match &file.original {
+        Some(orig) => file.spliced(orig, accept),
+        None => Vec::new(),
+    }
 }
 
 /// A file's new content as the writer got it (all edits accepted) and its version, so that the
@@ -388,7 +399,8 @@ impl Source {
         out: &mut impl std::fmt::Write,
     ) -> std::fmt::Result {
         let f = &self.plan.files[file];
-        let (old, new, changes) = texts_with(f, &|_| true, new);
+        let (old, new) = texts_with(f, &|_| true, new);
+        let changes = changes(f, &|_| true, old.len(), new.len());
         write_diff(out, f, &old, &new, &changes)
     }
 
@@ -463,12 +475,12 @@ pub(crate) fn response_rendered(
         let texts =
             (f.ok() && f.failure.is_none()).then(|| texts_with(f, &|_| true, known.as_deref()));
         // Whether the new text is the writer's (whose version is known).
-        let written_text = texts.as_ref().is_some_and(|(_, new, _)| {
+        let written_text = texts.as_ref().is_some_and(|(_, new)| {
             matches!(new, Cow::Borrowed(n) if known.as_deref().is_some_and(|k| std::ptr::eq(k, *n)))
         });
         let changed = match &texts {
             // An overwrite with the content the file already has writes nothing either.
-            Some((old, new, _)) => {
+            Some((old, new)) => {
                 matches!(f.op, Op::Create | Op::Delete | Op::Move)
                     || old != new
                     || f.original.as_ref().is_some_and(|o| !o.decoded)
@@ -517,7 +529,7 @@ pub(crate) fn response_rendered(
             hash_after: texts
                 .as_ref()
                 .filter(|_| f.op != Op::Delete)
-                .map(|(_, new, _)| match known_version.filter(|_| written_text) {
+                .map(|(_, new)| match known_version.filter(|_| written_text) {
                     Some(v) => v,
                     None => crate::hash::version(new.as_bytes()),
                 }),
@@ -529,7 +541,7 @@ pub(crate) fn response_rendered(
             bom: decoded
                 .map(|d| d.bom)
                 .or(f.content.as_ref().map(|c| c.starts_with('\u{FEFF}'))),
-            diff: match texts.map(|(_, new, _)| new) {
+            diff: match texts.map(|(_, new)| new) {
                 // The new text when the plan does not hold it: rendered here or the writer's.
                 Some(Cow::Owned(new)) => wire::Diff::new(Arc::clone(&source), fi, Some(new)),
                 Some(Cow::Borrowed(_)) if written_text => {

@@ -218,7 +218,7 @@ fn edit(
             all: e.spec.replace_all,
         });
     }
-    let want = file.edited(orig, &|_| true).0;
+    let want = file.new_text(orig, &|_| true);
     let mut text = String::new();
     if doc.bom {
         text.push('\u{FEFF}');
