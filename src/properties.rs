@@ -403,7 +403,7 @@ proptest! {
                         last = s.end;
                     }
                     if r.kind != MatchKind::Relaxed {
-                        prop_assert_eq!(&r.replacement, &doc.adapt_eol(spec.new_text()));
+                        prop_assert_eq!(r.replacement(spec).to_string(), doc.adapt_eol(spec.new_text()));
                     }
                     if !spec.replace_all {
                         prop_assert_eq!(r.spans.len(), 1);
@@ -576,7 +576,7 @@ proptest! {
         prop_assert_eq!(&rendered[..span.start], &text[..span.start]);
         let tail = text.len() - span.end;
         prop_assert_eq!(&rendered[rendered.len() - tail..], &text[span.end..]);
-        prop_assert_eq!(&rendered[span.start..rendered.len() - tail], r.replacement.as_str());
+        prop_assert_eq!(&rendered[span.start..rendered.len() - tail], r.replacement(&spec));
     }
 
     /// (e) A batch whose edits all match exactly resolves the same under every `--tolerance`.

@@ -456,10 +456,15 @@ impl Document {
 
     /// `text` with every line break (CRLF, CR, LF) turned into this document's dominant ending.
     pub fn adapt_eol(&self, text: &str) -> String {
+        self.eol_adapted(text).into_owned()
+    }
+
+    /// [`Document::adapt_eol`], borrowed when `text` needs no change.
+    pub(crate) fn eol_adapted<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
         let lf = crate::engine::normalize::lf(text);
         match self.eol {
-            Eol::Lf => lf.into_owned(),
-            eol => lf.replace('\n', eol.as_str()),
+            Eol::Lf => lf,
+            eol => std::borrow::Cow::Owned(lf.replace('\n', eol.as_str())),
         }
     }
 }

@@ -70,16 +70,17 @@ pub(crate) fn match_edits_with(
         };
         out[i].outcome = match res {
             Ok(mut f) => {
-                let mut replacement = doc.adapt_eol(specs[i].new_text());
+                let sent = specs[i].new_text();
+                let mut replacement = doc.eol_adapted(sent);
                 if f.at_eof {
                     // §6: the file keeps having no final newline.
-                    eof_keeps_state(&doc.text, &mut f.spans[0], &mut replacement);
+                    eof_keeps_state(&doc.text, &mut f.spans[0], replacement.to_mut());
                 }
                 Outcome::Resolved(Box::new(Resolution {
                     kind: f.kind,
                     normalizations: f.normalizations,
                     spans: f.spans,
-                    replacement,
+                    replaced_by: Resolution::replaced_by(replacement, sent),
                 }))
             }
             Err(Miss::Ambiguous { spans, count }) => Outcome::Failed(EditError::Ambiguous {
@@ -268,7 +269,10 @@ fn relax(
                         kind: MatchKind::Relaxed,
                         normalizations: hit.normalizations,
                         spans: hit.spans,
-                        replacement: doc.adapt_eol(&hit.new_text),
+                        replaced_by: Resolution::replaced_by(
+                            doc.eol_adapted(&hit.new_text),
+                            specs[i].new_text(),
+                        ),
                     }));
                 }
                 Err(relaxed::Fail::Ambiguous { spans, count }) => {
@@ -369,7 +373,7 @@ fn insertion(doc: &Document, after: usize, text: &str) -> Outcome {
         kind: MatchKind::Exact,
         normalizations: Vec::new(),
         spans: vec![Range { start: at, end: at }],
-        replacement,
+        replaced_by: Some(replacement.into_boxed_str()),
     }))
 }
 
@@ -391,7 +395,10 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
                     },
                     normalizations: l.normalizations,
                     spans: vec![l.span],
-                    replacement: doc.adapt_eol(&l.new_text),
+                    replaced_by: Resolution::replaced_by(
+                        doc.eol_adapted(&l.new_text),
+                        spec.new_text(),
+                    ),
                 })),
                 Err(why) => Outcome::Failed(EditError::Chunk {
                     line: chunk.line,

@@ -210,7 +210,12 @@ fn edit(
                 ),
             });
         }
-        let (old, new) = widen(&doc.text, &r.spans[0], &r.replacement, e.spec.replace_all);
+        let (old, new) = widen(
+            &doc.text,
+            &r.spans[0],
+            r.replacement(&e.spec),
+            e.spec.replace_all,
+        );
         exact_texts.push((e.index, where_, old.clone()));
         rewritten.push(Replace {
             old,
@@ -412,7 +417,12 @@ fn post_batch(env: &Envelope, root: &Path, calls: &[(String, Value, String)]) ->
             if let Outcome::Resolved(r) = &e.outcome
                 && let Some(span) = r.spans.first()
             {
-                let (old, _) = widen(&orig.doc.text, span, &r.replacement, e.spec.replace_all);
+                let (old, _) = widen(
+                    &orig.doc.text,
+                    span,
+                    r.replacement(&e.spec),
+                    e.spec.replace_all,
+                );
                 exact_texts.push((e.index, reason::lines(&orig.doc, span), old));
             }
         }

@@ -156,8 +156,10 @@ pub(super) fn explain(
                     ]));
                     // What goes in when the relaxed tier rewrote newText (re-indented, prefixes
                     // or mirrored blank lines dropped).
-                    if r.kind == MatchKind::Relaxed && lf(&r.replacement) != lf(e.spec.new_text()) {
-                        block(&mut out, "written", &lf(&r.replacement), t);
+                    if r.kind == MatchKind::Relaxed
+                        && lf(r.replacement(&e.spec)) != lf(e.spec.new_text())
+                    {
+                        block(&mut out, "written", &lf(r.replacement(&e.spec)), t);
                     }
                     if let Some(doc) = doc {
                         out.push(Line::from(vec![
@@ -187,7 +189,14 @@ pub(super) fn explain(
                             label(t, "change"),
                             Span::styled("the file's text here → what accepting writes", t.dim()),
                         ]));
-                        compare_as(&mut out, ("old", "new"), found, &r.replacement, width, t);
+                        compare_as(
+                            &mut out,
+                            ("old", "new"),
+                            found,
+                            r.replacement(&e.spec),
+                            width,
+                            t,
+                        );
                     }
                 }
                 Outcome::Failed(fl) => {
