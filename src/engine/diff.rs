@@ -403,7 +403,8 @@ impl<'a> Lines<'a> {
 struct Region {
     old: Range<usize>,
     new: Range<usize>,
-    changes: Range<usize>,
+    /// Its changes (mostly one).
+    changes: Vec<Change>,
     /// A line start near its first change on each side (line, offset), where the hunk's
     /// lines are walked to from.
     near: ((usize, usize), (usize, usize)),
@@ -423,18 +424,18 @@ fn touched(ol: &Lines<'_>, nl: &Lines<'_>, c: &Change) -> (Range<usize>, Range<u
 
 /// Computes the hunks for `changes` (sorted, non-overlapping) turning `old` into `new`.
 pub(crate) fn hunks<'a>(old: &'a str, new: &'a str, changes: &[Change]) -> Vec<Hunk<'a>> {
-    Hunks::new(Lines::new(old), new, changes).collect()
+    Hunks::new(Lines::new(old), new, changes.iter().cloned()).collect()
 }
 
 /// [`hunks`] one at a time, with the old text's line feeds per [`BLOCK`] counted in
 /// `old_feeds` when it is given (a document's, [`crate::engine::document::Document::feeds`],
 /// which its positions share).
-pub(crate) fn hunks_counted<'a, 'c>(
+pub(crate) fn hunks_counted<'a, I: Iterator<Item = Change>>(
     old: &'a str,
     old_feeds: Option<&'a Feeds>,
     new: &'a str,
-    changes: &'c [Change],
-) -> Hunks<'a, 'c> {
+    changes: I,
+) -> Hunks<'a, I> {
     let ol = match old_feeds {
         Some(f) => Lines::counted(old, std::borrow::Cow::Borrowed(f)),
         None => Lines::new(old),
@@ -446,12 +447,11 @@ pub(crate) fn hunks_counted<'a, 'c>(
 /// holds one region and one hunk at a time (10,000 one-line changes were 0.8 MB of regions
 /// and 4 MB of hunks, held whole next to both texts while the diff was rendered). A hunk is
 /// done when the next region is too far to share its context, or when there is none.
-pub(crate) struct Hunks<'a, 'c> {
+pub(crate) struct Hunks<'a, I> {
     ol: Lines<'a>,
     nl: Lines<'a>,
-    changes: &'c [Change],
-    /// The next change to place in a region.
-    next: usize,
+    /// The changes not yet placed in a region (in order, not overlapping).
+    changes: I,
     /// The region being gathered (the next change may still join it).
     gathering: Option<Region>,
     /// The hunk being made (the next region may still merge into it).
@@ -460,13 +460,12 @@ pub(crate) struct Hunks<'a, 'c> {
     prev_old_end: usize,
 }
 
-impl<'a, 'c> Hunks<'a, 'c> {
-    fn new(ol: Lines<'a>, new: &'a str, changes: &'c [Change]) -> Hunks<'a, 'c> {
+impl<'a, I: Iterator<Item = Change>> Hunks<'a, I> {
+    fn new(ol: Lines<'a>, new: &'a str, changes: I) -> Hunks<'a, I> {
         Hunks {
             ol,
             nl: Lines::new(new),
             changes,
-            next: 0,
             gathering: None,
             open: None,
             prev_old_end: 0,
@@ -476,10 +475,8 @@ impl<'a, 'c> Hunks<'a, 'c> {
     /// The next region of whole changed lines: changes that share a line are one region.
     fn region(&mut self) -> Option<Region> {
         let (ol, nl) = (&self.ol, &self.nl);
-        while let Some(c) = self.changes.get(self.next) {
-            let k = self.next;
-            self.next += 1;
-            let (o, n) = touched(ol, nl, c);
+        for c in self.changes.by_ref() {
+            let (o, n) = touched(ol, nl, &c);
             match &mut self.gathering {
                 Some(r) if o.start < r.old.end || n.start < r.new.end => {
                     // The region ends where its last change ends: only there is the text after
@@ -488,13 +485,13 @@ impl<'a, 'c> Hunks<'a, 'c> {
                     // the other side), which would count a common line twice.
                     r.old.end = o.end.max(r.old.start);
                     r.new.end = n.end.max(r.new.start);
-                    r.changes.end = k + 1;
+                    r.changes.push(c);
                 }
                 _ => {
                     let next = Region {
                         old: o,
                         new: n,
-                        changes: k..k + 1,
+                        changes: vec![c],
                         near: (ol.near.get(), nl.near.get()),
                     };
                     if let Some(done) = self.gathering.replace(next) {
@@ -508,15 +505,15 @@ impl<'a, 'c> Hunks<'a, 'c> {
 
     /// Adds region `r` to the open hunk, or opens one for it; the hunk it closes, if any.
     fn add(&mut self, r: Region) -> Option<Hunk<'a>> {
-        let (ol, nl, changes) = (&self.ol, &self.nl, self.changes);
+        let (ol, nl, changes) = (&self.ol, &self.nl, &r.changes);
         ol.near.set(r.near.0);
         nl.near.set(r.near.1);
         let owner = |line_old: Option<usize>, line_new: Option<usize>| -> Option<usize> {
-            if r.changes.len() == 1 {
+            if let [c] = &changes[..] {
                 // One change owns every line of its region (the loop below would say so too).
-                return Some(changes[r.changes.start].edit);
+                return Some(c.edit);
             }
-            for c in &changes[r.changes.clone()] {
+            for c in changes {
                 let (to, tn) = touched(ol, nl, c);
                 if let Some(l) = line_old
                     && to.contains(&l)
@@ -529,7 +526,7 @@ impl<'a, 'c> Hunks<'a, 'c> {
                     return Some(c.edit);
                 }
             }
-            changes.get(r.changes.start).map(|c| c.edit)
+            changes.first().map(|c| c.edit)
         };
         // Context before, merging with the open hunk when the gap is small.
         let prev_old_end = self.prev_old_end;
@@ -603,7 +600,7 @@ impl<'a, 'c> Hunks<'a, 'c> {
     }
 }
 
-impl<'a> Iterator for Hunks<'a, '_> {
+impl<'a, I: Iterator<Item = Change>> Iterator for Hunks<'a, I> {
     type Item = Hunk<'a>;
 
     fn next(&mut self) -> Option<Hunk<'a>> {

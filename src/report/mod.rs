@@ -155,7 +155,7 @@ pub(crate) fn texts<'a>(
     accept: &dyn Fn(usize) -> bool,
 ) -> (Cow<'a, str>, String, Vec<diff::Change>) {
     let (old, new) = texts_with(file, accept, None);
-    let changes = changes(file, accept, old.len(), new.len());
+    let changes = changes(file, accept, old.len(), new.len()).collect();
     (old, new.into_owned(), changes)
 }
 
@@ -195,19 +195,20 @@ fn texts_with<'a>(
 }
 
 /// The changes of [`texts`] between an old text of `old` bytes and a new one of `new` bytes:
-/// a whole-file change for a delete or new content, else where each accepted edit went.
-fn changes(
-    file: &FilePlan,
-    accept: &dyn Fn(usize) -> bool,
+/// a whole-file change for a delete or new content, else where each accepted edit went (made
+/// one at a time: see [`FilePlan::splices`]).
+fn changes<'a>(
+    file: &'a FilePlan,
+    accept: &'a dyn Fn(usize) -> bool,
     old: usize,
     new: usize,
-) -> Vec<diff::Change> {
+) -> Box<dyn Iterator<Item = diff::Change> + 'a> {
     let whole = |new: usize| {
-        vec![diff::Change {
+        Box::new(std::iter::once(diff::Change {
             old: 0..old,
             new: 0..new,
             edit: 0,
-        }]
+        }))
     };
     if file.op == Op::Delete {
         return whole(0);
@@ -216,8 +217,8 @@ fn changes(
         return whole(new);
     }
     match &file.original {
-        Some(orig) => file.spliced(orig, accept),
-        None => Vec::new(),
+        Some(orig) => Box::new(file.splices(orig, accept)),
+        None => Box::new(std::iter::empty()),
     }
 }
 
@@ -238,7 +239,7 @@ pub(crate) fn file_diff(file: &FilePlan, accept: &dyn Fn(usize) -> bool) -> Stri
     let (old, new, changes) = texts(file, accept);
     let mut out = String::new();
     // Invariant: writing to a `String` does not fail.
-    let _ = write_diff(&mut out, file, &old, &new, &changes);
+    let _ = write_diff(&mut out, file, &old, &new, changes.into_iter());
     out
 }
 
@@ -249,7 +250,7 @@ fn write_diff(
     file: &FilePlan,
     old: &str,
     new: &str,
-    changes: &[diff::Change],
+    changes: impl Iterator<Item = diff::Change>,
 ) -> std::fmt::Result {
     if let Some(d) = binary_diff(file) {
         return out.write_str(&d);
@@ -401,7 +402,7 @@ impl Source {
         let f = &self.plan.files[file];
         let (old, new) = texts_with(f, &|_| true, new);
         let changes = changes(f, &|_| true, old.len(), new.len());
-        write_diff(out, f, &old, &new, &changes)
+        write_diff(out, f, &old, &new, changes)
     }
 
     /// The entry of the error list for edit `k` of file `file`, if it failed.
