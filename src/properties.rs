@@ -385,7 +385,7 @@ proptest! {
                 Outcome::Resolved(r) => {
                     prop_assert!(!r.spans.is_empty());
                     let mut last = 0;
-                    for s in &r.spans {
+                    for s in r.spans.iter() {
                         prop_assert!(s.start >= last && s.start <= s.end && s.end <= text.len(), "span {:?} after {}", s, last);
                         prop_assert!(is_boundary(&text, s.start) && is_boundary(&text, s.end));
                         prop_assert!(cluster_boundary(&text, s.start) && cluster_boundary(&text, s.end), "span {:?} splits a cluster", s);

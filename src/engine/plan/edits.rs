@@ -1,6 +1,6 @@
 //! Matching the edits of one file (§3.4–§3.10) and placing Codex chunks (§6) into edit plans.
 
-use super::{EditPlan, Outcome, Resolution, skipped};
+use super::{EditPlan, Outcome, Resolution, Spans, skipped};
 use crate::engine::document::Document;
 use crate::engine::failure::{Clue, EditError};
 use crate::engine::hint;
@@ -79,7 +79,7 @@ pub(crate) fn match_edits_with(
                 Outcome::Resolved(Box::new(Resolution {
                     kind: f.kind,
                     normalizations: f.normalizations,
-                    spans: f.spans,
+                    spans: f.spans.into(),
                     replaced_by: Resolution::replaced_by(replacement, sent),
                 }))
             }
@@ -268,7 +268,7 @@ fn relax(
                     out[i].outcome = Outcome::Resolved(Box::new(Resolution {
                         kind: MatchKind::Relaxed,
                         normalizations: hit.normalizations,
-                        spans: hit.spans,
+                        spans: hit.spans.into(),
                         replaced_by: Resolution::replaced_by(
                             doc.eol_adapted(&hit.new_text),
                             specs[i].new_text(),
@@ -372,7 +372,7 @@ fn insertion(doc: &Document, after: usize, text: &str) -> Outcome {
     Outcome::Resolved(Box::new(Resolution {
         kind: MatchKind::Exact,
         normalizations: Vec::new(),
-        spans: vec![Range { start: at, end: at }],
+        spans: Spans::One(at..at),
         replaced_by: Some(replacement.into_boxed_str()),
     }))
 }
@@ -394,7 +394,7 @@ pub(super) fn locate_chunks(doc: &Document, fr: &FileRequest, first_index: usize
                         MatchKind::Normalized
                     },
                     normalizations: l.normalizations,
-                    spans: vec![l.span],
+                    spans: Spans::One(l.span),
                     replaced_by: Resolution::replaced_by(
                         doc.eol_adapted(&l.new_text),
                         spec.new_text(),

@@ -164,7 +164,7 @@ pub(super) fn explain(
                     if let Some(doc) = doc {
                         out.push(Line::from(vec![
                             label(t, "where"),
-                            Span::raw(location(doc, r.spans.as_slice(), e.spec.replace_all)),
+                            Span::raw(location(doc, &r.spans, e.spec.replace_all)),
                         ]));
                         if doc.eol != Eol::Lf && e.spec.new_text().contains('\n') {
                             out.push(Line::from(vec![
