@@ -301,7 +301,10 @@ impl FilePlan {
 
     /// The bytes [`FilePlan::render`] gives, as pieces of the plan: for hashing them without
     /// rendering them (on another thread, while the writer renders and writes).
-    pub(crate) fn new_bytes(&self, accept: &dyn Fn(usize) -> bool) -> Option<NewBytes<'_>> {
+    pub(crate) fn new_bytes<'a>(
+        &'a self,
+        accept: &'a dyn Fn(usize) -> bool,
+    ) -> Option<NewBytes<'a>> {
         if self.failure.is_some() || self.op == Op::Delete {
             return None;
         }
@@ -313,10 +316,16 @@ impl FilePlan {
             // Only a pure move gets here with a file that is not text: its bytes move as they are.
             return Some(NewBytes::Whole(orig.raw.as_deref().unwrap_or_default()));
         }
+        // In the plan's order, as they mostly are, the pieces are read from the plan each time:
+        // a list of them is 40 bytes an edit, and the writer and the hasher each held one.
+        let in_order = self
+            .unsorted_pieces(accept)
+            .is_sorted_by_key(|(s, _, _)| (s.start, s.end));
         Some(NewBytes::Spliced {
             bom: orig.doc.bom,
             text: &orig.doc.text,
-            pieces: self.pieces(accept),
+            pieces: (!in_order).then(|| self.pieces(accept)),
+            from: (self, accept),
         })
     }
 
@@ -400,14 +409,20 @@ impl FilePlan {
         accept: &dyn Fn(usize) -> bool,
     ) -> Vec<(Range<usize>, &str, usize)> {
         let mut out = Vec::with_capacity(self.spans(accept));
-        out.extend(
-            self.resolved(accept)
-                .flat_map(|(i, r, rep)| r.spans.iter().map(move |s| (s.clone(), rep, i))),
-        );
+        out.extend(self.unsorted_pieces(accept));
         if !out.is_sorted_by_key(|(s, _, _)| (s.start, s.end)) {
             out.sort_unstable_by_key(|(s, _, i)| (s.start, s.end, *i));
         }
         out
+    }
+
+    /// The pieces of [`FilePlan::pieces`] in the edits' order.
+    fn unsorted_pieces<'a, 'f>(
+        &'a self,
+        accept: &'f dyn Fn(usize) -> bool,
+    ) -> impl Iterator<Item = (Range<usize>, &'a str, usize)> + use<'a, 'f> {
+        self.resolved(accept)
+            .flat_map(|(i, r, rep)| r.spans.iter().map(move |s| (s.clone(), rep, i)))
     }
 
     /// (edit index, resolution, replacement) of the accepted resolved edits, in the edits'
@@ -436,19 +451,36 @@ pub(crate) enum NewBytes<'a> {
     Spliced {
         bom: bool,
         text: &'a str,
-        /// From [`FilePlan::pieces`]: sorted, not overlapping.
-        pieces: Vec<(Range<usize>, &'a str, usize)>,
+        /// From [`FilePlan::pieces`]: sorted, not overlapping; `None` when the plan gives them
+        /// in that order (read from `from` then).
+        pieces: Option<Vec<(Range<usize>, &'a str, usize)>>,
+        from: (&'a FilePlan, &'a dyn Fn(usize) -> bool),
     },
 }
 
-impl NewBytes<'_> {
+impl<'a> NewBytes<'a> {
+    /// The pieces of a spliced text, in order (none for whole bytes).
+    fn pieces(&self) -> Box<dyn Iterator<Item = (Range<usize>, &'a str, usize)> + '_> {
+        match self {
+            NewBytes::Whole(_) => Box::new(std::iter::empty()),
+            NewBytes::Spliced {
+                pieces: Some(p), ..
+            } => Box::new(p.iter().cloned()),
+            NewBytes::Spliced {
+                pieces: None,
+                from: (file, accept),
+                ..
+            } => Box::new(file.unsorted_pieces(*accept)),
+        }
+    }
+
     /// Their length.
     pub(crate) fn len(&self) -> usize {
         match self {
             NewBytes::Whole(b) => b.len(),
-            NewBytes::Spliced { bom, text, pieces } => {
-                let added: usize = pieces.iter().map(|(_, rep, _)| rep.len()).sum();
-                let removed: usize = pieces.iter().map(|(span, _, _)| span.len()).sum();
+            NewBytes::Spliced { bom, text, .. } => {
+                let added: usize = self.pieces().map(|(_, rep, _)| rep.len()).sum();
+                let removed: usize = self.pieces().map(|(span, _, _)| span.len()).sum();
                 (text.len() + added).saturating_sub(removed) + if *bom { 3 } else { 0 }
             }
         }
@@ -460,9 +492,12 @@ impl NewBytes<'_> {
         match self {
             // A content is not the file as read; a file that is not text moves unchanged.
             NewBytes::Whole(_) => 0,
-            NewBytes::Spliced { bom, text, pieces } => {
+            NewBytes::Spliced { bom, text, .. } => {
                 let head = if *bom { 3 } else { 0 };
-                head + pieces.first().map_or(text.len(), |(span, _, _)| span.start)
+                head + self
+                    .pieces()
+                    .next()
+                    .map_or(text.len(), |(span, _, _)| span.start)
             }
         }
     }
@@ -471,12 +506,12 @@ impl NewBytes<'_> {
     pub(crate) fn for_each(&self, mut f: impl FnMut(&[u8])) {
         match self {
             NewBytes::Whole(b) => f(b),
-            NewBytes::Spliced { bom, text, pieces } => {
+            NewBytes::Spliced { bom, text, .. } => {
                 if *bom {
                     f("\u{FEFF}".as_bytes());
                 }
                 let mut at = 0;
-                for (span, rep, _) in pieces {
+                for (span, rep, _) in self.pieces() {
                     f(&text.as_bytes()[at..span.start]);
                     f(rep.as_bytes());
                     at = span.end;
