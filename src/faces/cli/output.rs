@@ -67,9 +67,12 @@ pub(super) fn run_json(run: &Run) {
 }
 
 /// `value`'s pretty JSON and a newline, serialized straight into stdout (not through a
-/// `serde_json::Value`, which weighs several hundred bytes a member, nor a string).
+/// `serde_json::Value`, which weighs several hundred bytes a member, nor a string). Handed to
+/// stdout's line buffer 64 KiB at a time: each hand-over costs it two `write`s (the lines, then
+/// the part line it kept), which with 8 KiB came to ~1,200 system calls for the 5.8 MB response
+/// to 10,000 edits (~180 now).
 pub(super) fn serialized(value: &impl serde::Serialize) {
-    let mut o = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut o = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let _ = serde_json::to_writer_pretty(&mut o, value)
         .map_err(std::io::Error::from)
         .and_then(|_| o.write_all(b"\n"))
