@@ -509,7 +509,8 @@ pub(crate) fn run_in(
             _ => None,
         })
         .collect();
-    // Finished above where a commit was made; here where none was (a dry run).
+    // Every path above finished the versions (the commit's second thread, or resolving
+    // without deferring); this keeps a response from ever lacking one.
     plan.settle_versions();
     let plan = Arc::new(plan);
     let resp = report::response_rendered(

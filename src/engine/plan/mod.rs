@@ -316,41 +316,37 @@ impl FilePlan {
             // Only a pure move gets here with a file that is not text: its bytes move as they are.
             return Some(NewBytes::Whole(orig.raw.as_deref().unwrap_or_default()));
         }
+        Some(self.spliced(orig, accept))
+    }
+
+    /// The text of `orig` with the accepted resolved edits spliced in, as pieces.
+    fn spliced<'a>(
+        &'a self,
+        orig: &'a Original,
+        accept: &'a dyn Fn(usize) -> bool,
+    ) -> NewBytes<'a> {
         // In the plan's order, as they mostly are, the pieces are read from the plan each time:
         // a list of them is 40 bytes an edit, and the writer and the hasher each held one.
         let in_order = self
             .unsorted_pieces(accept)
             .is_sorted_by_key(|(s, _, _)| (s.start, s.end));
-        Some(NewBytes::Spliced {
+        NewBytes::Spliced {
             bom: orig.doc.bom,
             text: &orig.doc.text,
             pieces: (!in_order).then(|| self.pieces(accept)),
             from: (self, accept),
-        })
+        }
     }
 
     /// The new text of `orig` with the accepted resolved edits spliced in, a BOM kept as
     /// U+FEFF (so the text's bytes are the file's).
     pub(crate) fn new_text(&self, orig: &Original, accept: &dyn Fn(usize) -> bool) -> String {
-        let text = &orig.doc.text;
-        let pieces = self.pieces(accept);
+        let new = self.spliced(orig, accept);
         // Sized exactly up front: a buffer grown by doubling would copy the text again and
         // hold up to twice its size. A big one is backed by huge pages (see `crate::pages`).
-        let added: usize = pieces.iter().map(|(_, rep, _)| rep.len()).sum();
-        let removed: usize = pieces.iter().map(|(span, _, _)| span.len()).sum();
-        let len = (text.len() + added).saturating_sub(removed) + 3;
-        let mut new = crate::pages::string(len);
-        if orig.doc.bom {
-            new.push('\u{FEFF}');
-        }
-        let mut at = 0;
-        for (span, rep, _) in pieces {
-            new.push_str(&text[at..span.start]);
-            new.push_str(rep);
-            at = span.end;
-        }
-        new.push_str(&text[at..]);
-        new
+        let mut out = crate::pages::string(new.len());
+        new.for_each_str(|part| out.push_str(part));
+        out
     }
 
     /// Where each replaced span of the accepted resolved edits went in the
@@ -506,18 +502,24 @@ impl<'a> NewBytes<'a> {
     pub(crate) fn for_each(&self, mut f: impl FnMut(&[u8])) {
         match self {
             NewBytes::Whole(b) => f(b),
-            NewBytes::Spliced { bom, text, .. } => {
-                if *bom {
-                    f("\u{FEFF}".as_bytes());
-                }
-                let mut at = 0;
-                for (span, rep, _) in self.pieces() {
-                    f(&text.as_bytes()[at..span.start]);
-                    f(rep.as_bytes());
-                    at = span.end;
-                }
-                f(&text.as_bytes()[at..]);
+            NewBytes::Spliced { .. } => self.for_each_str(|part| f(part.as_bytes())),
+        }
+    }
+
+    /// [`NewBytes::for_each`] of a spliced text, whose pieces are text (whole bytes give
+    /// nothing).
+    fn for_each_str(&self, mut f: impl FnMut(&str)) {
+        if let NewBytes::Spliced { bom, text, .. } = self {
+            if *bom {
+                f("\u{FEFF}");
             }
+            let mut at = 0;
+            for (span, rep, _) in self.pieces() {
+                f(&text[at..span.start]);
+                f(rep);
+                at = span.end;
+            }
+            f(&text[at..]);
         }
     }
 }
