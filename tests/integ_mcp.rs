@@ -238,16 +238,21 @@ fn requests_piped_then_closed_are_all_answered() {
     // before redline exits, and a notification is not waited for.
     let dir = tempfile::tempdir().unwrap();
     let body: String = (0..2000).map(|i| format!("line {i}\n")).collect();
-    std::fs::write(dir.path().join("a.txt"), &body).unwrap();
+    // The preview reads a file of its own: the two calls may run in either order (the server
+    // answers each when it is done), and a preview of a.txt that ran after the apply would find
+    // its edits already made.
+    for name in ["a.txt", "b.txt"] {
+        std::fs::write(dir.path().join(name), &body).unwrap();
+    }
     let edits: Vec<Value> = (0..2000)
         .step_by(10)
         .map(|i| json!({"oldText": format!("line {i}\n"), "newText": format!("LINE {i}\n")}))
         .collect();
     let mut input = String::new();
-    for (id, tool) in [(1, "preview_edits"), (2, "apply_edits")] {
+    for (id, tool, path) in [(1, "preview_edits", "b.txt"), (2, "apply_edits", "a.txt")] {
         input.push_str(
             &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                "params": {"name": tool, "arguments": {"files": [{"path": "a.txt", "edits": edits}]}}})
+                "params": {"name": tool, "arguments": {"files": [{"path": path, "edits": edits}]}}})
             .to_string(),
         );
         input.push('\n');
