@@ -172,24 +172,24 @@ impl<'a> Hunk<'a> {
 
 impl Hunk<'_> {
     /// The `@@ -a,b +c,d @@` header (git's convention for empty sides).
-    pub(crate) fn header(&self) -> String {
-        fn side(start: usize, len: usize) -> String {
+    fn write_header(&self, out: &mut impl std::fmt::Write) -> std::fmt::Result {
+        fn side(out: &mut impl std::fmt::Write, start: usize, len: usize) -> std::fmt::Result {
             let start = if len == 0 {
                 start.saturating_sub(1)
             } else {
                 start
             };
             if len == 1 {
-                format!("{start}")
+                write!(out, "{start}")
             } else {
-                format!("{start},{len}")
+                write!(out, "{start},{len}")
             }
         }
-        format!(
-            "@@ -{} +{} @@",
-            side(self.old_start, self.old_len),
-            side(self.new_start, self.new_len)
-        )
+        out.write_str("@@ -")?;
+        side(out, self.old_start, self.old_len)?;
+        out.write_str(" +")?;
+        side(out, self.new_start, self.new_len)?;
+        out.write_str(" @@")
     }
 }
 
@@ -268,17 +268,16 @@ impl<'a> Lines<'a> {
     fn newlines_before(&self, p: usize) -> usize {
         let k = p / BLOCK;
         let b = self.text.as_bytes();
-        // Counted from the block's start, or from a known line start between it and `p`.
+        // A known line start between the block's start and `p`, where `p`'s line start is
+        // searched back to (and counted from, unless the feeds counted further).
         let (mut line, mut from) = (usize::MAX, k * BLOCK);
         for (l, at) in [self.near.get(), self.last.get()] {
             if from < at && at <= p {
                 (line, from) = (l, at);
             }
         }
-        if line == usize::MAX {
-            line = self.feeds.before(b, k);
-        }
-        let n = line + memchr::memchr_iter(b'\n', &b[from..p]).count();
+        let known = (line != usize::MAX).then_some((from, line));
+        let n = self.feeds.newlines_before(b, p, known);
         if self.is_line(p) {
             if let Some(i) = memchr::memrchr(b'\n', &b[from..p]) {
                 self.near.set((n, from + i + 1));
@@ -574,12 +573,9 @@ impl<'a, I: Iterator<Item = Change>> Hunks<'a, I> {
         // the deadline bounds a huge replaced block to a plain delete-then-insert.
         let old_lines: Vec<&str> = (r.old.clone()).map(|i| ol.raw(i)).collect();
         let new_lines: Vec<&str> = (r.new.clone()).map(|i| nl.raw(i)).collect();
-        let deadline = Instant::now() + Duration::from_millis(100);
-        let ops =
-            capture_diff_slices_deadline(Algorithm::Myers, &old_lines, &new_lines, Some(deadline));
+        let ops = line_ops(&old_lines, &new_lines);
         drop((old_lines, new_lines));
-        for op in ops {
-            let (tag, o, n) = op.as_tag_tuple();
+        for (tag, o, n) in ops {
             if tag == DiffTag::Equal {
                 let (oi, ni) = (r.old.start + o.start, r.new.start + n.start);
                 h.push(ol, Tag::Context, oi, o.len(), ni, None);
@@ -611,6 +607,27 @@ impl<'a, I: Iterator<Item = Change>> Iterator for Hunks<'a, I> {
         }
         let h = self.open.take()?;
         Some(close(h, &self.ol, self.prev_old_end))
+    }
+}
+
+/// The diff of a region's lines, as `similar`'s tagged ranges: a region of at most one line on
+/// each side (the usual one-line edit) is told without it, as it would tell it (equal, or
+/// deleted then inserted); others by Myers' algorithm, whose deadline bounds a huge replaced
+/// block to a plain delete-then-insert.
+fn line_ops(old: &[&str], new: &[&str]) -> Vec<(DiffTag, Range<usize>, Range<usize>)> {
+    match (old, new) {
+        ([], []) => Vec::new(),
+        ([a], [b]) if a == b => vec![(DiffTag::Equal, 0..1, 0..1)],
+        ([_], [_]) => vec![(DiffTag::Replace, 0..1, 0..1)],
+        ([], _) => vec![(DiffTag::Insert, 0..0, 0..new.len())],
+        (_, []) => vec![(DiffTag::Delete, 0..old.len(), 0..0)],
+        _ => {
+            let deadline = Instant::now() + Duration::from_millis(100);
+            capture_diff_slices_deadline(Algorithm::Myers, old, new, Some(deadline))
+                .iter()
+                .map(similar::DiffOp::as_tag_tuple)
+                .collect()
+        }
     }
 }
 
@@ -676,7 +693,7 @@ fn rendered_len(hunks: &[Hunk<'_>]) -> usize {
 
 /// One hunk of a unified diff's body: its header and its lines.
 fn write_hunk(h: &Hunk<'_>, out: &mut impl std::fmt::Write) -> std::fmt::Result {
-    out.write_str(&h.header())?;
+    h.write_header(out)?;
     out.write_char('\n')?;
     for l in h.lines() {
         out.write_char(match l.tag {
@@ -1143,6 +1160,40 @@ mod tests {
         );
         let joined = join([rename.as_str(), create.as_str()]);
         assert!(joined.ends_with("rename to t\ndiff --git a/n b/n\nnew file mode 100644\n--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+n\n"), "{joined}");
+    }
+
+    #[test]
+    fn regions_of_one_line_are_diffed_as_myers_diffs_them() {
+        let lines = ["a\n", "b\n", "a", ""];
+        let mut sides: Vec<Vec<&str>> = vec![vec![]];
+        sides.extend(lines.iter().map(|l| vec![*l]));
+        sides.extend([vec!["a\n", "b\n"], vec!["b\n", "a\n", "c"]]);
+        // Each line's tag, in order: what the caller makes of the ops.
+        let expand = |ops: Vec<(DiffTag, Range<usize>, Range<usize>)>| -> Vec<(char, usize)> {
+            let mut out = Vec::new();
+            for (tag, o, n) in ops {
+                if tag == DiffTag::Equal {
+                    out.extend(o.map(|i| ('=', i)));
+                    continue;
+                }
+                out.extend(o.map(|i| ('-', i)));
+                out.extend(n.map(|i| ('+', i)));
+            }
+            out
+        };
+        for old in &sides {
+            for new in &sides {
+                let myers: Vec<_> = capture_diff_slices_deadline(Algorithm::Myers, old, new, None)
+                    .iter()
+                    .map(similar::DiffOp::as_tag_tuple)
+                    .collect();
+                assert_eq!(
+                    expand(line_ops(old, new)),
+                    expand(myers),
+                    "{old:?} -> {new:?}"
+                );
+            }
+        }
     }
 
     #[test]

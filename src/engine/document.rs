@@ -180,12 +180,16 @@ pub(crate) struct Feeds {
     /// `counted[k]`: the `\n`s in `text[..k * FEED_BLOCK]` (the whole text for the block
     /// after the last), for `k` up to the furthest block asked for.
     counted: std::sync::Mutex<Vec<usize>>,
+    /// The last offset [`Feeds::newlines_before`] counted to, and its count: the next count
+    /// further in the same block starts there.
+    cursor: std::sync::Mutex<(usize, usize)>,
 }
 
 impl Clone for Feeds {
     fn clone(&self) -> Feeds {
         Feeds {
             counted: std::sync::Mutex::new(self.lock().clone()),
+            cursor: std::sync::Mutex::new(self.cursor()),
         }
     }
 }
@@ -202,6 +206,40 @@ impl Feeds {
         self.counted
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn cursor(&self) -> (usize, usize) {
+        *self
+            .cursor
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The `\n`s in `text[..p]`, counted from the furthest place known before `p` in its
+    /// block: the block's start, the last place counted to, or `known` (an offset and its
+    /// count). Offsets asked in ascending order thus count the text about once, not half a
+    /// block each (10,000 edits on 12 MB: two positions per edit and a line per side of the
+    /// diff were ~60 MB of counting).
+    pub(crate) fn newlines_before(
+        &self,
+        text: &[u8],
+        p: usize,
+        known: Option<(usize, usize)>,
+    ) -> usize {
+        let start = p / FEED_BLOCK * FEED_BLOCK;
+        let mut from: Option<(usize, usize)> = None;
+        for (at, n) in [Some(self.cursor()), known].into_iter().flatten() {
+            if start <= at && at <= p && from.is_none_or(|(f, _)| at > f) {
+                from = Some((at, n));
+            }
+        }
+        let (at, n) = from.unwrap_or_else(|| (start, self.before(text, p / FEED_BLOCK)));
+        let n = n + memchr::memchr_iter(b'\n', &text[at..p]).count();
+        *self
+            .cursor
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = (p, n);
+        n
     }
 
     /// Counts one more block of `text` into `v`; false when every block is counted.
@@ -327,7 +365,7 @@ impl Document {
         let b = self.text.as_bytes();
         let k = offset / FEED_BLOCK;
         let from = k * FEED_BLOCK;
-        let line = self.feeds.before(b, k) + memchr::memchr_iter(b'\n', &b[from..offset]).count();
+        let line = self.feeds.newlines_before(b, offset, None);
         if let Some(i) = memchr::memrchr(b'\n', &b[from..offset]) {
             return (line, from + i + 1);
         }
