@@ -239,13 +239,10 @@ fn windows(hay: &[u8], pats: &[&[u8]], k: usize) -> Vec<(u64, u32, u32)> {
     // patterns share is a word many lines of the text hold, and one registered under it is
     // checked at each of them.
     let mut shared = vec![0u16; 1 << bits];
-    let mut seen: Vec<u64> = Vec::new();
     for pat in pats {
-        seen.clear();
-        seen.extend((0..pat.len() + 1 - Q).filter_map(|o| word(pat, o)));
-        seen.sort_unstable();
-        seen.dedup();
-        for &x in &seen {
+        // A word a pattern holds twice (a deep indentation) counts twice: a small bias that
+        // saves sorting each pattern's words.
+        for x in (0..pat.len() + 1 - Q).filter_map(|o| word(pat, o)) {
             let b = bucket(x);
             shared[b] = shared[b].saturating_add(1);
         }
@@ -278,6 +275,15 @@ fn windows(hay: &[u8], pats: &[&[u8]], k: usize) -> Vec<(u64, u32, u32)> {
             }
         }
     }
-    entries.sort_unstable_by_key(|&(x, p, o)| (x, p, std::cmp::Reverse(o)));
-    entries
+    // Sorted as one number each (word, pattern, then the offset's complement): faster than
+    // comparing tuples (10,000 patterns: ~70,000 entries).
+    let mut keys: Vec<u128> = entries
+        .iter()
+        .map(|&(x, p, o)| u128::from(x) << 64 | u128::from(p) << 32 | u128::from(!o))
+        .collect();
+    drop(entries);
+    keys.sort_unstable();
+    keys.into_iter()
+        .map(|k| ((k >> 64) as u64, (k >> 32) as u32, !(k as u32)))
+        .collect()
 }
