@@ -861,8 +861,9 @@ impl Parser {
             );
         }
         self.dry_run |= dry_run.unwrap_or(false);
+        let items = top.items("documents");
         for (i, document) in documents.unwrap_or_default().into_iter().enumerate() {
-            let at = top.item(ctx, "documents", i);
+            let at = items.item(ctx, i);
             let path = checked_path(&document.path, &at)?;
             let key = merge_key(path);
             if let Some((_, earlier)) = self.document_keys.iter().find(|(k, _)| *k == key) {
@@ -892,8 +893,9 @@ impl Parser {
                 return Err(empty(at, "edits"));
             }
             slot.reserve_edits(edits.len());
+            let items = at.items("edits");
             for (i, e) in edits.into_iter().enumerate() {
-                let edit_at = at.item(ctx, "edits", i);
+                let edit_at = items.item(ctx, i);
                 let edit = edit(e.old_text, e.new_text, e.replace_all, e.id, &edit_at)?;
                 slot.add_edit(edit, &edit_at.pointer)?;
             }

@@ -77,11 +77,13 @@ impl Ctx {
     /// The object at `pointer` whose schema is `schema`: its keys as sent if any was sent under
     /// another name, else none (every field then reads under its canonical name).
     pub(super) fn sent(&self, pointer: String, schema: &'static Value) -> Sent {
-        let keys = self
-            .aliased
-            .borrow_mut()
-            .remove(&pointer)
-            .unwrap_or_default();
+        let mut aliased = self.aliased.borrow_mut();
+        // Most requests use no alias: no pointer is hashed then.
+        let keys = if aliased.is_empty() {
+            Keys::default()
+        } else {
+            aliased.remove(&pointer).unwrap_or_default()
+        };
         Sent {
             pointer,
             keys,
@@ -118,15 +120,31 @@ impl Sent {
         child(&self.pointer, self.key(field))
     }
 
-    /// Item `i` of the array `field` of this object (an object nested in this one).
-    pub(super) fn item(&self, ctx: &Ctx, field: &str, i: usize) -> Sent {
-        let schema = super::schema::items(self.schema.unwrap_or(&Value::Null), field);
-        ctx.sent(item(&self.at(field), i), schema)
+    /// The items of the array `field` of this object (objects nested in this one), whose pointer and schema are found once
+    /// for all of them (10,000 edits: not 10,000 schema lookups and parent pointers).
+    pub(super) fn items(&self, field: &str) -> ItemsAt {
+        ItemsAt {
+            pointer: self.at(field),
+            schema: super::schema::items(self.schema.unwrap_or(&Value::Null), field),
+        }
     }
 
     /// How this object reads in a message.
     pub(super) fn place(&self) -> String {
         place(&self.pointer)
+    }
+}
+
+/// The items of an array of objects (see [`Sent::items`]).
+pub(super) struct ItemsAt {
+    pointer: String,
+    schema: &'static Value,
+}
+
+impl ItemsAt {
+    /// Item `i`.
+    pub(super) fn item(&self, ctx: &Ctx, i: usize) -> Sent {
+        ctx.sent(item(&self.pointer, i), self.schema)
     }
 }
 
