@@ -469,7 +469,27 @@ fn kill9_during_batches_never_mixes() {
     if std::env::var(CHILD).is_ok() {
         return;
     }
-    let f = kill_loop("batch", iters(100), 20_000);
+    let mut f = kill_loop("batch", iters(100), 20_000);
+    // Whether a kill landed inside a commit (a journal there to roll back or forward) is luck:
+    // on a loaded machine the commits can be a small part of each child's life, and 100 kills
+    // once landed none there. More rounds (each on a fresh tree) until one does, a few at most.
+    let inside = |f: &KillFigures| {
+        f.actions.get("RolledBack").copied().unwrap_or(0)
+            + f.actions.get("RolledForward").copied().unwrap_or(0)
+    };
+    for _ in 0..4 {
+        if inside(&f) > 0 {
+            break;
+        }
+        let more = kill_loop("batch", iters(100), 20_000);
+        f.kills += more.kills;
+        f.violations.extend(more.violations);
+        f.recoveries_killed += more.recoveries_killed;
+        for (action, n) in more.actions {
+            *f.actions.entry(action).or_default() += n;
+        }
+        f.generations += more.generations;
+    }
     eprintln!(
         "kill -9 during journaled batches (7 changes: 4 edits in 2 dirs, move, create/delete): {} kills, {} recoveries also killed, {} generations committed, recovery actions {:?}, violations {}",
         f.kills,
@@ -484,9 +504,7 @@ fn kill9_during_batches_never_mixes() {
         "no batch ever committed: the kills were too early to test anything"
     );
     assert!(
-        f.actions.get("RolledBack").copied().unwrap_or(0)
-            + f.actions.get("RolledForward").copied().unwrap_or(0)
-            > 0,
+        inside(&f) > 0,
         "no kill landed inside a commit: the delays do not exercise recovery"
     );
 }
