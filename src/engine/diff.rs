@@ -171,9 +171,24 @@ impl<'a> Hunk<'a> {
 }
 
 impl Hunk<'_> {
+    /// Moves the hunk `old` lines down on the old side and `new` on the new side (a hunk of a
+    /// window of the text to where the window is).
+    fn shift(&mut self, old: usize, new: usize) {
+        self.old_start += old;
+        self.new_start += new;
+        for r in &mut self.runs {
+            r.old += old;
+            r.new += new;
+        }
+    }
+
     /// The `@@ -a,b +c,d @@` header (git's convention for empty sides).
-    fn write_header(&self, out: &mut impl std::fmt::Write) -> std::fmt::Result {
-        fn side(out: &mut impl std::fmt::Write, start: usize, len: usize) -> std::fmt::Result {
+    fn write_header(&self, out: &mut (impl std::fmt::Write + ?Sized)) -> std::fmt::Result {
+        fn side(
+            out: &mut (impl std::fmt::Write + ?Sized),
+            start: usize,
+            len: usize,
+        ) -> std::fmt::Result {
             let start = if len == 0 {
                 start.saturating_sub(1)
             } else {
@@ -692,7 +707,7 @@ fn rendered_len(hunks: &[Hunk<'_>]) -> usize {
 }
 
 /// One hunk of a unified diff's body: its header and its lines.
-fn write_hunk(h: &Hunk<'_>, out: &mut impl std::fmt::Write) -> std::fmt::Result {
+fn write_hunk(h: &Hunk<'_>, out: &mut (impl std::fmt::Write + ?Sized)) -> std::fmt::Result {
     h.write_header(out)?;
     out.write_char('\n')?;
     for l in h.lines() {
@@ -872,6 +887,20 @@ pub(crate) fn write_unified<'a, H: std::borrow::Borrow<Hunk<'a>>>(
         }
         return Ok(());
     };
+    write_names(out, old_path, new_path)?;
+    for h in empty.into_iter().chain([first]).chain(hunks) {
+        write_hunk(h.borrow(), out)?;
+    }
+    Ok(())
+}
+
+/// The `---`/`+++` lines of a diff with hunks (after a `diff --git` line when a name needs
+/// quotes and the paths do not already make one).
+fn write_names(
+    out: &mut (impl std::fmt::Write + ?Sized),
+    old_path: Option<&str>,
+    new_path: Option<&str>,
+) -> std::fmt::Result {
     // `git apply` reads a quoted name right only in a git diff (a plain one turns `\` into `/`).
     let renamed = matches!((old_path, new_path), (Some(a), Some(b)) if a != b);
     if !renamed && old_path.into_iter().chain(new_path).any(needs_quotes) {
@@ -884,11 +913,117 @@ pub(crate) fn write_unified<'a, H: std::borrow::Borrow<Hunk<'a>>>(
         }
     }
     writeln!(out, "--- {}", side_name("a/", old_path))?;
-    writeln!(out, "+++ {}", side_name("b/", new_path))?;
-    for h in empty.into_iter().chain([first]).chain(hunks) {
-        write_hunk(h.borrow(), out)?;
+    writeln!(out, "+++ {}", side_name("b/", new_path))
+}
+
+/// Whether the text `changes` (sorted, not overlapping, each with the text that replaces its
+/// span) make of `old` is `old` again, told without making it: the pieces are compared in
+/// order with the old text where they land, up to the first that differs.
+pub(crate) fn splices_keep<'t>(
+    old: &str,
+    changes: impl IntoIterator<Item = (Change, &'t str)>,
+) -> bool {
+    let old = old.as_bytes();
+    // Where the old text after the last change lands in the new one, from where it was.
+    let mut shift = 0isize;
+    let mut from = 0usize;
+    let lands = |bytes: &[u8], at: isize| {
+        usize::try_from(at).is_ok_and(|at| old.get(at..at + bytes.len()) == Some(bytes))
+    };
+    for (c, rep) in changes {
+        // Unchanged text that did not move is the old text there.
+        if shift != 0 && !lands(&old[from..c.old.start], from as isize + shift) {
+            return false;
+        }
+        if !lands(rep.as_bytes(), c.old.start as isize + shift) {
+            return false;
+        }
+        shift += rep.len() as isize - c.old.len() as isize;
+        from = c.old.end;
     }
-    Ok(())
+    // The rest lands where it was exactly when the lengths agree.
+    shift == 0
+}
+
+/// The unified diff of a file of the same name whose old text is `old` (its line feeds counted
+/// in `old_feeds` when given) and whose new text is `old` with `changes` (sorted, not
+/// overlapping, each with the text that replaces its span): what [`write_unified`] writes of
+/// [`hunks_counted`] over both texts, without the new text. The changes are taken in windows
+/// of the old text that hold them with a few lines around, so far from the next window's that
+/// no hunk could join them; each window's new text is made and diffed on its own, and its
+/// hunks' line numbers moved to the whole file's. So a response's diff holds one window's text
+/// at a time, not a second copy of the file.
+pub(crate) fn write_spliced<'t>(
+    out: &mut impl std::fmt::Write,
+    path: &str,
+    old: &str,
+    old_feeds: Option<&Feeds>,
+    changes: impl IntoIterator<Item = (Change, &'t str)>,
+) -> std::fmt::Result {
+    let ol = match old_feeds {
+        Some(f) => Lines::counted(old, std::borrow::Cow::Borrowed(f)),
+        None => Lines::new(old),
+    };
+    // Lines between a window's last change and the next window's first: more than a hunk's
+    // context on both sides and the line a change's end may reach.
+    const GAP: usize = 2 * CONTEXT + 2;
+    let mut window: Vec<(Change, &'t str)> = Vec::new();
+    // The old line the window's last change ends on, and the lines the changes before the
+    // window added (or removed, when negative).
+    let mut last = 0usize;
+    let mut added = 0isize;
+    let mut named = false;
+    let mut flush = |window: &mut Vec<(Change, &'t str)>,
+                     out: &mut dyn std::fmt::Write,
+                     added: &mut isize|
+     -> std::fmt::Result {
+        let (Some((first, _)), Some((end, _))) = (window.first(), window.last()) else {
+            return Ok(());
+        };
+        let from_line = ol
+            .newlines_before(first.old.start)
+            .saturating_sub(CONTEXT + 1);
+        let to_line = ol.newlines_before(end.old.end) + CONTEXT + 2;
+        let (ws, we) = (ol.start(from_line), ol.start(to_line).max(end.old.end));
+        let mut new = String::new();
+        let mut local = Vec::with_capacity(window.len());
+        let mut at = ws;
+        for (c, rep) in window.iter() {
+            new.push_str(&old[at..c.old.start]);
+            let ns = new.len();
+            new.push_str(rep);
+            local.push(Change {
+                old: c.old.start - ws..c.old.end - ws,
+                new: ns..new.len(),
+                edit: c.edit,
+            });
+            at = c.old.end;
+        }
+        new.push_str(&old[at..we]);
+        let new_line = (from_line as isize + *added) as usize;
+        for (c, rep) in window.drain(..) {
+            let feeds = |t: &str| memchr::memchr_iter(b'\n', t.as_bytes()).count() as isize;
+            *added += feeds(rep) - feeds(&old[c.old]);
+        }
+        for mut h in Hunks::new(Lines::new(&old[ws..we]), &new, local.into_iter()) {
+            if !named {
+                write_names(&mut *out, Some(path), Some(path))?;
+                named = true;
+            }
+            h.shift(from_line, new_line);
+            write_hunk(&h, &mut *out)?;
+        }
+        Ok(())
+    };
+    for (c, rep) in changes {
+        let line = ol.newlines_before(c.old.start);
+        if !window.is_empty() && line > last + GAP {
+            flush(&mut window, out, &mut added)?;
+        }
+        last = last.max(ol.newlines_before(c.old.end));
+        window.push((c, rep));
+    }
+    flush(&mut window, out, &mut added)
 }
 
 /// Joins per-file diffs into one patch. git reads `---`/`+++` lines that follow a `diff --git`
@@ -1028,6 +1163,79 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Random lines (some empty, some with trailing blanks, a last one maybe without `\n`)
+    /// and changes over them, as (text, changes with their replacements).
+    fn spliced_case(
+        lines: &[(u8, bool)],
+        edits: &[(usize, usize, u8, u8)],
+    ) -> (String, Vec<(Change, String)>) {
+        let mut old = String::new();
+        for (i, &(len, feed)) in lines.iter().enumerate() {
+            old.push_str(&"ab c".repeat(usize::from(len % 4)));
+            old.push(char::from(b'a' + (len % 3)));
+            if feed || i + 1 < lines.len() {
+                old.push('\n');
+            }
+        }
+        let mut at = 0;
+        let mut changes = Vec::new();
+        for &(gap, len, rep, nl) in edits {
+            let start = at + gap % 160;
+            if start > old.len() {
+                break;
+            }
+            let end = (start + len % 12).min(old.len());
+            let text = match rep % 4 {
+                0 => String::new(),
+                1 => old[start..end].to_owned(),
+                2 => format!("x{}", "\n".repeat(usize::from(nl % 3))),
+                _ => format!("{}y\nz", "\n".repeat(usize::from(nl % 2))),
+            };
+            changes.push((
+                Change {
+                    old: start..end,
+                    new: 0..0,
+                    edit: changes.len(),
+                },
+                text,
+            ));
+            at = end;
+        }
+        (old, changes)
+    }
+
+    proptest::proptest! {
+        /// The diff written from the old text and the changes' replacements, window by window,
+        /// is the one written from both whole texts; and whether the changes keep the text is
+        /// told without it.
+        #[test]
+        fn spliced_diff_is_the_whole_texts_diff(
+            lines in proptest::collection::vec((0u8..12, proptest::bool::ANY), 0..80),
+            edits in proptest::collection::vec((0usize..1000, 0usize..30, 0u8..4, 0u8..3), 0..12),
+        ) {
+            let (old, spliced) = spliced_case(&lines, &edits);
+            let mut new = String::new();
+            let mut changes = Vec::new();
+            let mut at = 0;
+            for (c, rep) in &spliced {
+                new.push_str(&old[at..c.old.start]);
+                let ns = new.len();
+                new.push_str(rep);
+                changes.push(Change { old: c.old.clone(), new: ns..new.len(), edit: c.edit });
+                at = c.old.end;
+            }
+            new.push_str(&old[at..]);
+            let texts = || spliced.iter().map(|(c, r)| (c.clone(), r.as_str()));
+            proptest::prop_assert_eq!(splices_keep(&old, texts()), old == new);
+            let mut whole = String::new();
+            write_unified(&mut whole, Some("f"), Some("f"), hunks(&old, &new, &changes)).unwrap();
+            let mut windows = String::new();
+            let feeds = Feeds::default();
+            write_spliced(&mut windows, "f", &old, Some(&feeds), texts()).unwrap();
+            proptest::prop_assert_eq!(windows, whole);
         }
     }
 

@@ -267,18 +267,7 @@ fn write_diff(
         .filter(|d| std::ptr::eq(d.text.as_str(), old))
         .map(Document::feeds);
     let hunks = diff::hunks_counted(old, feeds, new, changes);
-    // Through a symlink, git sees the link as a link: the text file is its target.
-    let through = file
-        .original
-        .as_ref()
-        .and_then(|o| o.target_rel.as_ref())
-        .filter(|_| file.op != Op::Delete);
-    let from = display_path(through.or(file.rel.as_ref()), &file.path);
-    let to = file
-        .move_to
-        .as_ref()
-        .map(|m| display_path(file.move_rel.as_ref(), m))
-        .unwrap_or_else(|| from.clone());
+    let (from, to) = names(file);
     match (file.op, &file.replaced) {
         (Op::Create, _) => diff::write_unified(out, None, Some(&to), hunks),
         (Op::Delete, _) => diff::write_unified(out, Some(&from), None, hunks),
@@ -296,6 +285,62 @@ fn write_diff(
         }
         _ => diff::write_unified(out, Some(&from), Some(&to), hunks),
     }
+}
+
+/// The text read of a file whose every edit is accepted and whose new text is that text with
+/// the edits' replacements spliced in, nothing else (an edit of a decoded text without a BOM
+/// that did not fail): its response needs no new text, only the plan's pieces (its diff, see
+/// [`write_spliced_diff`]; whether it changes; its `hashAfter`).
+fn spliced(file: &FilePlan) -> Option<&crate::engine::plan::Original> {
+    let orig = file.original.as_ref()?;
+    (file.op == Op::Edit
+        && file.ok()
+        && file.failure.is_none()
+        && file.content.is_none()
+        && orig.decoded
+        && !orig.doc.bom)
+        .then_some(orig)
+}
+
+/// The diff of a [`spliced`] file, written from its text as read and its edits' replacements,
+/// window by window ([`diff::write_spliced`]): what [`write_diff`] writes of both whole texts.
+fn write_spliced_diff(
+    out: &mut impl std::fmt::Write,
+    file: &FilePlan,
+    orig: &crate::engine::plan::Original,
+) -> std::fmt::Result {
+    let old = orig.doc.text.as_str();
+    if diff::splices_keep(old, file.splice_texts(orig, &|_| true)) {
+        return Ok(());
+    }
+    let (from, _) = names(file);
+    let splices = file.splice_texts(orig, &|_| true);
+    diff::write_spliced(out, &from, old, Some(orig.doc.feeds()), splices)
+}
+
+/// The version of a [`spliced`] file's new bytes, hashed from the plan's pieces.
+fn spliced_version(file: &FilePlan) -> Option<String> {
+    let new = file.new_bytes(&|_| true)?;
+    let mut v = crate::hash::Versioner::default();
+    new.for_each(|part| v.update(part));
+    Some(v.finish())
+}
+
+/// How a diff names the file before and after (a move's destination after).
+fn names(file: &FilePlan) -> (String, String) {
+    // Through a symlink, git sees the link as a link: the text file is its target.
+    let through = file
+        .original
+        .as_ref()
+        .and_then(|o| o.target_rel.as_ref())
+        .filter(|_| file.op != Op::Delete);
+    let from = display_path(through.or(file.rel.as_ref()), &file.path);
+    let to = file
+        .move_to
+        .as_ref()
+        .map(|m| display_path(file.move_rel.as_ref(), m))
+        .unwrap_or_else(|| from.clone());
+    (from, to)
 }
 
 /// The diff of a whole-file change to a file that is not text (deleted or overwritten without
@@ -400,6 +445,9 @@ impl Source {
         out: &mut impl std::fmt::Write,
     ) -> std::fmt::Result {
         let f = &self.plan.files[file];
+        if let Some(orig) = spliced(f).filter(|_| new.is_none()) {
+            return write_spliced_diff(out, f, orig);
+        }
         let (old, new) = texts_with(f, &|_| true, new);
         let changes = changes(f, &|_| true, old.len(), new.len());
         write_diff(out, f, &old, &new, changes)
@@ -466,27 +514,32 @@ pub(crate) fn response_rendered(
         // written when the response is, from the plan and the new text kept for it.
         let to = f.move_to.as_ref().unwrap_or(&f.path);
         let decoded_text = f.original.as_ref().is_some_and(|o| o.decoded);
+        // A spliced file's response is made from the plan alone: its new text is never held
+        // next to the old one (the writer's, if any, is dropped here).
+        let spliced = spliced(f);
         let (known, known_version) = match rendered.iter().position(|r| r.path == *to) {
             Some(i) if decoded_text => {
                 let r = rendered.swap_remove(i);
-                (String::from_utf8(r.bytes).ok(), Some(r.version))
+                let text = spliced.is_none().then(|| String::from_utf8(r.bytes).ok());
+                (text.flatten(), Some(r.version))
             }
             _ => (None, None),
         };
-        let texts =
-            (f.ok() && f.failure.is_none()).then(|| texts_with(f, &|_| true, known.as_deref()));
+        let texts = (spliced.is_none() && f.ok() && f.failure.is_none())
+            .then(|| texts_with(f, &|_| true, known.as_deref()));
         // Whether the new text is the writer's (whose version is known).
         let written_text = texts.as_ref().is_some_and(|(_, new)| {
             matches!(new, Cow::Borrowed(n) if known.as_deref().is_some_and(|k| std::ptr::eq(k, *n)))
         });
-        let changed = match &texts {
+        let changed = match (spliced, &texts) {
+            (Some(orig), _) => !diff::splices_keep(&orig.doc.text, f.splice_texts(orig, &|_| true)),
             // An overwrite with the content the file already has writes nothing either.
-            Some((old, new)) => {
+            (None, Some((old, new))) => {
                 matches!(f.op, Op::Create | Op::Delete | Op::Move)
                     || old != new
                     || f.original.as_ref().is_some_and(|o| !o.decoded)
             }
-            None => true,
+            (None, None) => true,
         };
         let status = if !f.ok() || failure.is_some() {
             wire::FileStatus::Failed
@@ -527,13 +580,16 @@ pub(crate) fn response_rendered(
                 .as_ref()
                 .filter(|_| f.op != Op::Create)
                 .map(|o| o.version.clone()),
-            hash_after: texts
-                .as_ref()
-                .filter(|_| f.op != Op::Delete)
-                .map(|(_, new)| match known_version.filter(|_| written_text) {
-                    Some(v) => v,
-                    None => crate::hash::version(new.as_bytes()),
-                }),
+            hash_after: match spliced {
+                Some(_) => known_version.or_else(|| spliced_version(f)),
+                None => texts
+                    .as_ref()
+                    .filter(|_| f.op != Op::Delete)
+                    .map(|(_, new)| match known_version.filter(|_| written_text) {
+                        Some(v) => v,
+                        None => crate::hash::version(new.as_bytes()),
+                    }),
+            },
             eol: decoded.map(|d| d.eol).or_else(|| {
                 f.content
                     .as_ref()
@@ -543,6 +599,7 @@ pub(crate) fn response_rendered(
                 .map(|d| d.bom)
                 .or(f.content.as_ref().map(|c| c.starts_with('\u{FEFF}'))),
             diff: match texts.map(|(_, new)| new) {
+                None if spliced.is_some() => wire::Diff::new(Arc::clone(&source), fi, None),
                 // The new text when the plan does not hold it: rendered here or the writer's.
                 Some(Cow::Owned(new)) => wire::Diff::new(Arc::clone(&source), fi, Some(new)),
                 Some(Cow::Borrowed(_)) if written_text => {

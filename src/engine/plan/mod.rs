@@ -360,6 +360,16 @@ impl FilePlan {
         orig: &Original,
         accept: &'a dyn Fn(usize) -> bool,
     ) -> impl Iterator<Item = crate::engine::diff::Change> + 'a {
+        self.splice_texts(orig, accept).map(|(c, _)| c)
+    }
+
+    /// [`FilePlan::splices`], each with the text that replaced its span (what the response's
+    /// diff builds the new side of its hunks from, without the whole new text).
+    pub(crate) fn splice_texts<'a>(
+        &'a self,
+        orig: &Original,
+        accept: &'a dyn Fn(usize) -> bool,
+    ) -> impl Iterator<Item = (crate::engine::diff::Change, &'a str)> + 'a {
         use crate::engine::diff::Change;
         let shift = if orig.doc.bom {
             '\u{FEFF}'.len_utf8()
@@ -369,31 +379,34 @@ impl FilePlan {
         // `new` holds the replacement's length until the changes are in order.
         let unplaced = move || {
             self.resolved(accept).flat_map(move |(edit, r, rep)| {
-                r.spans.iter().map(move |s| Change {
-                    old: s.start + shift..s.end + shift,
-                    new: 0..rep.len(),
-                    edit,
+                r.spans.iter().map(move |s| {
+                    let c = Change {
+                        old: s.start + shift..s.end + shift,
+                        new: 0..rep.len(),
+                        edit,
+                    };
+                    (c, rep)
                 })
             })
         };
-        let in_order = unplaced().is_sorted_by_key(|c| (c.old.start, c.old.end));
+        let in_order = unplaced().is_sorted_by_key(|(c, _)| (c.old.start, c.old.end));
         let sorted = (!in_order).then(|| {
             let mut changes = Vec::with_capacity(self.spans(accept));
             changes.extend(unplaced());
-            changes.sort_unstable_by_key(|c| (c.old.start, c.old.end, c.edit));
+            changes.sort_unstable_by_key(|(c, _)| (c.old.start, c.old.end, c.edit));
             changes
         });
-        let changes: Box<dyn Iterator<Item = Change> + 'a> = match sorted {
+        let changes: Box<dyn Iterator<Item = (Change, &'a str)> + 'a> = match sorted {
             Some(changes) => Box::new(changes.into_iter()),
             None => Box::new(unplaced()),
         };
         // Where the next unchanged byte of the old text lands in the new one.
         let mut delta = 0isize;
-        changes.map(move |mut c| {
+        changes.map(move |(mut c, rep)| {
             let (len, ns) = (c.new.end, (c.old.start as isize + delta) as usize);
             c.new = ns..ns + len;
             delta += len as isize - c.old.len() as isize;
-            c
+            (c, rep)
         })
     }
 
