@@ -973,17 +973,18 @@ pub(crate) fn write_spliced<'t>(
     let mut last = 0usize;
     let mut added = 0isize;
     let mut named = false;
+    // The old line the window's first change starts on.
+    let mut first = 0usize;
     let mut flush = |window: &mut Vec<(Change, &'t str)>,
+                     (first, last): (usize, usize),
                      out: &mut dyn std::fmt::Write,
                      added: &mut isize|
      -> std::fmt::Result {
-        let (Some((first, _)), Some((end, _))) = (window.first(), window.last()) else {
+        let Some((end, _)) = window.last() else {
             return Ok(());
         };
-        let from_line = ol
-            .newlines_before(first.old.start)
-            .saturating_sub(CONTEXT + 1);
-        let to_line = ol.newlines_before(end.old.end) + CONTEXT + 2;
+        let from_line = first.saturating_sub(CONTEXT + 1);
+        let to_line = last + CONTEXT + 2;
         let (ws, we) = (ol.start(from_line), ol.start(to_line).max(end.old.end));
         let mut new = String::new();
         let mut local = Vec::with_capacity(window.len());
@@ -1018,12 +1019,15 @@ pub(crate) fn write_spliced<'t>(
     for (c, rep) in changes {
         let line = ol.newlines_before(c.old.start);
         if !window.is_empty() && line > last + GAP {
-            flush(&mut window, out, &mut added)?;
+            flush(&mut window, (first, last), out, &mut added)?;
+        }
+        if window.is_empty() {
+            first = line;
         }
         last = last.max(ol.newlines_before(c.old.end));
         window.push((c, rep));
     }
-    flush(&mut window, out, &mut added)
+    flush(&mut window, (first, last), out, &mut added)
 }
 
 /// Joins per-file diffs into one patch. git reads `---`/`+++` lines that follow a `diff --git`

@@ -177,40 +177,38 @@ const FEED_BLOCK: usize = crate::engine::diff::BLOCK;
 /// that far. Every call passes the same text (the owner's).
 #[derive(Default)]
 pub(crate) struct Feeds {
-    /// `counted[k]`: the `\n`s in `text[..k * FEED_BLOCK]` (the whole text for the block
-    /// after the last), for `k` up to the furthest block asked for.
-    counted: std::sync::Mutex<Vec<usize>>,
+    counts: std::sync::Mutex<Counts>,
+}
+
+/// What [`Feeds`] counted, under one lock.
+#[derive(Default, Clone)]
+struct Counts {
+    /// `blocks[k]`: the `\n`s in `text[..k * FEED_BLOCK]` (the whole text for the block after
+    /// the last), for `k` up to the furthest block asked for.
+    blocks: Vec<usize>,
     /// The last offset [`Feeds::newlines_before`] counted to, and its count: the next count
     /// further in the same block starts there.
-    cursor: std::sync::Mutex<(usize, usize)>,
+    cursor: (usize, usize),
 }
 
 impl Clone for Feeds {
     fn clone(&self) -> Feeds {
         Feeds {
-            counted: std::sync::Mutex::new(self.lock().clone()),
-            cursor: std::sync::Mutex::new(self.cursor()),
+            counts: std::sync::Mutex::new(self.lock().clone()),
         }
     }
 }
 
 impl std::fmt::Debug for Feeds {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Feeds({} blocks counted)", self.lock().len())
+        write!(f, "Feeds({} blocks counted)", self.lock().blocks.len())
     }
 }
 
 impl Feeds {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<usize>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Counts> {
         // A panic while counting leaves a correct prefix: the counts stay usable.
-        self.counted
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn cursor(&self) -> (usize, usize) {
-        *self
-            .cursor
+        self.counts
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
@@ -226,19 +224,18 @@ impl Feeds {
         p: usize,
         known: Option<(usize, usize)>,
     ) -> usize {
+        let mut c = self.lock();
         let start = p / FEED_BLOCK * FEED_BLOCK;
         let mut from: Option<(usize, usize)> = None;
-        for (at, n) in [Some(self.cursor()), known].into_iter().flatten() {
+        for (at, n) in [Some(c.cursor), known].into_iter().flatten() {
             if start <= at && at <= p && from.is_none_or(|(f, _)| at > f) {
                 from = Some((at, n));
             }
         }
-        let (at, n) = from.unwrap_or_else(|| (start, self.before(text, p / FEED_BLOCK)));
+        let (at, n) =
+            from.unwrap_or_else(|| (start, Feeds::before_in(&mut c.blocks, text, p / FEED_BLOCK)));
         let n = n + memchr::memchr_iter(b'\n', &text[at..p]).count();
-        *self
-            .cursor
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = (p, n);
+        c.cursor = (p, n);
         n
     }
 
@@ -259,16 +256,20 @@ impl Feeds {
 
     /// The `\n`s in `text[..k * FEED_BLOCK]` (all of them past the end).
     pub(crate) fn before(&self, text: &[u8], k: usize) -> usize {
-        let mut v = self.lock();
-        while v.len() <= k && Feeds::grow(&mut v, text) {}
+        Feeds::before_in(&mut self.lock().blocks, text, k)
+    }
+
+    fn before_in(v: &mut Vec<usize>, text: &[u8], k: usize) -> usize {
+        while v.len() <= k && Feeds::grow(v, text) {}
         v[k.min(v.len() - 1)]
     }
 
     /// The last block with fewer than `n` `\n`s before it (the one holding the `n`-th, for
     /// `n >= 1`), or `None` when the text has fewer than `n`.
     pub(crate) fn block_of(&self, text: &[u8], n: usize) -> Option<usize> {
-        let mut v = self.lock();
-        while v.last().is_none_or(|&c| c < n) && Feeds::grow(&mut v, text) {}
+        let mut c = self.lock();
+        let v = &mut c.blocks;
+        while v.last().is_none_or(|&c| c < n) && Feeds::grow(v, text) {}
         if v[v.len() - 1] < n {
             return None;
         }
