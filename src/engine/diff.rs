@@ -975,6 +975,8 @@ pub(crate) fn write_spliced<'t>(
     let mut named = false;
     // The old line the window's first change starts on.
     let mut first = 0usize;
+    // A window's new text and its changes, kept from window to window.
+    let (mut new, mut local) = (String::new(), Vec::new());
     let mut flush = |window: &mut Vec<(Change, &'t str)>,
                      (first, last): (usize, usize),
                      out: &mut dyn std::fmt::Write,
@@ -986,8 +988,8 @@ pub(crate) fn write_spliced<'t>(
         let from_line = first.saturating_sub(CONTEXT + 1);
         let to_line = last + CONTEXT + 2;
         let (ws, we) = (ol.start(from_line), ol.start(to_line).max(end.old.end));
-        let mut new = String::new();
-        let mut local = Vec::with_capacity(window.len());
+        new.clear();
+        local.clear();
         let mut at = ws;
         for (c, rep) in window.iter() {
             new.push_str(&old[at..c.old.start]);
@@ -1006,7 +1008,7 @@ pub(crate) fn write_spliced<'t>(
             let feeds = |t: &str| memchr::memchr_iter(b'\n', t.as_bytes()).count() as isize;
             *added += feeds(rep) - feeds(&old[c.old]);
         }
-        for mut h in Hunks::new(Lines::new(&old[ws..we]), &new, local.into_iter()) {
+        for mut h in Hunks::new(Lines::new(&old[ws..we]), &new, local.drain(..)) {
             if !named {
                 write_names(&mut *out, Some(path), Some(path))?;
                 named = true;
