@@ -14,8 +14,8 @@ use crate::report::response::{RequestFailure, Response};
 use crate::report::{self, Mode, WriteOutcome};
 use crate::request::{Request, RequestError};
 use crate::write::{
-    Change, Expect, FsError, FsErrorKind, Held, Limits, RecoveryAction, RecoveryReport, RolledBack,
-    Root, Stale, WriterLock,
+    Change, Content, Expect, FsError, FsErrorKind, Held, Limits, RecoveryAction, RecoveryReport,
+    RolledBack, Root, Stale, WriterLock,
 };
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -106,22 +106,27 @@ pub(crate) fn open_root(settings: &Settings) -> Result<Root, RequestError> {
 }
 
 /// The changes a successful plan commits.
-pub(crate) fn changes(plan: &Plan, accept: &dyn Fn(usize, usize) -> bool) -> Vec<Change> {
+pub(crate) fn changes<'p>(
+    plan: &'p Plan,
+    accept: &dyn Fn(usize, usize) -> bool,
+) -> Vec<Change<'p>> {
     changes_held(plan, accept).0
 }
 
 /// [`changes`], and for each the bytes the plan read of its path when its expectation is
 /// [`Expect::Unchanged`] (for the commit's content check: see [`Root::commit_held`]), and the
-/// index of the plan's file it comes from.
+/// index of the plan's file it comes from. A file's new content is the plan's pieces
+/// ([`plan::FilePlan::new_bytes`]), written one after the other: it is never rendered whole.
 pub(crate) fn changes_held<'p>(
     plan: &'p Plan,
     accept: &dyn Fn(usize, usize) -> bool,
-) -> (Vec<Change>, Vec<Option<Held<'p>>>, Vec<usize>) {
+) -> (Vec<Change<'p>>, Vec<Option<Held<'p>>>, Vec<usize>) {
     let mut out = Vec::new();
     let mut held = Vec::new();
     let mut file = Vec::new();
     for (fi, f) in plan.files.iter().enumerate() {
         let expect_orig = || expect_of(f.original.as_ref(), Expect::Any);
+        let new_content = |accept: &dyn Fn(usize) -> bool| f.new_bytes(accept).map(|n| content(&n));
         match f.op {
             Op::Delete => {
                 out.push(Change::Delete {
@@ -132,10 +137,10 @@ pub(crate) fn changes_held<'p>(
                 file.push(fi);
             }
             Op::Create => {
-                if let Some(bytes) = f.render(|_| true) {
+                if let Some(content) = new_content(&|_| true) {
                     out.push(Change::Write {
                         path: f.path.clone(),
-                        bytes,
+                        content,
                         expect: Expect::Absent,
                     });
                     held.push(None);
@@ -143,15 +148,15 @@ pub(crate) fn changes_held<'p>(
                 }
             }
             Op::Overwrite | Op::Edit => {
-                if let Some(bytes) = f.render(|e| accept(fi, e)) {
-                    let same = f.original.as_ref().is_some_and(|o| match &o.raw {
-                        Some(raw) => *raw == bytes,
-                        None => o.doc.is_bytes(&bytes),
+                if let Some(content) = new_content(&|e| accept(fi, e)) {
+                    let same = f.original.as_ref().is_some_and(|o| {
+                        let [head, tail] = o.parts();
+                        content.same_as(Held { head, tail })
                     });
                     if !same {
                         out.push(Change::Write {
                             path: f.path.clone(),
-                            bytes,
+                            content,
                             expect: expect_orig(),
                         });
                         held.push(held_of(f.original.as_ref()));
@@ -160,10 +165,10 @@ pub(crate) fn changes_held<'p>(
                 }
             }
             Op::Move => {
-                if let (Some(bytes), Some(to)) = (f.render(|e| accept(fi, e)), &f.move_to) {
+                if let (Some(content), Some(to)) = (new_content(&|e| accept(fi, e)), &f.move_to) {
                     out.push(Change::Write {
                         path: to.clone(),
-                        bytes,
+                        content,
                         expect: expect_of(f.replaced.as_deref(), Expect::Absent),
                     });
                     held.push(held_of(f.replaced.as_deref()));
@@ -179,6 +184,17 @@ pub(crate) fn changes_held<'p>(
         }
     }
     (out, held, file)
+}
+
+/// The writer's content for `new`: its pieces, borrowed from the plan (empty ones left out).
+fn content<'p>(new: &plan::NewBytes<'p, '_>) -> Content<'p> {
+    let mut parts = Vec::new();
+    new.for_each(|part| {
+        if !part.is_empty() {
+            parts.push(part);
+        }
+    });
+    Content::pieces(parts)
 }
 
 /// What a change requires of a path the plan read as `read` (`otherwise` when it read nothing
@@ -268,7 +284,7 @@ pub(crate) struct Committed {
 pub(crate) fn commit(
     root: &Root,
     locked: &Locked,
-    changes: &[Change],
+    changes: &[Change<'_>],
     resolved_under_lock: bool,
 ) -> Committed {
     commit_held(root, locked, changes, &[], resolved_under_lock)
@@ -279,7 +295,7 @@ pub(crate) fn commit(
 fn commit_held(
     root: &Root,
     locked: &Locked,
-    changes: &[Change],
+    changes: &[Change<'_>],
     held: &[Option<Held<'_>>],
     resolved_under_lock: bool,
 ) -> Committed {
@@ -347,7 +363,7 @@ pub(crate) fn failed(e: &FsError, rolled_back: Option<RolledBack>) -> (WriteOutc
 }
 
 /// Paths of `changes` that are no longer as the plan found them.
-fn stale_paths(root: &Root, changes: &[Change]) -> Vec<String> {
+fn stale_paths(root: &Root, changes: &[Change<'_>]) -> Vec<String> {
     let mut out = Vec::new();
     for ch in changes {
         let (path, expect) = match ch {
@@ -439,7 +455,7 @@ pub(crate) fn run_in(
         Ok(p) => p,
         Err(e) => return Run::failed_in(&e, vocabulary),
     };
-    let (mut wrote, exit, written, versions) = loop {
+    let (mut wrote, exit, rendered) = loop {
         if !plan.ok() {
             plan.settle_versions();
             let plan = Arc::new(plan);
@@ -458,14 +474,9 @@ pub(crate) fn run_in(
             };
         }
         let Some(locked) = &locked else {
-            break (
-                WriteOutcome::default(),
-                ExitStatus::Success,
-                Vec::new(),
-                Vec::new(),
-            );
+            break (WriteOutcome::default(), ExitStatus::Success, Vec::new());
         };
-        let (written, file_of, done, mut hashed) = commit_hashing(&root, locked, &plan);
+        let (written, done, mut hashed) = commit_hashing(&root, locked, &plan);
         // A file changed between the outside resolution and the lock in a way its metadata did
         // not show (an in-place write within one timestamp tick): resolve again, under the lock.
         if current && !done.stale.is_empty() {
@@ -481,34 +492,20 @@ pub(crate) fn run_in(
                 o.set_hashed(read);
             }
         }
-        let versions: Vec<Option<String>> = written
-            .iter()
-            .zip(&file_of)
-            .map(|(c, &fi)| match c {
-                Change::Write { .. } => hashed.after.get_mut(fi).and_then(Option::take),
-                Change::Delete { .. } => None,
+        // The response takes the new bytes' versions from the commit's second thread: each
+        // file is hashed once.
+        let rendered: Vec<report::Rendered> = written
+            .into_iter()
+            .filter_map(|(path, fi)| {
+                let version = hashed.after.get_mut(fi).and_then(Option::take)?;
+                Some(report::Rendered { path, version })
             })
             .collect();
-        break (done.outcome, done.exit, written, versions);
+        break (done.outcome, done.exit, rendered);
     };
     if let Some(locked) = locked {
         wrote.recovered = wrote.recovered.take().or(locked.recovered);
     }
-    // The response takes the new texts and their versions from what was written: each file is
-    // rendered and hashed once (and its diff, written with the response, reads the new text
-    // the writer got).
-    let rendered: Vec<report::Rendered> = written
-        .into_iter()
-        .zip(versions)
-        .filter_map(|(c, v)| match (c, v) {
-            (Change::Write { path, bytes, .. }, Some(version)) => Some(report::Rendered {
-                path,
-                bytes,
-                version,
-            }),
-            _ => None,
-        })
-        .collect();
     // Every path above finished the versions (the commit's second thread, or resolving
     // without deferring); this keeps a response from ever lacking one.
     plan.settle_versions();
@@ -529,21 +526,29 @@ pub(crate) fn run_in(
     }
 }
 
-/// [`commit`] of every change of a plan resolved under the lock (with the changes, and the
-/// plan's file each comes from), and the versions its response needs ([`Hashed`]). Past a
-/// megabyte those are hashed on a second thread from the plan itself while this one renders
-/// the new texts, writes them and waits for the disk: on a big file hashing costs as much as
-/// rendering and writing, and the file's version as read is finished there too when resolving
-/// left it unfinished ([`ResolveOptions::defer_versions`]).
+/// [`commit`] of every change of a plan resolved under the lock (with the path of each file
+/// written, and the plan's file it comes from), and the versions its response needs
+/// ([`Hashed`]). Past a megabyte those are hashed on a second thread from the plan itself while
+/// this one writes the new contents from the same pieces and waits for the disk: on a big file
+/// hashing costs as much as writing, and the file's version as read is finished there too when
+/// resolving left it unfinished ([`ResolveOptions::defer_versions`]).
 fn commit_hashing(
     root: &Root,
     locked: &Locked,
     plan: &Plan,
-) -> (Vec<Change>, Vec<usize>, Committed, Hashed) {
+) -> (Vec<(String, usize)>, Committed, Hashed) {
     let write = || {
         let (changes, held, file_of) = changes_held(plan, &|_, _| true);
         let done = commit_held(root, locked, &changes, &held, true);
-        (changes, file_of, done)
+        let written = changes
+            .into_iter()
+            .zip(file_of)
+            .filter_map(|(c, fi)| match c {
+                Change::Write { path, .. } => Some((path, fi)),
+                Change::Delete { .. } => None,
+            })
+            .collect();
+        (written, done)
     };
     let size: usize = plan
         .files
@@ -557,19 +562,19 @@ fn commit_hashing(
         })
         .sum();
     if size < 1 << 20 {
-        let (changes, file_of, done) = write();
-        return (changes, file_of, done, hash_plan(plan));
+        let (written, done) = write();
+        return (written, done, hash_plan(plan));
     }
     std::thread::scope(|s| {
         let hashing = std::thread::Builder::new()
             .spawn_scoped(s, || hash_plan(plan))
             .ok();
-        let (changes, file_of, done) = write();
+        let (written, done) = write();
         // A hasher that could not start or panicked leaves the hashing to this thread.
         let hashed = hashing
             .and_then(|h| h.join().ok())
             .unwrap_or_else(|| hash_plan(plan));
-        (changes, file_of, done, hashed)
+        (written, done, hashed)
     })
 }
 
@@ -639,6 +644,85 @@ fn worst_code(plan: &Plan) -> ExitStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An apply of many edits writes, from the plan's pieces, exactly the bytes
+    /// [`plan::FilePlan::render`] gives, and reports their version as `hashAfter` (edits in the
+    /// file's order and in reverse, a BOM, a move, a content); a file whose bytes would not
+    /// change is not written.
+    #[test]
+    fn an_apply_writes_the_rendered_bytes_from_pieces() {
+        use serde_json::json;
+        let t = tempfile::tempdir().unwrap();
+        let lines = 120_000;
+        let text: String = (0..lines).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(t.path().join("a.txt"), &text).unwrap();
+        std::fs::write(t.path().join("bom.txt"), format!("\u{FEFF}{text}")).unwrap();
+        std::fs::write(t.path().join("same.txt"), "same\n").unwrap();
+        std::fs::write(t.path().join("over.txt"), "old\n").unwrap();
+        let a: Vec<_> = (0..lines)
+            .step_by(24)
+            .map(|i| {
+                let new = if i % 48 == 0 {
+                    String::new()
+                } else {
+                    format!("L{i}\nx\n")
+                };
+                json!({"oldText": format!("line {i}\n"), "newText": new})
+            })
+            .collect();
+        let bom: Vec<_> = (0..lines)
+            .step_by(40)
+            .rev()
+            .map(|i| json!({"oldText": format!("line {i}\n"), "newText": format!("{i}\n")}))
+            .collect();
+        let req = crate::parse_json(
+            &json!({"files": [
+                {"path": "a.txt", "edits": a},
+                {"path": "bom.txt", "moveTo": "moved.txt", "edits": bom},
+                {"path": "same.txt", "content": "same\n"},
+                {"path": "over.txt", "content": "new\n"},
+                {"path": "new.txt", "content": "created\n"},
+            ]})
+            .to_string(),
+        )
+        .unwrap();
+        let settings = Settings {
+            root: t.path().to_path_buf(),
+            ..Default::default()
+        };
+        let root = Root::open(t.path(), Default::default()).unwrap();
+        let plan = resolve(&req, &root, &settings, Mode::Apply).unwrap();
+        assert!(plan.ok());
+        let expected: Vec<(String, Vec<u8>)> = plan
+            .files
+            .iter()
+            .map(|f| {
+                let to = f.move_to.clone().unwrap_or_else(|| f.path.clone());
+                (to, f.render(|_| true).unwrap())
+            })
+            .collect();
+        // Every edit took: 2,500 lines removed, 2,500 two bytes shorter.
+        let removed: usize = (0..lines)
+            .step_by(48)
+            .map(|i| format!("line {i}\n").len())
+            .sum();
+        assert_eq!(expected[0].1.len(), text.len() - removed - 2 * (lines / 48));
+        let ino =
+            |p: &str| std::os::unix::fs::MetadataExt::ino(&t.path().join(p).metadata().unwrap());
+        let same_ino = ino("same.txt");
+        let run = run(&req, Mode::Apply, &settings);
+        assert_eq!(run.exit, ExitStatus::Success);
+        let resp = run.to_json();
+        assert_eq!(resp["written"], true);
+        for (i, (to, bytes)) in expected.iter().enumerate() {
+            assert!(std::fs::read(t.path().join(to)).unwrap() == *bytes, "{to}");
+            let version = crate::hash::version(bytes);
+            assert_eq!(resp["files"][i]["hashAfter"], version.as_str(), "{to}");
+        }
+        assert!(!t.path().join("bom.txt").exists());
+        assert_eq!(resp["files"][2]["status"], "unchanged");
+        assert_eq!(ino("same.txt"), same_ino);
+    }
 
     /// The versions the writer's second thread computes from the plan ([`hash_plan`]) are those
     /// of the bytes as read and of the bytes [`plan::FilePlan::render`] gives, whether resolving

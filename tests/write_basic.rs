@@ -18,10 +18,10 @@ fn setup() -> (tempfile::TempDir, std::path::PathBuf) {
     (t, root)
 }
 
-fn write(path: &str, bytes: &str, expect: Expect) -> Change {
+fn write(path: &str, bytes: &str, expect: Expect) -> Change<'static> {
     Change::Write {
         path: path.into(),
-        bytes: bytes.as_bytes().to_vec(),
+        content: bytes.as_bytes().to_vec().into(),
         expect,
     }
 }

@@ -178,7 +178,7 @@ fn batch_loop(root: &Path, naive: bool) {
             // otherwise take most of the loop, and the kills are meant for the commit.
             .map(|(i, (f, s))| Change::Write {
                 path: f.to_string(),
-                bytes: content(f, next),
+                content: content(f, next).into(),
                 expect: if i == 0 {
                     Expect::Unchanged(s.fingerprint.clone())
                 } else {
@@ -193,7 +193,7 @@ fn batch_loop(root: &Path, naive: bool) {
         };
         changes.push(Change::Write {
             path: to.into(),
-            bytes: content("mv", next),
+            content: content("mv", next).into(),
             expect: Expect::Absent,
         });
         changes.push(Change::Delete {
@@ -203,7 +203,7 @@ fn batch_loop(root: &Path, naive: bool) {
         if g.is_multiple_of(2) {
             changes.push(Change::Write {
                 path: "extra".into(),
-                bytes: content("extra", next),
+                content: content("extra", next).into(),
                 expect: Expect::Absent,
             });
         } else {
@@ -216,9 +216,9 @@ fn batch_loop(root: &Path, naive: bool) {
             for ch in &changes {
                 let p = root.join(ch.path());
                 match ch {
-                    Change::Write { bytes, .. } => {
+                    Change::Write { content, .. } => {
                         let tmp = p.with_extension("naive-tmp");
-                        fs::write(&tmp, bytes).unwrap();
+                        fs::write(&tmp, content.to_vec()).unwrap();
                         fs::File::open(&tmp).unwrap().sync_all().unwrap();
                         fs::rename(&tmp, &p).unwrap();
                     }
@@ -249,7 +249,7 @@ fn single_loop(root: &Path) {
             &lock,
             &[Change::Write {
                 path: "s".into(),
-                bytes: single_content(g + 1),
+                content: single_content(g + 1).into(),
                 expect: Expect::Unchanged(snap.fingerprint.clone()),
             }],
         )
@@ -561,7 +561,7 @@ fn kinds_loop(root: &Path) {
         let g = kinds_gen("one", &s.bytes).expect("one is whole");
         let one = Change::Write {
             path: "s/one".into(),
-            bytes: kinds_content("one", g + 1),
+            content: kinds_content("one", g + 1).into(),
             expect: Expect::Unchanged(s.fingerprint),
         };
         let two = if root.join("s/two").exists() {
@@ -572,7 +572,7 @@ fn kinds_loop(root: &Path) {
         } else {
             Change::Write {
                 path: "s/two".into(),
-                bytes: kinds_content("two", g),
+                content: kinds_content("two", g).into(),
                 expect: Expect::Absent,
             }
         };
@@ -584,7 +584,7 @@ fn kinds_loop(root: &Path) {
         } else {
             Change::Write {
                 path: "s/new/three".into(),
-                bytes: kinds_content("three", g),
+                content: kinds_content("three", g).into(),
                 expect: Expect::Absent,
             }
         };
@@ -699,7 +699,7 @@ fn counter_child(root: &Path) {
                 &lock,
                 &[Change::Write {
                     path: "counter".into(),
-                    bytes,
+                    content: bytes.into(),
                     expect: Expect::Unchanged(s.fingerprint),
                 }],
             ) {
@@ -809,7 +809,7 @@ fn in_place_writer_during_commits_is_never_lost() {
             &lock,
             &[Change::Write {
                 path: "log".into(),
-                bytes,
+                content: bytes.into(),
                 expect: Expect::Unchanged(s.fingerprint),
             }],
         ) {
@@ -896,7 +896,7 @@ fn symlink_swap_race_never_escapes() {
             &lock,
             &[Change::Write {
                 path: format!("d/f{i}"),
-                bytes: b"x".to_vec(),
+                content: b"x".to_vec().into(),
                 expect: Expect::Absent,
             }],
         ) {
@@ -1019,7 +1019,7 @@ fn enospc_child(root: &Path) {
             &lock,
             &[Change::Write {
                 path: "big".into(),
-                bytes: vec![b'n'; 40_001],
+                content: vec![b'n'; 40_001].into(),
                 expect: Expect::Any,
             }],
         )
@@ -1040,17 +1040,17 @@ fn enospc_child(root: &Path) {
             &[
                 Change::Write {
                     path: "small".into(),
-                    bytes: b"SMALL\n".to_vec(),
+                    content: b"SMALL\n".to_vec().into(),
                     expect: Expect::Any,
                 },
                 Change::Write {
                     path: "new/dir/file".into(),
-                    bytes: b"new\n".to_vec(),
+                    content: b"new\n".to_vec().into(),
                     expect: Expect::Absent,
                 },
                 Change::Write {
                     path: "big".into(),
-                    bytes: vec![b'n'; 40_001],
+                    content: vec![b'n'; 40_001].into(),
                     expect: Expect::Any,
                 },
             ],
@@ -1066,7 +1066,7 @@ fn enospc_child(root: &Path) {
             &lock,
             &[Change::Write {
                 path: "small".into(),
-                bytes: b"SMALL\n".to_vec(),
+                content: b"SMALL\n".to_vec().into(),
                 expect: Expect::Any,
             }],
         )
@@ -1083,7 +1083,7 @@ fn enospc_child(root: &Path) {
         &lock,
         &[Change::Write {
             path: "big".into(),
-            bytes: vec![b'n'; 8_000],
+            content: vec![b'n'; 8_000].into(),
             expect: Expect::Any,
         }],
     )
@@ -1146,12 +1146,12 @@ fn eacces_child(root: &Path) {
                 &[
                     Change::Write {
                         path: "ok".into(),
-                        bytes: b"changed\n".to_vec(),
+                        content: b"changed\n".to_vec().into(),
                         expect: Expect::Any,
                     },
                     Change::Write {
                         path: p.to_string(),
-                        bytes: b"changed\n".to_vec(),
+                        content: b"changed\n".to_vec().into(),
                         expect: Expect::Any,
                     },
                 ],

@@ -195,7 +195,7 @@ fn hostile_paths_change_nothing_outside_the_root() {
                         &lock,
                         &[Change::Write {
                             path: path.clone(),
-                            bytes: b"pwned\n".to_vec(),
+                            content: b"pwned\n".to_vec().into(),
                             expect: Expect::Any,
                         }],
                     )
@@ -206,7 +206,7 @@ fn hostile_paths_change_nothing_outside_the_root() {
                         &lock,
                         &[Change::Write {
                             path: path.clone(),
-                            bytes: b"pwned\n".to_vec(),
+                            content: b"pwned\n".to_vec().into(),
                             expect: Expect::Absent,
                         }],
                     )

@@ -222,14 +222,13 @@ fn changes<'a>(
     }
 }
 
-/// A file's new content as the writer got it (all edits accepted) and its version, so that the
-/// response neither renders nor hashes it again (and keeps it for the diff).
+/// A file the writer wrote (all edits accepted, from the plan's pieces: its new content was
+/// never rendered whole) and the version of its new bytes, so that the response does not hash
+/// them again.
 pub(crate) struct Rendered {
     /// The path written (the destination of a move).
     pub path: String,
-    /// The new bytes.
-    pub bytes: Vec<u8>,
-    /// `sha256:` of `bytes`.
+    /// `sha256:` of the bytes written ([`FilePlan::new_bytes`] with every edit accepted).
     pub version: String,
 }
 
@@ -472,8 +471,8 @@ impl Source {
     }
 }
 
-/// [`response`] for a plan whose every edit was accepted and whose new texts `rendered` holds
-/// (what [`crate::service::changes`] built for the writer).
+/// [`response`] for a plan whose every edit was accepted, with the versions of the files
+/// written that `rendered` holds (of what [`crate::service::changes`] built for the writer).
 pub(crate) fn response_rendered(
     plan: Arc<Plan>,
     mode: Mode,
@@ -510,27 +509,21 @@ pub(crate) fn response_rendered(
             message: said.message.clone(),
             hint: said.hint.clone(),
         }));
-        // Old and new texts once: the new hash and "unchanged" come from them, and the diff,
-        // written when the response is, from the plan and the new text kept for it.
+        // Old and new texts once: the new hash (unless the writer's is known) and "unchanged"
+        // come from them, and the diff, written when the response is, from the plan and the new
+        // text kept for it.
         let to = f.move_to.as_ref().unwrap_or(&f.path);
         let decoded_text = f.original.as_ref().is_some_and(|o| o.decoded);
         // A spliced file's response is made from the plan alone: its new text is never held
-        // next to the old one (the writer's, if any, is dropped here).
+        // next to the old one. The version of a file written is the writer's (a decoded file's
+        // new text is the bytes written, a BOM kept as U+FEFF).
         let spliced = spliced(f);
-        let (known, known_version) = match rendered.iter().position(|r| r.path == *to) {
-            Some(i) if decoded_text => {
-                let r = rendered.swap_remove(i);
-                let text = spliced.is_none().then(|| String::from_utf8(r.bytes).ok());
-                (text.flatten(), Some(r.version))
-            }
-            _ => (None, None),
+        let known_version = match rendered.iter().position(|r| r.path == *to) {
+            Some(i) if decoded_text => Some(rendered.swap_remove(i).version),
+            _ => None,
         };
         let texts = (spliced.is_none() && f.ok() && f.failure.is_none())
-            .then(|| texts_with(f, &|_| true, known.as_deref()));
-        // Whether the new text is the writer's (whose version is known).
-        let written_text = texts.as_ref().is_some_and(|(_, new)| {
-            matches!(new, Cow::Borrowed(n) if known.as_deref().is_some_and(|k| std::ptr::eq(k, *n)))
-        });
+            .then(|| texts_with(f, &|_| true, None));
         let changed = match (spliced, &texts) {
             (Some(orig), _) => !diff::splices_keep(&orig.doc.text, f.splice_texts(orig, &|_| true)),
             // An overwrite with the content the file already has writes nothing either.
@@ -585,9 +578,8 @@ pub(crate) fn response_rendered(
                 None => texts
                     .as_ref()
                     .filter(|_| f.op != Op::Delete)
-                    .map(|(_, new)| match known_version.filter(|_| written_text) {
-                        Some(v) => v,
-                        None => crate::hash::version(new.as_bytes()),
+                    .map(|(_, new)| {
+                        known_version.unwrap_or_else(|| crate::hash::version(new.as_bytes()))
                     }),
             },
             eol: decoded.map(|d| d.eol).or_else(|| {
@@ -600,11 +592,8 @@ pub(crate) fn response_rendered(
                 .or(f.content.as_ref().map(|c| c.starts_with('\u{FEFF}'))),
             diff: match texts.map(|(_, new)| new) {
                 None if spliced.is_some() => wire::Diff::new(Arc::clone(&source), fi, None),
-                // The new text when the plan does not hold it: rendered here or the writer's.
+                // The new text when the plan does not hold it, rendered here.
                 Some(Cow::Owned(new)) => wire::Diff::new(Arc::clone(&source), fi, Some(new)),
-                Some(Cow::Borrowed(_)) if written_text => {
-                    wire::Diff::new(Arc::clone(&source), fi, known)
-                }
                 Some(Cow::Borrowed(_)) => wire::Diff::new(Arc::clone(&source), fi, None),
                 None => wire::Diff::default(),
             },

@@ -32,7 +32,7 @@ use super::confine::{self, DirFd, open_dir};
 use super::journal::{self, Entry, Journal, Kind, Records, State, StoreError};
 use super::sys::{self, unsupported};
 use super::{
-    Change, CommitError, CommitReport, CommitWarning, Expect, FsError, FsErrorKind, Held,
+    Change, CommitError, CommitReport, CommitWarning, Content, Expect, FsError, FsErrorKind, Held,
     JOURNAL_DIR, RolledBack, Root, Stale, Step, lstat_at,
 };
 use rustix::fd::{AsFd, OwnedFd};
@@ -45,7 +45,8 @@ use std::path::PathBuf;
 struct Op<'a> {
     kind: Kind,
     path: &'a str,
-    bytes: Option<&'a [u8]>,
+    /// What a write writes (`None`: a delete).
+    content: Option<&'a Content<'a>>,
     dir: Option<DirFd<'static>>,
     dir_rel: PathBuf,
     name: std::ffi::OsString,
@@ -57,7 +58,7 @@ struct Op<'a> {
 
 pub(super) fn commit(
     root: &Root,
-    changes: &[Change],
+    changes: &[Change<'_>],
     held: &[Option<Held<'_>>],
     recovered: bool,
 ) -> Result<CommitReport, CommitError> {
@@ -122,7 +123,7 @@ pub(super) fn commit(
     } else {
         Records::Dir(journal::create_dir(root, !single).map_err(nothing)?)
     };
-    let intent_now = matches!(jdir, Records::Dir(_)) || ops.iter().all(|o| o.bytes.is_none());
+    let intent_now = matches!(jdir, Records::Dir(_)) || ops.iter().all(|o| o.content.is_none());
     if intent_now && let Err(e) = journal::store_intent(root, &jdir, &j) {
         return Err(undo(root, &ops, &j, jdir, e, RolledBack::NothingWritten));
     }
@@ -240,7 +241,7 @@ type Checked<'a> = (Vec<Op<'a>>, Vec<PathBuf>, Vec<CommitWarning>);
 /// Resolves every change and checks its expectation, touching nothing.
 fn check<'a>(
     root: &Root,
-    changes: &'a [Change],
+    changes: &'a [Change<'_>],
     held: &[Option<Held<'_>>],
 ) -> Result<Checked<'a>, FsError> {
     let mut ops: Vec<Op<'a>> = Vec::new();
@@ -251,8 +252,10 @@ fn check<'a>(
         let held = held.get(i).copied().flatten();
         let rel = root.relative(path)?;
         let op = match ch {
-            Change::Write { bytes, expect, .. } => {
-                atomic::check_size(path, bytes.len() as u64, &root.limits)?;
+            Change::Write {
+                content, expect, ..
+            } => {
+                atomic::check_size(path, content.len(), &root.limits)?;
                 let t = confine::resolve_target(root, &rel, true).map_err(|r| r.at(path))?;
                 let old_fd = match (&t.stat, expect) {
                     (Some(st), _)
@@ -292,7 +295,7 @@ fn check<'a>(
                         Kind::Create
                     },
                     path,
-                    bytes: Some(bytes),
+                    content: Some(content),
                     old: old_fd.as_ref().map(|(_, st)| *st),
                     old_fd,
                     dir: t.dir,
@@ -317,7 +320,7 @@ fn check<'a>(
                 Op {
                     kind: Kind::Delete,
                     path,
-                    bytes: None,
+                    content: None,
                     old: Some(st),
                     old_fd,
                     dir: t.dir,
@@ -444,7 +447,7 @@ fn prepare(
                 rustix::fs::fstat(dir).map_err(|err| FsError::sys(op.path, Step::StatDir, err))?;
             j.ops[i].dir_ino = dst.st_ino;
         }
-        if let Some(bytes) = op.bytes {
+        if let Some(content) = op.content {
             let original = op.old_fd.as_ref().map(|(fd, stat)| Original { fd, stat });
             let tmp = j.ops[i].tmp().to_os_string();
             let mut intent_err = None;
@@ -463,7 +466,7 @@ fn prepare(
                 root.portable,
                 dir.as_fd(),
                 &tmp,
-                bytes,
+                content,
                 original,
                 before_link,
             )

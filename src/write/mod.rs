@@ -149,15 +149,88 @@ impl Held<'_> {
     }
 }
 
+/// A file's whole new content: bytes of its own, or pieces the caller holds, written one after
+/// the other and never joined (a plan's text with its replacements spliced in costs no second
+/// copy of the file). Converts from a `Vec<u8>`.
+#[derive(Debug, Clone)]
+pub struct Content<'a> {
+    parts: Parts<'a>,
+    /// The sum of the parts' lengths, counted once (size checks ask for it).
+    len: u64,
+}
+
+#[derive(Debug, Clone)]
+enum Parts<'a> {
+    Owned(Vec<u8>),
+    Pieces(Vec<&'a [u8]>),
+}
+
+impl<'a> Content<'a> {
+    /// The concatenation of `pieces`, in order (any may be empty).
+    pub fn pieces(pieces: Vec<&'a [u8]>) -> Content<'a> {
+        let len = pieces.iter().map(|p| p.len() as u64).sum();
+        Content {
+            parts: Parts::Pieces(pieces),
+            len,
+        }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether there are no bytes at all.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bytes, in pieces, in order.
+    pub fn parts(&self) -> impl Iterator<Item = &[u8]> {
+        let (one, many): (Option<&[u8]>, &[&[u8]]) = match &self.parts {
+            Parts::Owned(b) => (Some(b), &[]),
+            Parts::Pieces(p) => (None, p),
+        };
+        one.into_iter().chain(many.iter().copied())
+    }
+
+    /// Whether these are exactly the bytes `held`, compared piece by piece (never joined).
+    pub fn same_as(&self, held: Held<'_>) -> bool {
+        let mut at = 0;
+        self.len == held.len()
+            && self.parts().all(|part| {
+                let same = atomic::held_at(held, at, part);
+                at += part.len() as u64;
+                same
+            })
+    }
+
+    /// The bytes, joined.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len as usize);
+        self.parts().for_each(|p| out.extend_from_slice(p));
+        out
+    }
+}
+
+impl From<Vec<u8>> for Content<'_> {
+    fn from(bytes: Vec<u8>) -> Self {
+        Content {
+            len: bytes.len() as u64,
+            parts: Parts::Owned(bytes),
+        }
+    }
+}
+
 /// One change of a batch. A move is a `Write` of the destination plus a `Delete` of the source.
 #[derive(Debug, Clone)]
-pub enum Change {
-    /// Write `bytes` to the path (creating or replacing the file).
+pub enum Change<'a> {
+    /// Write `content` to the path (creating or replacing the file).
     Write {
         /// The path as the request wrote it.
         path: String,
         /// The file's whole new content.
-        bytes: Vec<u8>,
+        content: Content<'a>,
         /// What the path must hold right before commit.
         expect: Expect,
     },
@@ -170,7 +243,7 @@ pub enum Change {
     },
 }
 
-impl Change {
+impl Change<'_> {
     /// The path the change is to, as the request wrote it.
     pub fn path(&self) -> &str {
         match self {
@@ -450,7 +523,7 @@ impl Root {
     pub fn commit(
         &self,
         lock: &WriterLock,
-        changes: &[Change],
+        changes: &[Change<'_>],
     ) -> Result<CommitReport, CommitError> {
         self.commit_held(lock, changes, &[])
     }
@@ -463,7 +536,7 @@ impl Root {
     pub fn commit_held(
         &self,
         lock: &WriterLock,
-        changes: &[Change],
+        changes: &[Change<'_>],
         held: &[Option<Held<'_>>],
     ) -> Result<CommitReport, CommitError> {
         self.check_lock(lock).map_err(|error| CommitError {
@@ -509,5 +582,47 @@ fn lstat_at(
         Ok(st) => Ok(Some(st)),
         Err(rustix::io::Errno::NOENT) => Ok(None),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Content, Held};
+
+    /// A content's pieces, cut anywhere (empty ones among them), are the bytes held exactly
+    /// when their concatenation is; an owned content likewise.
+    #[test]
+    fn content_is_compared_with_held_bytes_piece_by_piece() {
+        let all: &[u8] = b"\xEF\xBB\xBFabc\ndef\n";
+        let held = Held {
+            head: &all[..3],
+            tail: &all[3..],
+        };
+        for i in 0..=all.len() {
+            for j in i..=all.len() {
+                let c = Content::pieces(vec![&all[..i], b"", &all[i..j], &all[j..]]);
+                assert_eq!(c.len(), all.len() as u64);
+                assert_eq!(c.to_vec(), all);
+                assert!(c.same_as(held), "{i} {j}");
+                let mut other = all.to_vec();
+                if j < all.len() {
+                    other[j] ^= 1;
+                    let c = Content::pieces(vec![&other[..i], &other[i..]]);
+                    assert!(!c.same_as(held), "{i} {j}");
+                }
+                // Shorter and longer.
+                let c = Content::pieces(vec![&all[..i], &all[j..]]);
+                assert_eq!(c.same_as(held), i == j, "{i} {j}");
+                let c = Content::pieces(vec![&all[..i], b"x", &all[i..]]);
+                assert!(!c.same_as(held), "{i} {j}");
+            }
+        }
+        assert!(Content::from(all.to_vec()).same_as(held));
+        assert!(!Content::from(all[1..].to_vec()).same_as(held));
+        assert!(Content::pieces(Vec::new()).same_as(Held {
+            head: b"",
+            tail: b""
+        }));
+        assert!(Content::pieces(Vec::new()).is_empty());
     }
 }

@@ -299,12 +299,12 @@ impl FilePlan {
         Some(out)
     }
 
-    /// The bytes [`FilePlan::render`] gives, as pieces of the plan: for hashing them without
-    /// rendering them (on another thread, while the writer renders and writes).
-    pub(crate) fn new_bytes<'a>(
+    /// The bytes [`FilePlan::render`] gives, as pieces of the plan: for writing and hashing them
+    /// without rendering them (the writer writes them while another thread hashes them).
+    pub(crate) fn new_bytes<'a, 'f>(
         &'a self,
-        accept: &'a dyn Fn(usize) -> bool,
-    ) -> Option<NewBytes<'a>> {
+        accept: &'f dyn Fn(usize) -> bool,
+    ) -> Option<NewBytes<'a, 'f>> {
         if self.failure.is_some() || self.op == Op::Delete {
             return None;
         }
@@ -320,11 +320,11 @@ impl FilePlan {
     }
 
     /// The text of `orig` with the accepted resolved edits spliced in, as pieces.
-    fn spliced<'a>(
+    fn spliced<'a, 'f>(
         &'a self,
         orig: &'a Original,
-        accept: &'a dyn Fn(usize) -> bool,
-    ) -> NewBytes<'a> {
+        accept: &'f dyn Fn(usize) -> bool,
+    ) -> NewBytes<'a, 'f> {
         // In the plan's order, as they mostly are, the pieces are read from the plan each time:
         // a list of them is 40 bytes an edit, and the writer and the hasher each held one.
         let in_order = self
@@ -452,8 +452,9 @@ impl FilePlan {
     }
 }
 
-/// A file's new bytes as pieces of its plan (see [`FilePlan::new_bytes`]).
-pub(crate) enum NewBytes<'a> {
+/// A file's new bytes as pieces of its plan (see [`FilePlan::new_bytes`]): borrowed from the
+/// plan for `'a`, however briefly the choice of edits (`'f`) lives.
+pub(crate) enum NewBytes<'a, 'f> {
     /// Bytes written as they are: a `content`, or a file that is not text moving.
     Whole(&'a [u8]),
     /// The text as read (after its BOM) with the accepted replacements spliced in.
@@ -463,11 +464,11 @@ pub(crate) enum NewBytes<'a> {
         /// From [`FilePlan::pieces`]: sorted, not overlapping; `None` when the plan gives them
         /// in that order (read from `from` then).
         pieces: Option<Vec<(Range<usize>, &'a str, usize)>>,
-        from: (&'a FilePlan, &'a dyn Fn(usize) -> bool),
+        from: (&'a FilePlan, &'f dyn Fn(usize) -> bool),
     },
 }
 
-impl<'a> NewBytes<'a> {
+impl<'a> NewBytes<'a, '_> {
     /// The pieces of a spliced text, in order (none for whole bytes).
     fn pieces(&self) -> Box<dyn Iterator<Item = (Range<usize>, &'a str, usize)> + '_> {
         match self {
@@ -511,8 +512,8 @@ impl<'a> NewBytes<'a> {
         }
     }
 
-    /// Gives them in order, in pieces.
-    pub(crate) fn for_each(&self, mut f: impl FnMut(&[u8])) {
+    /// Gives them in order, in pieces (any may be empty), each borrowed from the plan.
+    pub(crate) fn for_each(&self, mut f: impl FnMut(&'a [u8])) {
         match self {
             NewBytes::Whole(b) => f(b),
             NewBytes::Spliced { .. } => self.for_each_str(|part| f(part.as_bytes())),
@@ -521,9 +522,9 @@ impl<'a> NewBytes<'a> {
 
     /// [`NewBytes::for_each`] of a spliced text, whose pieces are text (whole bytes give
     /// nothing).
-    fn for_each_str(&self, mut f: impl FnMut(&str)) {
-        if let NewBytes::Spliced { bom, text, .. } = self {
-            if *bom {
+    fn for_each_str(&self, mut f: impl FnMut(&'a str)) {
+        if let &NewBytes::Spliced { bom, text, .. } = self {
+            if bom {
                 f("\u{FEFF}");
             }
             let mut at = 0;
@@ -850,7 +851,7 @@ fn fill(
         // A big file's version is hashed on a second thread while its edits are matched: on a
         // big file, hashing costs as much as matching. With `defer`, the hashing stops at the
         // next mark once matching is done, and the writer's second thread finishes it while the
-        // new text is rendered and written (see `service::commit_hashing`).
+        // new text is written (see `service::commit_hashing`).
         let pending = orig.version.is_empty();
         let stop = std::sync::atomic::AtomicBool::new(false);
         let hash = || {
