@@ -973,21 +973,35 @@ pub(crate) fn write_spliced<'t>(
     let mut last = 0usize;
     let mut added = 0isize;
     let mut named = false;
+    // Hunks without lines before the first with lines (see `write_unified`).
+    let mut empty = String::new();
     // The old line the window's first change starts on.
     let mut first = 0usize;
     // A window's new text and its changes, kept from window to window.
     let (mut new, mut local) = (String::new(), Vec::new());
     let mut flush = |window: &mut Vec<(Change, &'t str)>,
-                     (first, last): (usize, usize),
+                     first: usize,
                      out: &mut dyn std::fmt::Write,
                      added: &mut isize|
      -> std::fmt::Result {
-        let Some((end, _)) = window.last() else {
+        let (Some((start, _)), Some((end, _))) = (window.first(), window.last()) else {
             return Ok(());
         };
-        let from_line = first.saturating_sub(CONTEXT + 1);
-        let to_line = last + CONTEXT + 2;
-        let (ws, we) = (ol.start(from_line), ol.start(to_line).max(end.old.end));
+        let (start, end) = (start.old.start, end.old.end);
+        // From the line of the first change, CONTEXT + 1 lines up (or the first line), to the
+        // start of the line CONTEXT + 2 below the last change's end (or the end of the text):
+        // walked from the changes, a few lines each way.
+        let b = old.as_bytes();
+        let line_start = |p: usize| memchr::memrchr(b'\n', &b[..p]).map_or(0, |i| i + 1);
+        let mut ws = line_start(start);
+        let mut from_line = first;
+        while from_line + CONTEXT + 1 > first && ws > 0 {
+            ws = line_start(ws - 1);
+            from_line -= 1;
+        }
+        let we = memchr::memchr_iter(b'\n', &b[end..])
+            .nth(CONTEXT + 1)
+            .map_or(b.len(), |i| end + i + 1);
         new.clear();
         local.clear();
         let mut at = ws;
@@ -1009,11 +1023,17 @@ pub(crate) fn write_spliced<'t>(
             *added += feeds(rep) - feeds(&old[c.old]);
         }
         for mut h in Hunks::new(Lines::new(&old[ws..we]), &new, local.drain(..)) {
+            h.shift(from_line, new_line);
+            if !named && h.is_empty() {
+                // As `write_unified`: hunks without lines come only after one with lines.
+                write_hunk(&h, &mut empty)?;
+                continue;
+            }
             if !named {
                 write_names(&mut *out, Some(path), Some(path))?;
+                out.write_str(&empty)?;
                 named = true;
             }
-            h.shift(from_line, new_line);
             write_hunk(&h, &mut *out)?;
         }
         Ok(())
@@ -1021,7 +1041,7 @@ pub(crate) fn write_spliced<'t>(
     for (c, rep) in changes {
         let line = ol.newlines_before(c.old.start);
         if !window.is_empty() && line > last + GAP {
-            flush(&mut window, (first, last), out, &mut added)?;
+            flush(&mut window, first, out, &mut added)?;
         }
         if window.is_empty() {
             first = line;
@@ -1029,7 +1049,7 @@ pub(crate) fn write_spliced<'t>(
         last = last.max(ol.newlines_before(c.old.end));
         window.push((c, rep));
     }
-    flush(&mut window, (first, last), out, &mut added)
+    flush(&mut window, first, out, &mut added)
 }
 
 /// Joins per-file diffs into one patch. git reads `---`/`+++` lines that follow a `diff --git`
