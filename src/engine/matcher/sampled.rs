@@ -121,8 +121,8 @@ pub(super) fn scan(
     let entries = windows(hay, pats, k);
     // The distinct words: a table at most half full, and a bitmap of 32 bits per word.
     let mut distinct = 0usize;
-    for (i, e) in entries.iter().enumerate() {
-        if i == 0 || entries[i - 1].0 != e.0 {
+    for (i, &e) in entries.iter().enumerate() {
+        if i == 0 || word_of(entries[i - 1]) != word_of(e) {
             distinct += 1;
         }
     }
@@ -143,9 +143,9 @@ pub(super) fn scan(
     let mut bitmap = vec![0u64; 1 << (map_bits - 6)];
     let mut i = 0;
     while i < entries.len() {
-        let x = entries[i].0;
+        let x = word_of(entries[i]);
         let mut j = i + 1;
-        while j < entries.len() && entries[j].0 == x {
+        while j < entries.len() && word_of(entries[j]) == x {
             j += 1;
         }
         let h = mix(x);
@@ -180,8 +180,8 @@ pub(super) fn scan(
                     break;
                 }
                 if slot.word == x {
-                    for &(_, p, off) in &entries[slot.start as usize..slot.end as usize] {
-                        let (p, off) = (p as usize, off as usize);
+                    for &e in &entries[slot.start as usize..slot.end as usize] {
+                        let (p, off) = pattern_of(e);
                         work += 1;
                         if done[p] {
                             continue;
@@ -225,9 +225,25 @@ pub(super) fn scan(
     Ok(())
 }
 
-/// Each pattern's window of `k` words where they are rarest (module docs), as `(word, pattern,
-/// offset)` sorted by word, then pattern, then descending offset.
-fn windows(hay: &[u8], pats: &[&[u8]], k: usize) -> Vec<(u64, u32, u32)> {
+/// An entry of [`windows`]: a word, the pattern registering it and its offset there, as one
+/// number (word, pattern, then the offset's complement), so that sorting the numbers sorts
+/// them by word, then pattern, then descending offset.
+fn entry(word: u64, pattern: u32, offset: u32) -> u128 {
+    u128::from(word) << 64 | u128::from(pattern) << 32 | u128::from(!offset)
+}
+
+fn word_of(e: u128) -> u64 {
+    (e >> 64) as u64
+}
+
+/// The pattern and offset of an entry.
+fn pattern_of(e: u128) -> (usize, usize) {
+    ((e >> 32) as u32 as usize, !(e as u32) as usize)
+}
+
+/// Each pattern's window of `k` words where they are rarest (module docs), as [`entry`]s
+/// sorted (by word, then pattern, then descending offset).
+fn windows(hay: &[u8], pats: &[&[u8]], k: usize) -> Vec<u128> {
     let words: usize = pats.iter().map(|p| p.len() + 1 - Q).sum();
     let bits = (2 * words)
         .next_power_of_two()
@@ -235,27 +251,26 @@ fn windows(hay: &[u8], pats: &[&[u8]], k: usize) -> Vec<(u64, u32, u32)> {
         .clamp(*POP_BITS.start(), *POP_BITS.end());
     let pop = popularity(hay, bits);
     let bucket = |x: u64| (mix(x) >> (64 - bits)) as usize;
-    // How many patterns hold each bucket's words (once per pattern and word): a word many
-    // patterns share is a word many lines of the text hold, and one registered under it is
-    // checked at each of them.
+    // How many patterns hold each bucket's words (a word many patterns share is a word many
+    // lines of the text hold, and one registered under it is checked at each of them), and
+    // then how many windows chose them too (so later patterns avoid them where they can). A
+    // word a pattern holds twice (a deep indentation) counts twice: a small bias that saves
+    // sorting each pattern's words.
     let mut shared = vec![0u16; 1 << bits];
     for pat in pats {
-        // A word a pattern holds twice (a deep indentation) counts twice: a small bias that
-        // saves sorting each pattern's words.
         for x in (0..pat.len() + 1 - Q).filter_map(|o| word(pat, o)) {
             let b = bucket(x);
             shared[b] = shared[b].saturating_add(1);
         }
     }
-    let mut taken = vec![0u16; 1 << bits];
-    let mut entries: Vec<(u64, u32, u32)> = Vec::with_capacity(pats.len() * k);
+    let mut entries: Vec<u128> = Vec::with_capacity(pats.len() * k);
     let mut cost: Vec<u64> = Vec::new();
     for (p, pat) in pats.iter().enumerate() {
         let words = pat.len() + 1 - Q;
         cost.clear();
         cost.extend((0..words).map(|o| {
             let b = word(pat, o).map_or(0, bucket);
-            16 * u64::from(pop[b]) + u64::from(shared[b]) + u64::from(taken[b])
+            16 * u64::from(pop[b]) + u64::from(shared[b])
         }));
         // The window `a .. a + k` of least total cost (the first such).
         let mut sum: u64 = cost[..k].iter().sum();
@@ -269,21 +284,12 @@ fn windows(hay: &[u8], pats: &[&[u8]], k: usize) -> Vec<(u64, u32, u32)> {
         for o in best_at..best_at + k {
             if let Some(x) = word(pat, o) {
                 let b = bucket(x);
-                taken[b] = taken[b].saturating_add(1);
+                shared[b] = shared[b].saturating_add(1);
                 // Offsets fit: patterns here are at most `search::LONG` bytes.
-                entries.push((x, p as u32, o as u32));
+                entries.push(entry(x, p as u32, o as u32));
             }
         }
     }
-    // Sorted as one number each (word, pattern, then the offset's complement): faster than
-    // comparing tuples (10,000 patterns: ~70,000 entries).
-    let mut keys: Vec<u128> = entries
-        .iter()
-        .map(|&(x, p, o)| u128::from(x) << 64 | u128::from(p) << 32 | u128::from(!o))
-        .collect();
-    drop(entries);
-    keys.sort_unstable();
-    keys.into_iter()
-        .map(|k| ((k >> 64) as u64, (k >> 32) as u32, !(k as u32)))
-        .collect()
+    entries.sort_unstable();
+    entries
 }
