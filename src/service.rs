@@ -455,7 +455,7 @@ pub(crate) fn run_in(
         Ok(p) => p,
         Err(e) => return Run::failed_in(&e, vocabulary),
     };
-    let (mut wrote, exit, rendered) = loop {
+    let (mut wrote, exit, written) = loop {
         if !plan.ok() {
             plan.settle_versions();
             let plan = Arc::new(plan);
@@ -494,14 +494,14 @@ pub(crate) fn run_in(
         }
         // The response takes the new bytes' versions from the commit's second thread: each
         // file is hashed once.
-        let rendered: Vec<report::Rendered> = written
+        let versions: Vec<report::Written> = written
             .into_iter()
             .filter_map(|(path, fi)| {
                 let version = hashed.after.get_mut(fi).and_then(Option::take)?;
-                Some(report::Rendered { path, version })
+                Some(report::Written { path, version })
             })
             .collect();
-        break (done.outcome, done.exit, rendered);
+        break (done.outcome, done.exit, versions);
     };
     if let Some(locked) = locked {
         wrote.recovered = wrote.recovered.take().or(locked.recovered);
@@ -510,12 +510,12 @@ pub(crate) fn run_in(
     // without deferring); this keeps a response from ever lacking one.
     plan.settle_versions();
     let plan = Arc::new(plan);
-    let resp = report::response_rendered(
+    let resp = report::response_written(
         Arc::clone(&plan),
         mode,
         settings.encoding,
         &wrote,
-        rendered,
+        written,
         vocabulary,
     );
     Run {

@@ -225,7 +225,7 @@ fn changes<'a>(
 /// A file the writer wrote (all edits accepted, from the plan's pieces: its new content was
 /// never rendered whole) and the version of its new bytes, so that the response does not hash
 /// them again.
-pub(crate) struct Rendered {
+pub(crate) struct Written {
     /// The path written (the destination of a move).
     pub path: String,
     /// `sha256:` of the bytes written ([`FilePlan::new_bytes`] with every edit accepted).
@@ -366,7 +366,7 @@ pub(crate) fn response(
     wrote: &WriteOutcome,
     vocabulary: message::Vocabulary,
 ) -> wire::Response {
-    response_rendered(plan, mode, enc, wrote, Vec::new(), vocabulary)
+    response_written(plan, mode, enc, wrote, Vec::new(), vocabulary)
 }
 
 /// What a response's edit results and edit errors are rendered from, each time they are read or
@@ -472,13 +472,13 @@ impl Source {
 }
 
 /// [`response`] for a plan whose every edit was accepted, with the versions of the files
-/// written that `rendered` holds (of what [`crate::service::changes`] built for the writer).
-pub(crate) fn response_rendered(
+/// written that `written` holds (of what [`crate::service::changes`] built for the writer).
+pub(crate) fn response_written(
     plan: Arc<Plan>,
     mode: Mode,
     enc: PositionEncoding,
     wrote: &WriteOutcome,
-    mut rendered: Vec<Rendered>,
+    mut written: Vec<Written>,
     vocabulary: message::Vocabulary,
 ) -> wire::Response {
     let batch_ok = plan.ok() && wrote.failure.is_none();
@@ -518,8 +518,8 @@ pub(crate) fn response_rendered(
         // next to the old one. The version of a file written is the writer's (a decoded file's
         // new text is the bytes written, a BOM kept as U+FEFF).
         let spliced = spliced(f);
-        let known_version = match rendered.iter().position(|r| r.path == *to) {
-            Some(i) if decoded_text => Some(rendered.swap_remove(i).version),
+        let known_version = match written.iter().position(|r| r.path == *to) {
+            Some(i) if decoded_text => Some(written.swap_remove(i).version),
             _ => None,
         };
         let texts = (spliced.is_none() && f.ok() && f.failure.is_none())
