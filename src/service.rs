@@ -455,7 +455,7 @@ pub(crate) fn run_in(
         Ok(p) => p,
         Err(e) => return Run::failed_in(&e, vocabulary),
     };
-    let (mut wrote, exit, written) = loop {
+    let (mut wrote, exit, written, diffs) = loop {
         if !plan.ok() {
             plan.settle_versions();
             let plan = Arc::new(plan);
@@ -474,7 +474,12 @@ pub(crate) fn run_in(
             };
         }
         let Some(locked) = &locked else {
-            break (WriteOutcome::default(), ExitStatus::Success, Vec::new());
+            break (
+                WriteOutcome::default(),
+                ExitStatus::Success,
+                Vec::new(),
+                Vec::new(),
+            );
         };
         let (written, done, mut hashed) = commit_hashing(&root, locked, &plan);
         // A file changed between the outside resolution and the lock in a way its metadata did
@@ -501,7 +506,7 @@ pub(crate) fn run_in(
                 Some(report::Written { path, version })
             })
             .collect();
-        break (done.outcome, done.exit, versions);
+        break (done.outcome, done.exit, versions, hashed.diffs);
     };
     if let Some(locked) = locked {
         wrote.recovered = wrote.recovered.take().or(locked.recovered);
@@ -516,6 +521,7 @@ pub(crate) fn run_in(
         settings.encoding,
         &wrote,
         written,
+        diffs,
         vocabulary,
     );
     Run {
@@ -569,21 +575,32 @@ fn commit_hashing(
         let hashing = std::thread::Builder::new()
             .spawn_scoped(s, || hash_plan(plan))
             .ok();
+        // And on a third the diffs the response will write, which cost about as much as the
+        // hashing: this thread mostly waits for the disk meanwhile. They may take a quarter of
+        // the bytes read or written more memory (past it, the response writes them as before).
+        let rendering = std::thread::Builder::new()
+            .spawn_scoped(s, || report::render_diffs(plan, size / 4))
+            .ok();
         let (written, done) = write();
-        // A hasher that could not start or panicked leaves the hashing to this thread.
+        // A hasher that could not start or panicked leaves the hashing to this thread, a
+        // renderer the diffs to the response.
         let hashed = hashing
             .and_then(|h| h.join().ok())
             .unwrap_or_else(|| hash_plan(plan));
-        (written, done, hashed)
+        let diffs = rendering.and_then(|h| h.join().ok()).unwrap_or_default();
+        (written, done, Hashed { diffs, ..hashed })
     })
 }
 
-/// The versions a commit's response needs, by file of the plan (see [`hash_plan`]).
+/// The versions a commit's response needs, by file of the plan (see [`hash_plan`]), and the
+/// diffs rendered ahead for it ([`report::render_diffs`]).
 struct Hashed {
     /// Of the bytes as read, where resolving left it unfinished, with its marks.
     read: Vec<Option<(String, Marks)>>,
     /// Of the new bytes with every edit accepted (the response's `hashAfter`).
     after: Vec<Option<String>>,
+    /// The diffs rendered ahead, by file (empty when none was).
+    diffs: Vec<Option<String>>,
 }
 
 /// The versions of each file of `plan`: of its bytes as read where they are unfinished, and of
@@ -612,7 +629,11 @@ fn hash_plan(plan: &Plan) -> Hashed {
         }));
         read.push(finished);
     }
-    Hashed { read, after }
+    Hashed {
+        read,
+        after,
+        diffs: Vec::new(),
+    }
 }
 
 /// What is at each path of the request now (metadata only, symlinks followed), to tell whether
@@ -722,6 +743,50 @@ mod tests {
         assert!(!t.path().join("bom.txt").exists());
         assert_eq!(resp["files"][2]["status"], "unchanged");
         assert_eq!(ino("same.txt"), same_ino);
+    }
+
+    /// The diffs rendered while the writer waits for the disk ([`report::render_diffs`]) are
+    /// those a response writes as it goes: a few edits of a big file (rendered ahead), and a
+    /// change of every line (a diff past its room, left to the response), as a dry run of the
+    /// same request shows them.
+    #[test]
+    fn diffs_rendered_ahead_are_the_responses() {
+        use serde_json::json;
+        let t = tempfile::tempdir().unwrap();
+        let lines = 150_000;
+        let text: String = (0..lines).map(|i| format!("line {i}\n")).collect();
+        assert!(text.len() >= 1 << 20);
+        let few: Vec<_> = (0..lines)
+            .step_by(997)
+            .map(|i| json!({"oldText": format!("line {i}\n"), "newText": format!("L{i}\n")}))
+            .collect();
+        let every = json!([{"oldText": "line ", "newText": "LINE ", "replaceAll": true}]);
+        let settings = Settings {
+            root: t.path().to_path_buf(),
+            ..Default::default()
+        };
+        for (edits, ahead) in [(json!(few), true), (every, false)] {
+            std::fs::write(t.path().join("a.txt"), &text).unwrap();
+            let req = crate::parse_json(
+                &json!({"files": [{"path": "a.txt", "edits": edits}]}).to_string(),
+            )
+            .unwrap();
+            let root = Root::open(t.path(), Default::default()).unwrap();
+            let plan = resolve(&req, &root, &settings, Mode::Apply).unwrap();
+            let rendered = report::render_diffs(&plan, text.len() / 4);
+            assert_eq!(rendered[0].is_some(), ahead);
+            let dry = run(&req, Mode::DryRun, &settings).to_json();
+            let diff = dry["files"][0]["diff"].as_str().unwrap().to_owned();
+            assert!(diff.starts_with("--- a/a.txt\n+++ b/a.txt\n@@ "));
+            if let Some(r) = &rendered[0] {
+                assert_eq!(*r, diff);
+            }
+            let applied = run(&req, Mode::Apply, &settings);
+            assert_eq!(applied.exit, ExitStatus::Success);
+            let resp = applied.to_json();
+            assert_eq!(resp["files"][0]["status"], "applied");
+            assert_eq!(resp["files"][0]["diff"].as_str().unwrap(), diff);
+        }
     }
 
     /// The versions the writer's second thread computes from the plan ([`hash_plan`]) are those

@@ -317,6 +317,42 @@ fn write_spliced_diff(
     diff::write_spliced(out, &from, old, Some(orig.doc.feeds()), splices)
 }
 
+/// The diffs of `plan`'s [`spliced`] files, rendered ahead (by the writer's second thread, while
+/// the first waits for the disk: see `service::commit_hashing`) as long as they fit in `budget`
+/// bytes together; by file of the plan. A file that is not spliced, or whose diff would not fit,
+/// is `None`: the response writes its diff as it is serialized, as it would have.
+pub(crate) fn render_diffs(plan: &Plan, mut budget: usize) -> Vec<Option<String>> {
+    /// Text up to `room` bytes; a write past it fails.
+    struct Capped {
+        text: String,
+        room: usize,
+    }
+    impl std::fmt::Write for Capped {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            if s.len() > self.room - self.text.len() {
+                return Err(std::fmt::Error);
+            }
+            self.text.push_str(s);
+            Ok(())
+        }
+    }
+    plan.files
+        .iter()
+        .map(|f| {
+            let orig = spliced(f)?;
+            // All of the room at once: the pages a diff does not reach are never touched, and
+            // a growing buffer would be copied (and its old blocks unmapped) as it doubles.
+            let mut out = Capped {
+                text: String::with_capacity(budget),
+                room: budget,
+            };
+            write_spliced_diff(&mut out, f, orig).ok()?;
+            budget -= out.text.len();
+            Some(out.text)
+        })
+        .collect()
+}
+
 /// The version of a [`spliced`] file's new bytes, hashed from the plan's pieces.
 fn spliced_version(file: &FilePlan) -> Option<String> {
     let new = file.new_bytes(&|_| true)?;
@@ -366,7 +402,7 @@ pub(crate) fn response(
     wrote: &WriteOutcome,
     vocabulary: message::Vocabulary,
 ) -> wire::Response {
-    response_written(plan, mode, enc, wrote, Vec::new(), vocabulary)
+    response_written(plan, mode, enc, wrote, Vec::new(), Vec::new(), vocabulary)
 }
 
 /// What a response's edit results and edit errors are rendered from, each time they are read or
@@ -472,13 +508,15 @@ impl Source {
 }
 
 /// [`response`] for a plan whose every edit was accepted, with the versions of the files
-/// written that `written` holds (of what [`crate::service::changes`] built for the writer).
+/// written that `written` holds (of what [`crate::service::changes`] built for the writer) and
+/// the diffs rendered ahead that `diffs` holds, by file of the plan ([`render_diffs`]).
 pub(crate) fn response_written(
     plan: Arc<Plan>,
     mode: Mode,
     enc: PositionEncoding,
     wrote: &WriteOutcome,
     mut written: Vec<Written>,
+    mut diffs: Vec<Option<String>>,
     vocabulary: message::Vocabulary,
 ) -> wire::Response {
     let batch_ok = plan.ok() && wrote.failure.is_none();
@@ -591,7 +629,10 @@ pub(crate) fn response_written(
                 .map(|d| d.bom)
                 .or(f.content.as_ref().map(|c| c.starts_with('\u{FEFF}'))),
             diff: match texts.map(|(_, new)| new) {
-                None if spliced.is_some() => wire::Diff::new(Arc::clone(&source), fi, None),
+                None if spliced.is_some() => match diffs.get_mut(fi).and_then(Option::take) {
+                    Some(text) => wire::Diff::rendered(text),
+                    None => wire::Diff::new(Arc::clone(&source), fi, None),
+                },
                 // The new text when the plan does not hold it, rendered here.
                 Some(Cow::Owned(new)) => wire::Diff::new(Arc::clone(&source), fi, Some(new)),
                 Some(Cow::Borrowed(_)) => wire::Diff::new(Arc::clone(&source), fi, None),

@@ -355,10 +355,13 @@ impl PartialEq for Errors {
 /// made from the plan and the file's new text each time it is read or serialized, a hunk at a
 /// time: a response holds no diff text, so a diff is written without being built whole first
 /// (10,000 one-line edits of a 12 MB file were 6 MB of diff and hunks, built next to both
-/// texts). Serializes as a JSON string; [`Diff::to_string`] gives the text.
+/// texts). A diff rendered ahead, while the writer waited for the disk, is held as text.
+/// Serializes as a JSON string; [`Diff::to_string`] gives the text.
 #[derive(Clone, Default)]
 pub struct Diff {
     from: Option<(Arc<Source>, usize, Option<Arc<String>>)>,
+    /// The whole diff, rendered ahead ([`crate::report::render_diffs`]).
+    text: Option<Arc<String>>,
 }
 
 impl Diff {
@@ -367,11 +370,23 @@ impl Diff {
     pub(crate) fn new(from: Arc<Source>, file: usize, new: Option<String>) -> Diff {
         Diff {
             from: Some((from, file, new.map(Arc::new))),
+            text: None,
+        }
+    }
+
+    /// A diff rendered ahead: `text` is what [`Diff::new`] would write.
+    pub(crate) fn rendered(text: String) -> Diff {
+        Diff {
+            from: None,
+            text: Some(Arc::new(text)),
         }
     }
 
     /// Writes the diff to `out` as it is made.
     pub fn write_to(&self, out: &mut impl std::fmt::Write) -> std::fmt::Result {
+        if let Some(text) = &self.text {
+            return out.write_str(text);
+        }
         match &self.from {
             Some((source, file, new)) => {
                 source.write_diff(*file, new.as_deref().map(String::as_str), out)
