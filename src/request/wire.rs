@@ -49,6 +49,7 @@
 //!   root (the writer does it), `documents` with `apply` (the command does it).
 
 mod de;
+mod fast;
 mod merge;
 mod schema;
 #[cfg(test)]
@@ -460,11 +461,56 @@ fn view(c: TextEditorCommand, at: &Sent) -> Result<View, RequestError> {
 ///
 /// Malformed JSON fails with its line and column; every other error carries the JSON pointer
 /// of the offending value (of the parent object for a missing field). The text is read straight
-/// into the typed structs (the `de` module), never into a tree of JSON values.
+/// into the typed structs (the `de` module), never into a tree of JSON values; the shape most
+/// agents send in one pass (module `fast`).
 pub fn parse_json(text: &str) -> Result<Request, RequestError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(req) = parse_fast(text) {
+        return Ok(req);
+    }
+    parse_passes(text)
+}
+
+/// [`parse_json`] by the two passes of module `de`, whatever the request's shape.
+fn parse_passes(text: &str) -> Result<Request, RequestError> {
     let outline = de::outline(text)?;
     parse(&outline, &mut serde_json::Deserializer::from_str(text))
+}
+
+/// The request `text` is when it has the shape module `fast` reads and every check of its files
+/// passes (as [`Parser::request`] makes them, in the same order); `None` otherwise, for the two
+/// passes to read it again and say what is wrong where.
+fn parse_fast(text: &str) -> Option<Request> {
+    let req: fast::Request = serde_json::from_str(text).ok()?;
+    if req.files.is_empty() {
+        return None;
+    }
+    let ctx = Ctx::default();
+    let mut parser = Parser::default();
+    // The objects as the typed pass notes them: no key sent under another name.
+    let top = ctx.sent(String::new(), List::Files.schema());
+    let items = top.items(List::Files.field());
+    for (i, f) in req.files.into_iter().enumerate() {
+        let edits = f.edits.into_iter().map(|e| WireEdit {
+            old_text: e.old_text,
+            new_text: e.new_text,
+            replace_all: e.replace_all,
+            id: e.id,
+        });
+        let fields = FileFields {
+            path: f.path,
+            edits: Some(edits.collect()),
+            inline: None,
+            content: None,
+            delete: None,
+            move_to: None,
+            expect_hash: None,
+            dry_run: None,
+        };
+        parser.file(&ctx, fields, &items.item(&ctx, i)).ok()?;
+    }
+    parser.top_level(&ctx, None, None, req.dry_run, &top).ok()?;
+    Some(parser.finish())
 }
 
 /// Like [`parse_json`] for a request that is already a JSON value (JSON-RPC `params`, MCP tool

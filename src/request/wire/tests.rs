@@ -1452,3 +1452,131 @@ fn text_editor_commands_are_valid_under_the_schemas() {
     let batch = json!([{"command": "insert", "path": "a", "insert_line": 0, "new_str": "y"}, {"path": "b", "delete": true}]);
     validates(&request_schema(), &batch).unwrap();
 }
+
+// ---- the shape read in one pass (module `fast`) ----
+
+/// What [`parse_json`] gives for `text` is what the two passes give, and the one pass read it
+/// when `fast` says so (both after a BOM, which [`parse_json`] drops first).
+fn same_as_passes(text: &str, fast: bool) {
+    let bare = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let passes = super::parse_passes(bare);
+    assert_eq!(parse_json(text), passes, "{text}");
+    match super::parse_fast(bare) {
+        Some(r) => assert_eq!(Ok(r), passes, "{text}"),
+        None => assert!(!fast, "not read in one pass: {text}"),
+    }
+}
+
+#[test]
+fn the_common_shape_reads_in_one_pass_as_the_passes_read_it() {
+    for text in [
+        r#"{"files":[{"path":"a.rs","edits":[{"oldText":"x","newText":"y"}]}]}"#,
+        "\u{feff}{\"files\":[{\"path\":\"a.rs\",\"edits\":[{\"oldText\":\"x\",\"newText\":\"y\"}]}]}",
+        r#" { "dryRun" : true , "files" : [ { "edits" : [ { "newText" : "" , "oldText" : "a\"b\\c\n\u00e9\ud83d\ude00" , "replaceAll" : false , "id" : "e1" } ] , "path" : "d/ü.rs" } ] } "#,
+        // Two objects for one path merge; a blank oldText keeps its pointer.
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":"y"}]},{"path":"./a","edits":[{"oldText":"  ","newText":"z","replaceAll":true}]}]}"#,
+    ] {
+        same_as_passes(text, true);
+    }
+    // Outside the shape, or refused by a check: the passes read it, errors and all.
+    for text in [
+        r#"{"files":[]}"#,
+        r#"{"files":[{"path":"a","edits":[]}]}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"","newText":"y"}]}]}"#,
+        r#"{"files":[{"path":"","edits":[{"oldText":"x","newText":"y"}]}]}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":"y","replaceAll":null}]}]}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":"y","id":null}]}]}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":"y"}]}],"dryRun":null}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":"y","oldText":"z"}]}]}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":"y"}]}],"files":[]}"#,
+        r#"{"files":[{"path":"a","path":"b","edits":[{"oldText":"x","newText":"y"}]}]}"#,
+        r#"{"files":[{"path":"a","edits":[{"old_string":"x","newText":"y"}]}]}"#,
+        r#"{"files":[{"file_path":"a","edits":[{"oldText":"x","newText":"y"}]}]}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":"y"}],"content":"c"}]}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":"y"}]}],"version":1}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":"y"}]}],"version":2}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":"y"}]},]}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":"y"}]}]} x"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"\ud800","newText":"y"}]}]}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":1}]}]}"#,
+        r#"{"files":[{"path":"a","edits":"[{\"oldText\":\"x\",\"newText\":\"y\"}]"}]}"#,
+        r#"{"files":[{"path":"a","edits":[{"oldText":"x","newText":"y"}]},{"path":"a","content":"c"}]}"#,
+        r#"{"path":"a","edits":[{"oldText":"x","newText":"y"}]}"#,
+        r#"[{"path":"a","edits":[{"oldText":"x","newText":"y"}]}]"#,
+    ] {
+        same_as_passes(text, false);
+    }
+}
+
+/// Requests of the common shape with random fields, key order and texts.
+fn common_shape() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let text = prop::sample::select(vec![
+        "",
+        " ",
+        "x",
+        "\n",
+        "a\"b\\c",
+        "\u{201C}q\u{201D}\t",
+        "\r\n",
+        "é",
+        "  \n  ",
+        "y",
+    ]);
+    let path = prop::sample::select(vec!["a", "./a", "b/c.rs", "", "../x", "/abs", "ü", "a\\b"]);
+    /// An object from its fields, in an order of the strategy's choosing.
+    fn object(fields: Vec<(&'static str, Value)>) -> impl Strategy<Value = Value> {
+        Just(fields)
+            .prop_shuffle()
+            .prop_map(|f| Value::Object(f.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()))
+    }
+    let edit = (
+        text.clone(),
+        text,
+        prop::option::of(any::<bool>()),
+        prop::option::of(prop::sample::select(vec!["e", ""])),
+    )
+        .prop_flat_map(|(old, new, all, id)| {
+            let mut f = vec![("oldText", json!(old)), ("newText", json!(new))];
+            f.extend(all.map(|a| ("replaceAll", json!(a))));
+            f.extend(id.map(|i| ("id", json!(i))));
+            object(f)
+        });
+    let file = (path, prop::collection::vec(edit, 0..4))
+        .prop_flat_map(|(p, e)| object(vec![("path", json!(p)), ("edits", Value::Array(e))]));
+    (
+        prop::collection::vec(file, 0..4),
+        prop::option::of(any::<bool>()),
+    )
+        .prop_flat_map(|(files, dry)| {
+            let mut f = vec![("files", Value::Array(files))];
+            f.extend(dry.map(|d| ("dryRun", json!(d))));
+            object(f)
+        })
+        .prop_map(|v| v.to_string())
+}
+
+proptest::proptest! {
+    /// The one pass reads what it reads exactly as the two passes do, and a request of its
+    /// shape that the passes accept is read by it.
+    #[test]
+    fn one_pass_reads_as_the_passes_do(text in common_shape()) {
+        let passes = super::parse_passes(&text);
+        let fast = super::parse_fast(&text);
+        proptest::prop_assert_eq!(parse_json(&text), passes.clone());
+        match fast {
+            Some(r) => proptest::prop_assert_eq!(Ok(r), passes),
+            None => proptest::prop_assert!(passes.is_err(), "{}", text),
+        }
+    }
+
+    /// Random requests of the request vocabulary: whatever the one pass reads, the passes read
+    /// the same.
+    #[test]
+    fn one_pass_never_differs(value in request_like()) {
+        let text = value.to_string();
+        if let Some(r) = super::parse_fast(&text) {
+            proptest::prop_assert_eq!(Ok(r), super::parse_passes(&text));
+        }
+    }
+}
