@@ -487,8 +487,11 @@ fn parse_fast(text: &str) -> Option<Request> {
     }
     let ctx = Ctx::default();
     let mut parser = Parser::default();
-    // The objects as the typed pass notes them: no key sent under another name.
-    let top = ctx.sent(String::new(), List::Files.schema());
+    // The objects as the typed pass notes them (no key sent under another name), without their
+    // schemas: those only place the errors that send a request back to the passes, and a
+    // schema is built on first use (a third of a one-line apply's parsing).
+    static NO_SCHEMA: Value = Value::Null;
+    let top = ctx.sent(String::new(), &NO_SCHEMA);
     let items = top.items(List::Files.field());
     for (i, f) in req.files.into_iter().enumerate() {
         let edits = f.edits.into_iter().map(|e| WireEdit {
