@@ -575,6 +575,7 @@ fn load(ctx: &Context, path: Option<&str>) -> Result<Request, RequestError> {
 }
 
 fn apply(ctx: &Context, path: Option<&str>, mode: Mode) -> ExitStatus {
+    crate::faces::heap_below_big_blocks();
     let format = match ctx.format {
         None if output::stdout_is_terminal() => Format::Text,
         None => Format::Json,
