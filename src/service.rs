@@ -789,6 +789,42 @@ mod tests {
         }
     }
 
+    /// Diffs rendered ahead hold no more than their text: the room they share is not reserved
+    /// for each of many small files (1,000 of them would each have held a quarter of the batch,
+    /// and an apply under `ulimit -v` aborted).
+    #[test]
+    fn diffs_rendered_ahead_hold_only_their_text() {
+        use serde_json::json;
+        let t = tempfile::tempdir().unwrap();
+        let files: Vec<_> = (0..50)
+            .map(|i| {
+                let name = format!("f{i}.txt");
+                let text: String = (0..100).map(|j| format!("line {j} of {i}\n")).collect();
+                std::fs::write(t.path().join(&name), text).unwrap();
+                json!({"path": name, "edits": [{"oldText": format!("line 5 of {i}\n"), "newText": "x\n"}]})
+            })
+            .collect();
+        let req = crate::parse_json(&json!({ "files": files }).to_string()).unwrap();
+        let settings = Settings {
+            root: t.path().to_path_buf(),
+            ..Default::default()
+        };
+        let root = Root::open(t.path(), Default::default()).unwrap();
+        let plan = resolve(&req, &root, &settings, Mode::Apply).unwrap();
+        let rendered = report::render_diffs(&plan, 1 << 20);
+        assert_eq!(rendered.len(), 50);
+        for d in &rendered {
+            let d = d.as_ref().unwrap();
+            assert!(d.starts_with("--- a/f"), "{d}");
+            assert!(
+                d.capacity() < 2 * d.len() + 64,
+                "{} of {}",
+                d.capacity(),
+                d.len()
+            );
+        }
+    }
+
     /// The versions the writer's second thread computes from the plan ([`hash_plan`]) are those
     /// of the bytes as read and of the bytes [`plan::FilePlan::render`] gives, whether resolving
     /// finished the first or left it anywhere (here: not started, and stopped after a mark).

@@ -348,6 +348,9 @@ pub(crate) fn render_diffs(plan: &Plan, mut budget: usize) -> Vec<Option<String>
             };
             write_spliced_diff(&mut out, f, orig).ok()?;
             budget -= out.text.len();
+            // The rest of the room goes back before the next file takes what is left of it:
+            // a thousand small files must not each hold a reservation of the whole room.
+            out.text.shrink_to_fit();
             Some(out.text)
         })
         .collect()
