@@ -341,11 +341,12 @@ pub(crate) fn render_diffs(plan: &Plan, mut budget: usize) -> Vec<Option<String>
         .map(|f| {
             let orig = spliced(f)?;
             // All of the room at once: the pages a diff does not reach are never touched, and
-            // a growing buffer would be copied (and its old blocks unmapped) as it doubles.
-            let mut out = Capped {
-                text: String::with_capacity(budget),
-                room: budget,
-            };
+            // a growing buffer would be copied (and its old blocks unmapped) as it doubles. Room
+            // that cannot be had (a limit on address space) leaves the diff to the response: a
+            // failed allocation would end the process in the middle of its commit.
+            let mut text = String::new();
+            text.try_reserve_exact(budget).ok()?;
+            let mut out = Capped { text, room: budget };
             write_spliced_diff(&mut out, f, orig).ok()?;
             budget -= out.text.len();
             // The rest of the room goes back before the next file takes what is left of it:
