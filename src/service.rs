@@ -481,7 +481,7 @@ pub(crate) fn run_in(
                 Vec::new(),
             );
         };
-        let (written, done, mut hashed) = commit_hashing(&root, locked, &plan);
+        let (written, done, mut hashed, diffs) = commit_hashing(&root, locked, &plan);
         // A file changed between the outside resolution and the lock in a way its metadata did
         // not show (an in-place write within one timestamp tick): resolve again, under the lock.
         if current && !done.stale.is_empty() {
@@ -506,7 +506,7 @@ pub(crate) fn run_in(
                 Some(report::Written { path, version })
             })
             .collect();
-        break (done.outcome, done.exit, versions, hashed.diffs);
+        break (done.outcome, done.exit, versions, diffs);
     };
     if let Some(locked) = locked {
         wrote.recovered = wrote.recovered.take().or(locked.recovered);
@@ -537,12 +537,13 @@ pub(crate) fn run_in(
 /// ([`Hashed`]). Past a megabyte those are hashed on a second thread from the plan itself while
 /// this one writes the new contents from the same pieces and waits for the disk: on a big file
 /// hashing costs as much as writing, and the file's version as read is finished there too when
-/// resolving left it unfinished ([`ResolveOptions::defer_versions`]).
+/// resolving left it unfinished ([`ResolveOptions::defer_versions`]); and on a third the diffs
+/// of its response, by file of the plan ([`report::render_diffs`]; none below a megabyte).
 fn commit_hashing(
     root: &Root,
     locked: &Locked,
     plan: &Plan,
-) -> (Vec<(String, usize)>, Committed, Hashed) {
+) -> (Vec<(String, usize)>, Committed, Hashed, Diffs) {
     let write = || {
         let (changes, held, file_of) = changes_held(plan, &|_, _| true);
         let done = commit_held(root, locked, &changes, &held, true);
@@ -569,7 +570,7 @@ fn commit_hashing(
         .sum();
     if size < 1 << 20 {
         let (written, done) = write();
-        return (written, done, hash_plan(plan));
+        return (written, done, hash_plan(plan), Vec::new());
     }
     std::thread::scope(|s| {
         let hashing = std::thread::Builder::new()
@@ -588,19 +589,19 @@ fn commit_hashing(
             .and_then(|h| h.join().ok())
             .unwrap_or_else(|| hash_plan(plan));
         let diffs = rendering.and_then(|h| h.join().ok()).unwrap_or_default();
-        (written, done, Hashed { diffs, ..hashed })
+        (written, done, hashed, diffs)
     })
 }
 
-/// The versions a commit's response needs, by file of the plan (see [`hash_plan`]), and the
-/// diffs rendered ahead for it ([`report::render_diffs`]).
+/// The diffs of a response rendered ahead, by file of the plan ([`report::render_diffs`]).
+type Diffs = Vec<Option<String>>;
+
+/// The versions a commit's response needs, by file of the plan (see [`hash_plan`]).
 struct Hashed {
     /// Of the bytes as read, where resolving left it unfinished, with its marks.
     read: Vec<Option<(String, Marks)>>,
     /// Of the new bytes with every edit accepted (the response's `hashAfter`).
     after: Vec<Option<String>>,
-    /// The diffs rendered ahead, by file (empty when none was).
-    diffs: Vec<Option<String>>,
 }
 
 /// The versions of each file of `plan`: of its bytes as read where they are unfinished, and of
@@ -629,11 +630,7 @@ fn hash_plan(plan: &Plan) -> Hashed {
         }));
         read.push(finished);
     }
-    Hashed {
-        read,
-        after,
-        diffs: Vec::new(),
-    }
+    Hashed { read, after }
 }
 
 /// What is at each path of the request now (metadata only, symlinks followed), to tell whether

@@ -317,8 +317,8 @@ fn write_spliced_diff(
     diff::write_spliced(out, &from, old, Some(orig.doc.feeds()), splices)
 }
 
-/// The diffs of `plan`'s [`spliced`] files, rendered ahead (by the writer's second thread, while
-/// the first waits for the disk: see `service::commit_hashing`) as long as they fit in `budget`
+/// The diffs of `plan`'s [`spliced`] files, rendered ahead (on a thread of their own while the
+/// writer waits for the disk: see `service::commit_hashing`) as long as they fit in `budget`
 /// bytes together; by file of the plan. A file that is not spliced, or whose diff would not fit,
 /// is `None`: the response writes its diff as it is serialized, as it would have.
 pub(crate) fn render_diffs(plan: &Plan, mut budget: usize) -> Vec<Option<String>> {
