@@ -8,10 +8,19 @@
 //! offset `j - s`. So each pattern registers the `Q`-byte words ("grams") at the offsets of one
 //! window `a .. a + k` of its choosing, and the scan reads one word every `k` bytes: a word no
 //! pattern registered is dismissed by a bit test (a hash into a bitmap), and each `(pattern,
-//! offset)` registered under a word that is found is checked against the text in full. Each
-//! occurrence is thus found exactly once, at the one sampled position in its window, and a
-//! pattern's occurrences come in ascending order of start (its entries under one word are kept
-//! by descending offset, and the windows of later sampled positions start later).
+//! offset)` registered under a word that is found is checked against the text: the pattern's
+//! first and last words, kept beside the entry, then the whole pattern. Each occurrence is thus
+//! found exactly once, at the one sampled position in its window, and a pattern's occurrences
+//! come in ascending order of start (its entries under one word are kept by descending offset,
+//! and the windows of later sampled positions start later).
+//!
+//! The entries are grouped by a hash of their word (a bucket index and the entries in bucket
+//! order, not a probed table), and the text is read in blocks of sampled positions, in stages
+//! (the bitmap, then the buckets' bounds, then their first entries, then the candidates), so
+//! that the cache misses of one block's hits overlap instead of following each other: on 12 MB
+//! with 10,000 one-line patterns, 1.7 M sampled positions of which 132,000 hit the bitmap,
+//! the scan took 7.8 ms instead of 9.3 (median of 60 runs in one process, each alternating with
+//! the former table).
 //!
 //! The window of each pattern is chosen where its words are rare: in a sample of the text
 //! (16 stretches of 4 KiB), among the words of all the patterns, and among the words other
@@ -19,15 +28,16 @@
 //! the patterns are long enough, and so are words the patterns share with many lines of the
 //! text, such as the ends of `    x * 1025 + 1` where a thousand patterns end in `25 + 1`
 //! (10,000 such lines on 12 MB: 0.33 M candidate checks instead of 1.1 M). That is a
-//! heuristic: what the scan costs beyond one read per `k` bytes (bitmap hits, table probes,
-//! candidate checks, checks for patterns the caller gave up) is counted, and once it exceeds
-//! the budget (the text plus the patterns, what an automaton's scan costs) the scan stops and
-//! says where; the caller resumes with an automaton from there (module `search`). So a text or
-//! a set of patterns that defeats the sampling costs at most one budget more than the
-//! automaton alone.
+//! heuristic: what the scan costs beyond one read per `k` bytes (bitmap hits, the entries of
+//! their buckets, whole-pattern checks) is counted, and once it exceeds the budget (the text
+//! plus the patterns, what an automaton's scan costs) the scan stops and says where; the
+//! caller resumes with an automaton from there (module `search`). So a text or a set of
+//! patterns that defeats the sampling costs at most one budget more than the automaton alone.
 
 use std::ops::Range;
 
+/// Sampled positions read at a time (module `scan`'s stages).
+const BLOCK: usize = 256;
 /// Bytes of the text read at each sampled position.
 pub(super) const Q: usize = 8;
 /// The narrowest stride used; patterns shorter than `Q + MIN_STRIDE - 1` are left to automata.
@@ -48,6 +58,13 @@ const SAMPLE_LEN: usize = 4096;
 /// Multiplicative hash of a word (its high bits are used).
 fn mix(x: u64) -> u64 {
     x.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The word at `at`, which must be followed by `Q - 1` bytes of `b`.
+fn word_at(b: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; Q];
+    w.copy_from_slice(&b[at..at + Q]);
+    u64::from_le_bytes(w)
 }
 
 /// The word at `at` (`at + Q` within `b`).
@@ -79,13 +96,17 @@ fn popularity(hay: &[u8], bits: u32) -> Vec<u16> {
     pop
 }
 
-/// One distinct registered word: its entries are `entries[start..end]` (`end == 0`: a free
-/// slot).
+/// One registered word: the word, the pattern registering it and its offset there, and the
+/// pattern's first and last words, compared with the text before the pattern itself (a
+/// candidate shares the registered word with the pattern; it most often differs at an end, and
+/// comparing these here saves reading the pattern, elsewhere in memory, for each candidate).
 #[derive(Clone, Copy)]
-struct Slot {
+struct Entry {
     word: u64,
-    start: u32,
-    end: u32,
+    first: u64,
+    last: u64,
+    pattern: u32,
+    offset: u32,
 }
 
 /// Where a stopped scan left off, for the automaton that resumes it.
@@ -119,94 +140,82 @@ pub(super) fn scan(
     }
     let k = (shortest - Q + 1).min(MAX_STRIDE);
     let entries = windows(hay, pats, k);
-    // The distinct words: a table at most half full, and a bitmap of 32 bits per word.
-    let mut distinct = 0usize;
-    for (i, &e) in entries.iter().enumerate() {
-        if i == 0 || word_of(entries[i - 1]) != word_of(e) {
-            distinct += 1;
-        }
-    }
-    let table_bits = (2 * distinct).next_power_of_two().trailing_zeros().max(4);
-    let map_bits = (32 * distinct)
+    // A bitmap of about 24 bits per entry dismisses most words no pattern registered; the
+    // others are looked up among the entries of their bucket (`index`).
+    let map_bits = (24 * entries.len())
         .next_power_of_two()
         .trailing_zeros()
         .clamp(12, 22);
-    let mask = (1usize << table_bits) - 1;
-    let mut table = vec![
-        Slot {
-            word: 0,
-            start: 0,
-            end: 0
-        };
-        1 << table_bits
-    ];
+    let index_bits = entries.len().next_power_of_two().trailing_zeros().max(5) - 1;
     let mut bitmap = vec![0u64; 1 << (map_bits - 6)];
-    let mut i = 0;
-    while i < entries.len() {
-        let x = word_of(entries[i]);
-        let mut j = i + 1;
-        while j < entries.len() && word_of(entries[j]) == x {
-            j += 1;
-        }
-        let h = mix(x);
-        let b = (h >> (64 - map_bits)) as usize;
+    for e in &entries {
+        let b = (mix(e.word) >> (64 - map_bits)) as usize;
         bitmap[b >> 6] |= 1 << (b & 63);
-        let mut t = (h >> (64 - table_bits)) as usize;
-        while table[t].end != 0 {
-            t = (t + 1) & mask;
-        }
-        // Entry indices fit: there are at most 16 per pattern, and patterns fit a u32.
-        table[t] = Slot {
-            word: x,
-            start: i as u32,
-            end: j as u32,
-        };
-        i = j;
     }
+    let (index, entries) = by_bucket(entries, index_bits);
     let mut done = vec![false; n];
     let mut last: Vec<Option<usize>> = vec![None; n];
     let mut live = n;
     let mut work = 0usize;
-    let mut at = 0usize;
-    while let Some(x) = word(hay, at) {
-        let h = mix(x);
-        let b = (h >> (64 - map_bits)) as usize;
-        if bitmap[b >> 6] >> (b & 63) & 1 != 0 {
-            let mut t = (h >> (64 - table_bits)) as usize;
-            loop {
-                work += 1;
-                let slot = table[t];
-                if slot.end == 0 {
-                    break;
+    // The text is read in blocks of `BLOCK` sampled positions, in stages: the positions whose
+    // word is in the bitmap, then their buckets' bounds, then their buckets' first entries
+    // (loads that do not depend on each other, so the processor overlaps their cache misses),
+    // then the candidates, in order.
+    let mut hits = [0usize; BLOCK];
+    let mut spans = [(0u32, 0u32); BLOCK];
+    let ends = (hay.len() + 1).saturating_sub(Q);
+    let mut from = 0usize;
+    while from < ends {
+        let to = (from + BLOCK * k).min(ends);
+        let mut found = 0;
+        for at in (from..to).step_by(k) {
+            let b = (mix(word_at(hay, at)) >> (64 - map_bits)) as usize;
+            hits[found] = at;
+            found += (bitmap[b >> 6] >> (b & 63) & 1) as usize;
+        }
+        from = to.div_ceil(k) * k;
+        for (&at, span) in hits[..found].iter().zip(&mut spans) {
+            let t = (mix(word_at(hay, at)) >> (64 - index_bits)) as usize;
+            *span = (index[t], index[t + 1]);
+        }
+        let mut touched = 0u64;
+        for &(start, end) in &spans[..found] {
+            if start < end {
+                touched ^= entries[start as usize].word;
+            }
+        }
+        std::hint::black_box(touched);
+        for (&at, &(start, end)) in hits[..found].iter().zip(&spans) {
+            let x = word_at(hay, at);
+            let bucket = &entries[start as usize..end as usize];
+            work += 1 + bucket.len();
+            for e in bucket {
+                if e.word != x {
+                    continue;
                 }
-                if slot.word == x {
-                    for &e in &entries[slot.start as usize..slot.end as usize] {
-                        let (p, off) = pattern_of(e);
-                        work += 1;
-                        if done[p] {
-                            continue;
-                        }
-                        let pat = pats[p];
-                        work += pat.len() / 16;
-                        let Some(s) = at.checked_sub(off) else {
-                            continue;
-                        };
-                        // The first word first (most candidates differ there), then the rest.
-                        if word(hay, s) != word(pat, 0) || hay.get(s..s + pat.len()) != Some(pat) {
-                            continue;
-                        }
-                        last[p] = Some(s);
-                        if !each(p, s..s + pat.len()) {
-                            done[p] = true;
-                            live -= 1;
-                            if live == 0 {
-                                return Ok(());
-                            }
-                        }
+                let (p, off) = (e.pattern as usize, e.offset as usize);
+                let Some(s) = at.checked_sub(off) else {
+                    continue;
+                };
+                let pat = pats[p];
+                if word(hay, s) != Some(e.first)
+                    || word(hay, s + pat.len() - Q) != Some(e.last)
+                    || done[p]
+                {
+                    continue;
+                }
+                work += pat.len() / 16;
+                if hay.get(s..s + pat.len()) != Some(pat) {
+                    continue;
+                }
+                last[p] = Some(s);
+                if !each(p, s..s + pat.len()) {
+                    done[p] = true;
+                    live -= 1;
+                    if live == 0 {
+                        return Ok(());
                     }
-                    break;
                 }
-                t = (t + 1) & mask;
             }
             if work > budget {
                 // Every occurrence found at a sampled position up to `at` was reported; one
@@ -220,30 +229,36 @@ pub(super) fn scan(
                 });
             }
         }
-        at += k;
     }
     Ok(())
 }
 
-/// An entry of [`windows`]: a word, the pattern registering it and its offset there, as one
-/// number (word, pattern, then the offset's complement), so that sorting the numbers sorts
-/// them by word, then pattern, then descending offset.
-fn entry(word: u64, pattern: u32, offset: u32) -> u128 {
-    u128::from(word) << 64 | u128::from(pattern) << 32 | u128::from(!offset)
+/// The entries ordered by the bucket of their word (the high `bits` bits of its hash),
+/// keeping their order within a bucket, and where each bucket starts (`1 << bits` starts and
+/// the end).
+fn by_bucket(entries: Vec<Entry>, bits: u32) -> (Vec<u32>, Vec<Entry>) {
+    let bucket = |e: &Entry| (mix(e.word) >> (64 - bits)) as usize;
+    let mut index = vec![0u32; (1 << bits) + 1];
+    for e in &entries {
+        index[bucket(e) + 1] += 1;
+    }
+    for t in 1..index.len() {
+        index[t] += index[t - 1];
+    }
+    let mut next = index.clone();
+    let mut placed = entries.clone();
+    for e in entries {
+        let t = &mut next[bucket(&e)];
+        placed[*t as usize] = e;
+        *t += 1;
+    }
+    (index, placed)
 }
 
-fn word_of(e: u128) -> u64 {
-    (e >> 64) as u64
-}
-
-/// The pattern and offset of an entry.
-fn pattern_of(e: u128) -> (usize, usize) {
-    ((e >> 32) as u32 as usize, !(e as u32) as usize)
-}
-
-/// Each pattern's window of `k` words where they are rarest (module docs), as [`entry`]s
-/// sorted (by word, then pattern, then descending offset).
-fn windows(hay: &[u8], pats: &[&[u8]], k: usize) -> Vec<u128> {
+/// Each pattern's window of `k` words where they are rarest (module docs), as entries in
+/// order of pattern, then descending offset (so that, at one sampled position, a pattern's
+/// candidates come by ascending start).
+fn windows(hay: &[u8], pats: &[&[u8]], k: usize) -> Vec<Entry> {
     let words: usize = pats.iter().map(|p| p.len() + 1 - Q).sum();
     let bits = (2 * words)
         .next_power_of_two()
@@ -263,7 +278,7 @@ fn windows(hay: &[u8], pats: &[&[u8]], k: usize) -> Vec<u128> {
             shared[b] = shared[b].saturating_add(1);
         }
     }
-    let mut entries: Vec<u128> = Vec::with_capacity(pats.len() * k);
+    let mut entries: Vec<Entry> = Vec::with_capacity(pats.len() * k);
     let mut cost: Vec<u64> = Vec::new();
     for (p, pat) in pats.iter().enumerate() {
         let words = pat.len() + 1 - Q;
@@ -281,15 +296,22 @@ fn windows(hay: &[u8], pats: &[&[u8]], k: usize) -> Vec<u128> {
                 (best, best_at) = (sum, a);
             }
         }
-        for o in best_at..best_at + k {
-            if let Some(x) = word(pat, o) {
+        let (first, last) = (word(pat, 0), word(pat, pat.len() - Q));
+        for o in (best_at..best_at + k).rev() {
+            if let (Some(x), Some(first), Some(last)) = (word(pat, o), first, last) {
                 let b = bucket(x);
                 shared[b] = shared[b].saturating_add(1);
-                // Offsets fit: patterns here are at most `search::LONG` bytes.
-                entries.push(entry(x, p as u32, o as u32));
+                // Both fit: patterns here are at most `search::LONG` bytes, and fewer than
+                // `u32::MAX` (the caller checks).
+                entries.push(Entry {
+                    word: x,
+                    first,
+                    last,
+                    pattern: p as u32,
+                    offset: o as u32,
+                });
             }
         }
     }
-    entries.sort_unstable();
     entries
 }
