@@ -455,7 +455,7 @@ pub(crate) fn run_in(
         Ok(p) => p,
         Err(e) => return Run::failed_in(&e, vocabulary),
     };
-    let (mut wrote, exit, written, diffs) = loop {
+    let (mut wrote, exit, written, ahead) = loop {
         if !plan.ok() {
             plan.settle_versions();
             let plan = Arc::new(plan);
@@ -478,10 +478,11 @@ pub(crate) fn run_in(
                 WriteOutcome::default(),
                 ExitStatus::Success,
                 Vec::new(),
-                Vec::new(),
+                report::Ahead::default(),
             );
         };
-        let (written, done, mut hashed, diffs) = commit_hashing(&root, locked, &plan);
+        let (written, done, mut hashed, ahead) =
+            commit_hashing(&root, locked, &plan, settings.encoding);
         // A file changed between the outside resolution and the lock in a way its metadata did
         // not show (an in-place write within one timestamp tick): resolve again, under the lock.
         if current && !done.stale.is_empty() {
@@ -506,7 +507,7 @@ pub(crate) fn run_in(
                 Some(report::Written { path, version })
             })
             .collect();
-        break (done.outcome, done.exit, versions, diffs);
+        break (done.outcome, done.exit, versions, ahead);
     };
     if let Some(locked) = locked {
         wrote.recovered = wrote.recovered.take().or(locked.recovered);
@@ -521,7 +522,7 @@ pub(crate) fn run_in(
         settings.encoding,
         &wrote,
         written,
-        diffs,
+        ahead,
         vocabulary,
     );
     Run {
@@ -538,12 +539,14 @@ pub(crate) fn run_in(
 /// this one writes the new contents from the same pieces and waits for the disk: on a big file
 /// hashing costs as much as writing, and the file's version as read is finished there too when
 /// resolving left it unfinished ([`ResolveOptions::defer_versions`]); and on a third the diffs
-/// of its response, by file of the plan ([`report::render_diffs`]; none below a megabyte).
+/// of its response and the ranges of its edits in the encoding `enc`, by file of the plan
+/// ([`report::Ahead`]; none below a megabyte).
 fn commit_hashing(
     root: &Root,
     locked: &Locked,
     plan: &Plan,
-) -> (Vec<(String, usize)>, Committed, Hashed, Diffs) {
+    enc: PositionEncoding,
+) -> (Vec<(String, usize)>, Committed, Hashed, report::Ahead) {
     let write = || {
         let (changes, held, file_of) = changes_held(plan, &|_, _| true);
         let done = commit_held(root, locked, &changes, &held, true);
@@ -570,31 +573,29 @@ fn commit_hashing(
         .sum();
     if size < 1 << 20 {
         let (written, done) = write();
-        return (written, done, hash_plan(plan), Vec::new());
+        return (written, done, hash_plan(plan), report::Ahead::default());
     }
     std::thread::scope(|s| {
         let hashing = std::thread::Builder::new()
             .spawn_scoped(s, || hash_plan(plan))
             .ok();
-        // And on a third the diffs the response will write, which cost about as much as the
-        // hashing: this thread mostly waits for the disk meanwhile. They may take a quarter of
-        // the bytes read or written more memory (past it, the response writes them as before).
+        // And on a third the diffs the response will write and its edits' ranges, which cost
+        // about as much as the hashing: this thread mostly waits for the disk meanwhile. They
+        // may take a quarter of the bytes read or written more memory (past it, the response
+        // makes them as before).
         let rendering = std::thread::Builder::new()
-            .spawn_scoped(s, || report::render_diffs(plan, size / 4))
+            .spawn_scoped(s, || report::Ahead::make(plan, enc, size / 4))
             .ok();
         let (written, done) = write();
         // A hasher that could not start or panicked leaves the hashing to this thread, a
-        // renderer the diffs to the response.
+        // renderer the diffs and ranges to the response.
         let hashed = hashing
             .and_then(|h| h.join().ok())
             .unwrap_or_else(|| hash_plan(plan));
-        let diffs = rendering.and_then(|h| h.join().ok()).unwrap_or_default();
-        (written, done, hashed, diffs)
+        let ahead = rendering.and_then(|h| h.join().ok()).unwrap_or_default();
+        (written, done, hashed, ahead)
     })
 }
-
-/// The diffs of a response rendered ahead, by file of the plan ([`report::render_diffs`]).
-type Diffs = Vec<Option<String>>;
 
 /// The versions a commit's response needs, by file of the plan (see [`hash_plan`]).
 struct Hashed {
@@ -783,6 +784,63 @@ mod tests {
             let resp = applied.to_json();
             assert_eq!(resp["files"][0]["status"], "applied");
             assert_eq!(resp["files"][0]["diff"].as_str().unwrap(), diff);
+        }
+    }
+
+    /// The ranges of the edits made while the writer waits for the disk
+    /// ([`report::edit_ranges`]) are those a response counts as it goes, in each encoding
+    /// (lines with characters of two UTF-16 units and of two UTF-8 bytes before the edits), and
+    /// none are made past their room.
+    #[test]
+    fn edit_ranges_made_ahead_are_the_responses() {
+        use serde_json::json;
+        let t = tempfile::tempdir().unwrap();
+        let lines = 100_000;
+        let text: String = (0..lines).map(|i| format!("é😀 line {i}\n")).collect();
+        assert!(text.len() >= 1 << 20);
+        let mut edits: Vec<_> = (0..lines)
+            .step_by(997)
+            .map(|i| json!({"oldText": format!(" line {i}\n"), "newText": format!(" L{i}\n")}))
+            .collect();
+        edits.reverse();
+        edits.push(json!({"oldText": "😀 line 5\n", "newText": "x\n", "replaceAll": true}));
+        for enc in [
+            PositionEncoding::Utf8,
+            PositionEncoding::Utf16,
+            PositionEncoding::Utf32,
+        ] {
+            std::fs::write(t.path().join("a.txt"), &text).unwrap();
+            let req = crate::parse_json(
+                &json!({"files": [{"path": "a.txt", "edits": edits}]}).to_string(),
+            )
+            .unwrap();
+            let settings = Settings {
+                root: t.path().to_path_buf(),
+                encoding: enc,
+                ..Default::default()
+            };
+            let root = Root::open(t.path(), Default::default()).unwrap();
+            let plan = resolve(&req, &root, &settings, Mode::Apply).unwrap();
+            let ahead = report::Ahead::make(&plan, enc, text.len() / 4);
+            let ranges = ahead.ranges[0].as_ref().unwrap();
+            assert_eq!(ranges.len(), edits.len());
+            assert!(
+                report::edit_ranges(&plan, enc, 100)
+                    .iter()
+                    .all(Option::is_none)
+            );
+            let dry = run(&req, Mode::DryRun, &settings).to_json();
+            for (k, r) in ranges.iter().enumerate() {
+                assert_eq!(json!(r), dry["files"][0]["edits"][k]["range"], "edit {k}");
+            }
+            let applied = run(&req, Mode::Apply, &settings);
+            assert_eq!(applied.exit, ExitStatus::Success);
+            let resp = applied.to_json();
+            assert_eq!(resp["files"][0]["edits"], dry["files"][0]["edits"]);
+            let last = &resp["files"][0]["edits"][edits.len() - 1];
+            assert_eq!(last["range"]["start"]["line"], 5);
+            let character = if enc == PositionEncoding::Utf8 { 2 } else { 1 };
+            assert_eq!(last["range"]["start"]["character"], character);
         }
     }
 
