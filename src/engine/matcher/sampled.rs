@@ -233,10 +233,10 @@ pub(super) fn scan(
     Ok(())
 }
 
-/// The entries ordered by the bucket of their word (the high `bits` bits of its hash),
-/// keeping their order within a bucket, and where each bucket starts (`1 << bits` starts and
-/// the end).
-fn by_bucket(entries: Vec<Entry>, bits: u32) -> (Vec<u32>, Vec<Entry>) {
+/// The entries ordered by the bucket of their word (the high `bits` bits of its hash), in
+/// place, and where each bucket starts (`1 << bits` starts and the end). Within a bucket they
+/// are in order of pattern, then descending offset, as [`windows`] made them.
+fn by_bucket(mut entries: Vec<Entry>, bits: u32) -> (Vec<u32>, Vec<Entry>) {
     let bucket = |e: &Entry| (mix(e.word) >> (64 - bits)) as usize;
     let mut index = vec![0u32; (1 << bits) + 1];
     for e in &entries {
@@ -245,14 +245,25 @@ fn by_bucket(entries: Vec<Entry>, bits: u32) -> (Vec<u32>, Vec<Entry>) {
     for t in 1..index.len() {
         index[t] += index[t - 1];
     }
+    // Each bucket's first place not yet holding one of its entries: an entry found there that
+    // belongs elsewhere is swapped into the first such place of its own bucket.
     let mut next = index.clone();
-    let mut placed = entries.clone();
-    for e in entries {
-        let t = &mut next[bucket(&e)];
-        placed[*t as usize] = e;
-        *t += 1;
+    for t in 0..1 << bits {
+        while next[t] < index[t + 1] {
+            let i = next[t] as usize;
+            let b = bucket(&entries[i]);
+            if b != t {
+                entries.swap(i, next[b] as usize);
+            }
+            next[b] += 1;
+        }
     }
-    (index, placed)
+    // The swaps do not keep the order; buckets hold one or two entries on average.
+    for t in 0..1 << bits {
+        entries[index[t] as usize..index[t + 1] as usize]
+            .sort_unstable_by_key(|e| (e.pattern, std::cmp::Reverse(e.offset)));
+    }
+    (index, entries)
 }
 
 /// Each pattern's window of `k` words where they are rarest (module docs), as entries in
