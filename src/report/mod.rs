@@ -6,7 +6,7 @@ pub mod response;
 use crate::engine::diff;
 use crate::engine::document::{Document, PositionEncoding};
 use crate::engine::matcher::UNCOUNTED;
-use crate::engine::plan::{EditError, FilePlan, Op, Outcome, Plan};
+use crate::engine::plan::{EditError, FilePlan, Op, Outcome, Plan, Resolution};
 use crate::error::Code;
 use crate::report::response as wire;
 use crate::write::FsError;
@@ -69,6 +69,11 @@ fn range(doc: &Document, span: &Range<usize>, enc: PositionEncoding) -> wire::Ra
         start: doc.position(span.start, enc),
         end: doc.position(span.end, enc),
     }
+}
+
+/// The range a resolved edit's result shows: that of its first span.
+fn first_range(doc: &Document, res: &Resolution, enc: PositionEncoding) -> Option<wire::Range> {
+    res.spans.first().map(|s| range(doc, s, enc))
 }
 
 /// The error detail of a file that failed as a whole (no places in it to show).
@@ -374,10 +379,11 @@ pub(crate) fn edit_ranges(
             budget = budget.checked_sub(room)?;
             let mut ranges = Vec::new();
             ranges.try_reserve_exact(f.edits.len()).ok()?;
-            ranges.extend(f.edits.iter().map(|e| {
-                let res = e.resolution()?;
-                res.spans.first().map(|s| range(&orig.doc, s, enc))
-            }));
+            ranges.extend(
+                f.edits
+                    .iter()
+                    .map(|e| first_range(&orig.doc, e.resolution()?, enc)),
+            );
             Some(ranges)
         })
         .collect()
@@ -493,7 +499,7 @@ impl Source {
                 if let Some(doc) = doc {
                     r.range = match self.ranges.get(file).and_then(Option::as_ref) {
                         Some(ranges) => ranges[k],
-                        None => res.spans.first().map(|s| range(doc, s, enc)),
+                        None => first_range(doc, res, enc),
                     };
                     if e.spec.replace_all {
                         let mut at = doc.positions(enc);
