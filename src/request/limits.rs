@@ -6,9 +6,17 @@ use super::{Request, RequestError};
 use std::io::Read;
 
 /// Reads all of `r`, at most `limit` bytes; more is `too_large` (having read `limit + 1`).
-/// `what` names the source in the message ("the request", "stdin").
-pub(crate) fn read_capped(r: impl Read, limit: u64, what: &str) -> Result<Vec<u8>, RequestError> {
-    let mut bytes = Vec::new();
+/// `what` names the source in the message ("the request", "stdin"); `expected` is how many
+/// bytes it likely holds ([`expected_size`]), read into one buffer of that size plus one (past
+/// it, the buffer grows): without it, reading starts with 32 bytes and doubles (14 reads and
+/// ~1.3 MB of copies for a 660 KB request).
+pub(crate) fn read_capped(
+    r: impl Read,
+    limit: u64,
+    what: &str,
+    expected: u64,
+) -> Result<Vec<u8>, RequestError> {
+    let mut bytes = Vec::with_capacity(expected.min(limit).saturating_add(1) as usize);
     r.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| RequestError::new(format!("cannot read {what}: {e}")))?;
@@ -16,6 +24,20 @@ pub(crate) fn read_capped(r: impl Read, limit: u64, what: &str) -> Result<Vec<u8
         return Err(over_size(what, limit));
     }
     Ok(bytes)
+}
+
+/// How many bytes reading `source` likely gives: a regular file's size, else 64 KiB (what a
+/// pipe holds).
+pub(crate) fn expected_size(source: impl std::os::fd::AsFd) -> u64 {
+    match rustix::fs::fstat(source) {
+        Ok(st)
+            if rustix::fs::FileType::from_raw_mode(st.st_mode)
+                == rustix::fs::FileType::RegularFile =>
+        {
+            st.st_size.max(0) as u64
+        }
+        _ => 64 * 1024,
+    }
 }
 
 /// `too_large` for a request source over `limit` bytes.
@@ -95,8 +117,8 @@ mod tests {
 
     #[test]
     fn reads_up_to_the_limit_only() {
-        assert_eq!(read_capped(&b"abc"[..], 3, "x").unwrap(), b"abc");
-        let e = read_capped(std::io::repeat(0), 1000, "stdin").unwrap_err();
+        assert_eq!(read_capped(&b"abc"[..], 3, "x", 0).unwrap(), b"abc");
+        let e = read_capped(std::io::repeat(0), 1000, "stdin", 64 * 1024).unwrap_err();
         assert_eq!(e.code, Code::TooLarge);
         assert!(e.message.contains("1000"), "{}", e.message);
     }
