@@ -284,7 +284,8 @@ struct Context {
 }
 
 /// Runs the `redline` command line on the process's arguments, standard streams and environment,
-/// and returns the status the process exits with.
+/// and returns the status the process exits with. The process is to exit right after: `apply`
+/// leaves its request and run to the exit to free.
 pub fn main() -> ExitStatus {
     crate::faces::return_big_blocks();
     let parsed = match quick::parse(std::env::args_os().skip(1)) {
@@ -598,7 +599,13 @@ fn apply(ctx: &Context, path: Option<&str>, mode: Mode) -> ExitStatus {
         return run.exit;
     }
     output::run(&run, format, ctx.color);
-    run.exit
+    let exit = run.exit;
+    // The process exits next (`cli::main` returns to it): the request and the run (a big
+    // file's text, its plan, the response) are only memory, which the exit returns whole,
+    // not block by block (~0.9 ms for a 12 MB file with 10,000 edits).
+    std::mem::forget(run);
+    std::mem::forget(req);
+    exit
 }
 
 fn review(ctx: &Context, path: Option<&str>, accept_exact: bool, monochrome: bool) -> ExitStatus {
