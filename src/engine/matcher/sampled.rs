@@ -153,84 +153,270 @@ pub(super) fn scan(
         bitmap[b >> 6] |= 1 << (b & 63);
     }
     let (index, order) = by_bucket(&entries, index_bits);
-    let mut done = vec![false; n];
-    let mut last: Vec<Option<usize>> = vec![None; n];
-    let mut live = n;
+    let table = Table {
+        hay,
+        pats,
+        entries: &entries,
+        order: &order,
+        index: &index,
+        bitmap: &bitmap,
+        map_bits,
+        index_bits,
+        k,
+    };
+    let mut to = Reporter {
+        pats,
+        each,
+        done: vec![false; n],
+        last: vec![None; n],
+        live: n,
+    };
     let mut work = 0usize;
-    // The text is read in blocks of `BLOCK` sampled positions, in stages: the positions whose
-    // word is in the bitmap, then their buckets' bounds, then their buckets' first entries
-    // (loads that do not depend on each other, so the processor overlaps their cache misses),
-    // then the candidates, in order.
-    let mut hits = [0usize; BLOCK];
-    let mut spans = [(0u32, 0u32); BLOCK];
     let ends = (hay.len() + 1).saturating_sub(Q);
-    let mut from = 0usize;
-    while from < ends {
-        let to = (from + BLOCK * k).min(ends);
-        let mut found = 0;
-        for at in (from..to).step_by(k) {
-            let b = (mix(word_at(hay, at)) >> (64 - map_bits)) as usize;
-            hits[found] = at;
-            found += (bitmap[b >> 6] >> (b & 63) & 1) as usize;
-        }
-        from = to.div_ceil(k) * k;
-        for (&at, span) in hits[..found].iter().zip(&mut spans) {
-            let t = (mix(word_at(hay, at)) >> (64 - index_bits)) as usize;
-            *span = (index[t], index[t + 1]);
-        }
-        let mut touched = 0u64;
-        for &(start, end) in &spans[..found] {
-            if start < end {
-                touched ^= entries[order[start as usize] as usize].word;
+    // A big text's second half is scanned on a second thread, which collects what it finds;
+    // once the first half is reported, its finds are reported in their order, which is the
+    // order one thread would have reported them in (module docs).
+    let split = (ends / 2).div_ceil(k) * k;
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let flow = if hay.len() < parallel_from() || split >= ends {
+        table.blocks(0, ends, &mut work, budget, &mut to, None)
+    } else {
+        std::thread::scope(|s| {
+            let second = std::thread::Builder::new()
+                .spawn_scoped(s, || {
+                    let mut found = Collector::default();
+                    let mut work = 0;
+                    let flow =
+                        table.blocks(split, ends, &mut work, budget, &mut found, Some(&cancel));
+                    (flow, found.0)
+                })
+                .ok();
+            let Some(second) = second else {
+                return table.blocks(0, ends, &mut work, budget, &mut to, None);
+            };
+            let first = table.blocks(0, split, &mut work, budget, &mut to, None);
+            if first != Flow::Finished {
+                cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+                let _ = second.join();
+                return first;
             }
-        }
-        std::hint::black_box(touched);
-        for (&at, &(start, end)) in hits[..found].iter().zip(&spans) {
-            let x = word_at(hay, at);
-            let bucket = &order[start as usize..end as usize];
-            work += 1 + bucket.len();
-            for e in bucket.iter().map(|&i| &entries[i as usize]) {
-                if e.word != x {
-                    continue;
-                }
-                let (p, off) = (e.pattern as usize, e.offset as usize);
-                let Some(s) = at.checked_sub(off) else {
-                    continue;
-                };
-                let pat = pats[p];
-                if word(hay, s) != Some(e.first)
-                    || word(hay, s + pat.len() - Q) != Some(e.last)
-                    || done[p]
-                {
-                    continue;
-                }
-                work += pat.len() / 16;
-                if hay.get(s..s + pat.len()) != Some(pat) {
-                    continue;
-                }
-                last[p] = Some(s);
-                if !each(p, s..s + pat.len()) {
-                    done[p] = true;
-                    live -= 1;
-                    if live == 0 {
-                        return Ok(());
+            match second.join() {
+                Ok((Flow::Finished, found)) => {
+                    for (p, s) in found {
+                        if !to.skip(p as usize) && !to.found(p as usize, s) {
+                            return Flow::AllDone;
+                        }
                     }
+                    Flow::Finished
                 }
+                // Over its budget (or it panicked): the second half is scanned here after all,
+                // and stops where one thread would.
+                _ => table.blocks(split, ends, &mut work, budget, &mut to, None),
             }
-            if work > budget {
-                // Every occurrence found at a sampled position up to `at` was reported; one
-                // found later starts after `at + k - (len - Q + 1)`, so after
-                // `at + k - longest`.
-                let longest = pats.iter().map(|p| p.len()).max().unwrap_or(0);
-                return Err(Stopped {
-                    resume: (at + k).saturating_sub(longest),
-                    done,
-                    last,
-                });
-            }
+        })
+    };
+    match flow {
+        Flow::Finished | Flow::AllDone | Flow::Cancelled => Ok(()),
+        Flow::OverBudget { at } => {
+            // Every occurrence found at a sampled position up to `at` was reported; one found
+            // later starts after `at + k - (len - Q + 1)`, so after `at + k - longest`.
+            let longest = pats.iter().map(|p| p.len()).max().unwrap_or(0);
+            Err(Stopped {
+                resume: (at + k).saturating_sub(longest),
+                done: to.done,
+                last: to.last,
+            })
         }
     }
-    Ok(())
+}
+
+/// Texts from this many bytes are scanned by two threads (see [`scan`]).
+const PARALLEL_FROM: usize = 1 << 20;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: the size from which texts are scanned by two threads.
+    static PARALLEL_FROM_TEST: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+fn parallel_from() -> usize {
+    #[cfg(test)]
+    if let Some(n) = PARALLEL_FROM_TEST.with(std::cell::Cell::get) {
+        return n;
+    }
+    PARALLEL_FROM
+}
+
+/// Tests: runs `f` with texts from `bytes` bytes up scanned by two threads.
+#[cfg(test)]
+pub(super) fn with_parallel_from<T>(bytes: usize, f: impl FnOnce() -> T) -> T {
+    let before = PARALLEL_FROM_TEST.with(|c| c.replace(Some(bytes)));
+    let out = f();
+    PARALLEL_FROM_TEST.with(|c| c.set(before));
+    out
+}
+
+/// How a run of [`Table::blocks`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    /// Every sampled position of its range was read.
+    Finished,
+    /// The sink wants nothing more (every pattern given up).
+    AllDone,
+    /// The work went past the budget after the sampled position `at`.
+    OverBudget { at: usize },
+    /// Another thread said to stop.
+    Cancelled,
+}
+
+/// Where the occurrences a scan finds go.
+trait Sink {
+    /// Whether pattern `p` was given up (its candidates are not checked).
+    fn skip(&self, p: usize) -> bool;
+    /// Pattern `p` occurs at `s`; `false` when every pattern is given up.
+    fn found(&mut self, p: usize, s: usize) -> bool;
+}
+
+/// Reports each occurrence to the caller's callback as it is found.
+struct Reporter<'a, F> {
+    pats: &'a [&'a [u8]],
+    each: &'a mut F,
+    done: Vec<bool>,
+    last: Vec<Option<usize>>,
+    live: usize,
+}
+
+impl<F: FnMut(usize, Range<usize>) -> bool> Sink for Reporter<'_, F> {
+    fn skip(&self, p: usize) -> bool {
+        self.done[p]
+    }
+
+    fn found(&mut self, p: usize, s: usize) -> bool {
+        self.last[p] = Some(s);
+        if !(self.each)(p, s..s + self.pats[p].len()) {
+            self.done[p] = true;
+            self.live -= 1;
+        }
+        self.live > 0
+    }
+}
+
+/// Keeps each occurrence (pattern, start), in the order found.
+#[derive(Default)]
+struct Collector(Vec<(u32, usize)>);
+
+impl Sink for Collector {
+    fn skip(&self, _: usize) -> bool {
+        false
+    }
+
+    fn found(&mut self, p: usize, s: usize) -> bool {
+        // `p` fits: there are fewer than `u32::MAX` patterns (checked in `scan`).
+        self.0.push((p as u32, s));
+        true
+    }
+}
+
+/// What a scan looks words up in, made once for both halves.
+struct Table<'a> {
+    hay: &'a [u8],
+    pats: &'a [&'a [u8]],
+    entries: &'a [Entry],
+    order: &'a [u32],
+    index: &'a [u32],
+    bitmap: &'a [u64],
+    map_bits: u32,
+    index_bits: u32,
+    k: usize,
+}
+
+impl Table<'_> {
+    /// Reads the sampled positions from `from` (a multiple of `k`) up to `ends`, giving what
+    /// it finds to `to`, adding to `work` (module docs) and stopping once it exceeds `budget`.
+    fn blocks(
+        &self,
+        from: usize,
+        ends: usize,
+        work: &mut usize,
+        budget: usize,
+        to: &mut impl Sink,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Flow {
+        let Table {
+            hay,
+            pats,
+            entries,
+            order,
+            index,
+            bitmap,
+            map_bits,
+            index_bits,
+            k,
+        } = *self;
+        // The text is read in blocks of `BLOCK` sampled positions, in stages: the positions
+        // whose word is in the bitmap, then their buckets' bounds, then their buckets' first
+        // entries (loads that do not depend on each other, so the processor overlaps their
+        // cache misses), then the candidates, in order.
+        let mut hits = [0usize; BLOCK];
+        let mut spans = [(0u32, 0u32); BLOCK];
+        let mut from = from;
+        while from < ends {
+            if cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+                return Flow::Cancelled;
+            }
+            let to_at = (from + BLOCK * k).min(ends);
+            let mut found = 0;
+            for at in (from..to_at).step_by(k) {
+                let b = (mix(word_at(hay, at)) >> (64 - map_bits)) as usize;
+                hits[found] = at;
+                found += (bitmap[b >> 6] >> (b & 63) & 1) as usize;
+            }
+            from = to_at.div_ceil(k) * k;
+            for (&at, span) in hits[..found].iter().zip(&mut spans) {
+                let t = (mix(word_at(hay, at)) >> (64 - index_bits)) as usize;
+                *span = (index[t], index[t + 1]);
+            }
+            let mut touched = 0u64;
+            for &(start, end) in &spans[..found] {
+                if start < end {
+                    touched ^= entries[order[start as usize] as usize].word;
+                }
+            }
+            std::hint::black_box(touched);
+            for (&at, &(start, end)) in hits[..found].iter().zip(&spans) {
+                let x = word_at(hay, at);
+                let bucket = &order[start as usize..end as usize];
+                *work += 1 + bucket.len();
+                for e in bucket.iter().map(|&i| &entries[i as usize]) {
+                    if e.word != x {
+                        continue;
+                    }
+                    let (p, off) = (e.pattern as usize, e.offset as usize);
+                    let Some(s) = at.checked_sub(off) else {
+                        continue;
+                    };
+                    let pat = pats[p];
+                    if word(hay, s) != Some(e.first)
+                        || word(hay, s + pat.len() - Q) != Some(e.last)
+                        || to.skip(p)
+                    {
+                        continue;
+                    }
+                    *work += pat.len() / 16;
+                    if hay.get(s..s + pat.len()) != Some(pat) {
+                        continue;
+                    }
+                    if !to.found(p, s) {
+                        return Flow::AllDone;
+                    }
+                }
+                if *work > budget {
+                    return Flow::OverBudget { at };
+                }
+            }
+        }
+        Flow::Finished
+    }
 }
 
 /// The entries' indices ordered by the bucket of their word (the high `bits` bits of its

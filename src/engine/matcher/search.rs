@@ -809,12 +809,15 @@ mod tests {
         }
         assert!(got.iter().filter(|o| o.len() == 1).count() >= 450);
         assert_eq!(with_automata(|| all(hay.as_bytes(), &pats)), got);
-        // Stopped early and resumed by the automaton, at several points.
-        for budget in [0, 1_000, 50_000] {
-            assert_eq!(
-                with_sampling(Some(budget), || all(hay.as_bytes(), &pats)),
-                got
-            );
+        // Stopped early and resumed by the automaton, at several points; and with the text's
+        // halves scanned by two threads.
+        for two_threads in [false, true] {
+            let from = if two_threads { 0 } else { usize::MAX };
+            crate::engine::matcher::sampled::with_parallel_from(from, || {
+                for budget in [None, Some(0), Some(1_000), Some(50_000)] {
+                    assert_eq!(with_sampling(budget, || all(hay.as_bytes(), &pats)), got);
+                }
+            });
         }
     }
 
@@ -834,6 +837,7 @@ mod tests {
             noise in prop::collection::vec((0usize..500, prop::sample::select(vec![b'a', b'b', b'c'])), 0..6),
             cap in prop::sample::select(vec![1usize, 3, usize::MAX]),
             budget in prop::option::of(0usize..200),
+            two_threads in any::<bool>(),
         ) {
             let owned: Vec<Vec<u8>> = pats
                 .into_iter()
@@ -861,7 +865,11 @@ mod tests {
                 .iter()
                 .map(|p| naive(&hay, p).into_iter().take(cap).collect())
                 .collect();
-            prop_assert_eq!(&with_sampling(budget, || capped(&hay, &refs, cap)), &want);
+            let from = if two_threads { 0 } else { usize::MAX };
+            let got = crate::engine::matcher::sampled::with_parallel_from(from, || {
+                with_sampling(budget, || capped(&hay, &refs, cap))
+            });
+            prop_assert_eq!(&got, &want);
         }
 
         /// The constant-memory period is the smallest one when that is at most half the
