@@ -184,17 +184,22 @@ pub(super) fn scan(
     // order one thread would have reported them in (module docs).
     let split = (ends / 2).div_ceil(k) * k;
     let cancel = std::sync::atomic::AtomicBool::new(false);
-    let flow = if hay.len() < parallel_from() || split >= ends {
+    let (from, keep) = parallel();
+    let keep = keep_for(hay.len(), keep);
+    let flow = if hay.len() < from || split >= ends {
         table.blocks(0, ends, &mut work, budget, &mut to, None)
     } else {
         std::thread::scope(|s| {
             let second = std::thread::Builder::new()
                 .spawn_scoped(s, || {
-                    let mut found = Collector::default();
+                    let mut found = Collector {
+                        finds: Vec::new(),
+                        keep,
+                    };
                     let mut work = 0;
                     let flow =
                         table.blocks(split, ends, &mut work, budget, &mut found, Some(&cancel));
-                    (flow, found.0)
+                    (flow, found.finds)
                 })
                 .ok();
             let Some(second) = second else {
@@ -215,8 +220,8 @@ pub(super) fn scan(
                     }
                     Flow::Finished
                 }
-                // Over its budget (or it panicked): the second half is scanned here after all,
-                // and stops where one thread would.
+                // Over its budget or its room (or it panicked): the second half is scanned
+                // here after all, and stops where one thread would.
                 _ => table.blocks(split, ends, &mut work, budget, &mut to, None),
             }
         })
@@ -239,26 +244,44 @@ pub(super) fn scan(
 /// Texts from this many bytes are scanned by two threads (see [`scan`]).
 const PARALLEL_FROM: usize = 1 << 20;
 
+/// The second thread keeps at most one find per this many bytes of the text (16 bytes each, so
+/// an eighth of the text), and at least [`KEEP_MIN`]: a pattern one thread gives up after a few
+/// occurrences (one that is not unique) is still collected there, and a repetitive text can
+/// hold millions. Past that, the second half is scanned again by the first thread.
+const KEEP_PER: usize = 128;
+const KEEP_MIN: usize = 4096;
+
 #[cfg(test)]
 thread_local! {
-    /// Tests: the size from which texts are scanned by two threads.
-    static PARALLEL_FROM_TEST: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+    /// Tests: the size from which texts are scanned by two threads, and the finds kept.
+    static PARALLEL_TEST: std::cell::Cell<Option<(usize, usize)>> = const { std::cell::Cell::new(None) };
 }
 
-fn parallel_from() -> usize {
+/// From what size a text is scanned by two threads, and how many finds the second keeps.
+fn parallel() -> (usize, usize) {
     #[cfg(test)]
-    if let Some(n) = PARALLEL_FROM_TEST.with(std::cell::Cell::get) {
-        return n;
+    if let Some(p) = PARALLEL_TEST.with(std::cell::Cell::get) {
+        return p;
     }
-    PARALLEL_FROM
+    (PARALLEL_FROM, 0)
 }
 
-/// Tests: runs `f` with texts from `bytes` bytes up scanned by two threads.
+/// How many finds the second thread keeps for a text of `len` bytes (`keep` from [`parallel`],
+/// when not 0, in tests).
+fn keep_for(len: usize, keep: usize) -> usize {
+    if keep > 0 {
+        return keep;
+    }
+    (len / KEEP_PER).max(KEEP_MIN)
+}
+
+/// Tests: runs `f` with texts from `bytes` bytes up scanned by two threads, the second keeping
+/// at most `keep` finds (0: as without the test).
 #[cfg(test)]
-pub(super) fn with_parallel_from<T>(bytes: usize, f: impl FnOnce() -> T) -> T {
-    let before = PARALLEL_FROM_TEST.with(|c| c.replace(Some(bytes)));
+pub(super) fn with_parallel<T>(bytes: usize, keep: usize, f: impl FnOnce() -> T) -> T {
+    let before = PARALLEL_TEST.with(|c| c.replace(Some((bytes, keep))));
     let out = f();
-    PARALLEL_FROM_TEST.with(|c| c.set(before));
+    PARALLEL_TEST.with(|c| c.set(before));
     out
 }
 
@@ -307,9 +330,12 @@ impl<F: FnMut(usize, Range<usize>) -> bool> Sink for Reporter<'_, F> {
     }
 }
 
-/// Keeps each occurrence (pattern, start), in the order found.
-#[derive(Default)]
-struct Collector(Vec<(u32, usize)>);
+/// Keeps each occurrence (pattern, start), in the order found, up to `keep` of them (past it,
+/// it gives up: see [`KEEP_PER`]).
+struct Collector {
+    finds: Vec<(u32, usize)>,
+    keep: usize,
+}
 
 impl Sink for Collector {
     fn skip(&self, _: usize) -> bool {
@@ -317,8 +343,11 @@ impl Sink for Collector {
     }
 
     fn found(&mut self, p: usize, s: usize) -> bool {
+        if self.finds.len() >= self.keep {
+            return false;
+        }
         // `p` fits: there are fewer than `u32::MAX` patterns (checked in `scan`).
-        self.0.push((p as u32, s));
+        self.finds.push((p as u32, s));
         true
     }
 }

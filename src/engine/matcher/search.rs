@@ -811,9 +811,10 @@ mod tests {
         assert_eq!(with_automata(|| all(hay.as_bytes(), &pats)), got);
         // Stopped early and resumed by the automaton, at several points; and with the text's
         // halves scanned by two threads.
-        for two_threads in [false, true] {
+        // (The second thread keeping all it finds, or giving up after 100.)
+        for (two_threads, keep) in [(false, 0), (true, 0), (true, 100)] {
             let from = if two_threads { 0 } else { usize::MAX };
-            crate::engine::matcher::sampled::with_parallel_from(from, || {
+            crate::engine::matcher::sampled::with_parallel(from, keep, || {
                 for budget in [None, Some(0), Some(1_000), Some(50_000)] {
                     assert_eq!(with_sampling(budget, || all(hay.as_bytes(), &pats)), got);
                 }
@@ -838,6 +839,7 @@ mod tests {
             cap in prop::sample::select(vec![1usize, 3, usize::MAX]),
             budget in prop::option::of(0usize..200),
             two_threads in any::<bool>(),
+            keep in prop::sample::select(vec![0usize, 1, 3]),
         ) {
             let owned: Vec<Vec<u8>> = pats
                 .into_iter()
@@ -866,7 +868,7 @@ mod tests {
                 .map(|p| naive(&hay, p).into_iter().take(cap).collect())
                 .collect();
             let from = if two_threads { 0 } else { usize::MAX };
-            let got = crate::engine::matcher::sampled::with_parallel_from(from, || {
+            let got = crate::engine::matcher::sampled::with_parallel(from, keep, || {
                 with_sampling(budget, || capped(&hay, &refs, cap))
             });
             prop_assert_eq!(&got, &want);
