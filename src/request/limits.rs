@@ -26,9 +26,19 @@ pub(crate) fn read_capped(
     Ok(bytes)
 }
 
+/// [`read_capped`] of a file or stdin, expecting what [`expected_size`] says it holds.
+pub(crate) fn read_capped_fd(
+    source: impl Read + std::os::fd::AsFd,
+    limit: u64,
+    what: &str,
+) -> Result<Vec<u8>, RequestError> {
+    let expected = expected_size(&source);
+    read_capped(source, limit, what, expected)
+}
+
 /// How many bytes reading `source` likely gives: a regular file's size, else 64 KiB (what a
 /// pipe holds).
-pub(crate) fn expected_size(source: impl std::os::fd::AsFd) -> u64 {
+fn expected_size(source: impl std::os::fd::AsFd) -> u64 {
     match rustix::fs::fstat(source) {
         Ok(st)
             if rustix::fs::FileType::from_raw_mode(st.st_mode)

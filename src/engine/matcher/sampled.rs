@@ -290,7 +290,7 @@ pub(super) fn with_parallel<T>(bytes: usize, keep: usize, f: impl FnOnce() -> T)
 enum Flow {
     /// Every sampled position of its range was read.
     Finished,
-    /// The sink wants nothing more (every pattern given up).
+    /// The sink wants nothing more (every pattern given up, or the collector full).
     AllDone,
     /// The work went past the budget after the sampled position `at`.
     OverBudget { at: usize },

@@ -810,8 +810,7 @@ mod tests {
         assert!(got.iter().filter(|o| o.len() == 1).count() >= 450);
         assert_eq!(with_automata(|| all(hay.as_bytes(), &pats)), got);
         // Stopped early and resumed by the automaton, at several points; and with the text's
-        // halves scanned by two threads.
-        // (The second thread keeping all it finds, or giving up after 100.)
+        // halves scanned by two threads, the second keeping all it finds or giving up after 100.
         for (two_threads, keep) in [(false, 0), (true, 0), (true, 100)] {
             let from = if two_threads { 0 } else { usize::MAX };
             crate::engine::matcher::sampled::with_parallel(from, keep, || {

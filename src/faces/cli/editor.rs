@@ -99,12 +99,10 @@ fn filtered(
     let request = std::fs::File::open(edits)
         .map_err(|e| RequestError::new(format!("cannot read {}: {e}", edits.display())))
         .and_then(|f| {
-            let expected = crate::request::limits::expected_size(&f);
-            crate::request::limits::read_capped(
+            crate::request::limits::read_capped_fd(
                 f,
                 settings.limits.max_request_size,
                 &format!("the request file {}", edits.display()),
-                expected,
             )
         })
         .and_then(|b| {

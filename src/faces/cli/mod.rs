@@ -540,7 +540,7 @@ fn usage(message: &str, hint: &str) -> ExitStatus {
 
 /// Reads the request text from a path, or stdin for `-`/absent, at most `limit` bytes.
 fn request_text(path: Option<&str>, limit: u64) -> Result<String, RequestError> {
-    use crate::request::limits::{expected_size, read_capped};
+    use crate::request::limits::read_capped_fd;
     let bytes = match path {
         None | Some("-") => {
             // On a terminal, reading stdin looks like a hang: say what is awaited.
@@ -549,17 +549,14 @@ fn request_text(path: Option<&str>, limit: u64) -> Result<String, RequestError> 
                     "reading the request from stdin (end it with Ctrl-D; or pass a request file)",
                 );
             }
-            let stdin = std::io::stdin().lock();
-            let expected = expected_size(&stdin);
-            read_capped(stdin, limit, "the request on stdin", expected)?
+            read_capped_fd(std::io::stdin().lock(), limit, "the request on stdin")?
         }
         Some(p) => {
             let file = std::fs::File::open(p).map_err(|e| {
                 RequestError::new(format!("cannot read the request file {p}: {e}"))
                     .hint("pass a readable file, or `-` for stdin")
             })?;
-            let expected = expected_size(&file);
-            read_capped(file, limit, &format!("the request file {p}"), expected)?
+            read_capped_fd(file, limit, &format!("the request file {p}"))?
         }
     };
     String::from_utf8(bytes).map_err(|e| {
