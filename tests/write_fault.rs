@@ -98,6 +98,7 @@ fn child_main() {
         "single-kinds" => kinds_loop(&root),
         "counter" => counter_child(&root),
         "enospc" => enospc_child(&root),
+        "replace-big" => replace_big_child(&root),
         "eacces" => eacces_child(&root),
         other => panic!("unknown child mode {other}"),
     }
@@ -968,6 +969,11 @@ fn symlink_swap_race_never_escapes() {
 /// `None` (with the reason printed) when the kernel refuses namespaces, which fails under
 /// CI=true.
 fn in_tiny_tmpfs(mode: &str) -> Option<std::process::Output> {
+    in_tmpfs(mode, "64k")
+}
+
+/// [`in_tiny_tmpfs`] with a tmpfs of `size` (mount's `size=` option).
+fn in_tmpfs(mode: &str, size: &str) -> Option<std::process::Output> {
     let probe = Command::new("unshare").args(["-Urm", "true"]).output();
     let why = match probe {
         Ok(o) if o.status.success() => None,
@@ -995,8 +1001,9 @@ fn in_tiny_tmpfs(mode: &str) -> Option<std::process::Output> {
             "-Urm",
             "sh",
             "-c",
-            "mount -t tmpfs -o size=64k none \"$1\" && shift && exec \"$@\"",
+            "mount -t tmpfs -o \"size=$1\" none \"$2\" && shift 2 && exec \"$@\"",
             "sh",
+            size,
         ])
         .arg(&mnt)
         .arg(&exe)
@@ -1091,6 +1098,47 @@ fn enospc_child(root: &Path) {
     .unwrap();
     assert_eq!(tree(root), ["big", "small"]);
     println!("ENOSPC: clean errors, old content intact, no temp or journal left");
+}
+
+/// A file of a bit more than a megabyte replaced again and again in one process, on a tmpfs
+/// with room for only two copies of it. A commit closes a big replaced file on a second thread
+/// and the next commit waits for that thread: each one finds the space of the copy before it
+/// free again (a descriptor kept open would hold it, and the third copy would not fit).
+fn replace_big_child(root: &Path) {
+    const SIZE: usize = 1_100_000;
+    fs::write(root.join("big"), vec![b'0'; SIZE]).unwrap();
+    let r = Root::open(root, Limits::default()).unwrap();
+    let lock = r.lock().unwrap();
+    for round in 1..=8u8 {
+        let fill = b'0' + round;
+        r.commit(
+            &lock,
+            &[Change::Write {
+                path: "big".into(),
+                content: vec![fill; SIZE].into(),
+                expect: Expect::Any,
+            }],
+        )
+        .unwrap_or_else(|e| panic!("round {round}: {e:?}"));
+        let now = fs::read(root.join("big")).unwrap();
+        assert!(
+            now.len() == SIZE && now.iter().all(|&b| b == fill),
+            "round {round}"
+        );
+    }
+    assert_eq!(tree(root), ["big"]);
+    println!("replace-big: 8 replacements of a 1.1 MB file in a 3 MiB tmpfs");
+}
+
+#[test]
+fn big_replacements_free_their_space_before_the_next_commit() {
+    if std::env::var(CHILD).is_ok() {
+        return;
+    }
+    let Some(out) = in_tmpfs("replace-big", "3m") else {
+        return;
+    };
+    child_verdict(&out, |l| l.starts_with("replace-big"), "replace-big: 8");
 }
 
 /// Prints the lines of a child's report that `shown` picks (its figures), then checks that the

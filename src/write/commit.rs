@@ -82,6 +82,8 @@ pub(super) fn commit(
             ..CommitReport::default()
         });
     }
+    // The space of the files an earlier commit replaced is free before this one writes.
+    released();
     let (mut ops, mkdirs, warnings) = check(root, changes, held).map_err(nothing)?;
     let single = ops.len() == 1;
 
@@ -171,6 +173,7 @@ pub(super) fn commit(
         if journal::remove(root, jdir, false).is_err() {
             report.durability_unknown = true;
         }
+        release(&mut ops);
         return Ok(report);
     }
     if let Err(err) = journal::sync_dirs(&dirs, Step::SyncDirs) {
@@ -198,7 +201,51 @@ pub(super) fn commit(
     if journal::remove(root, jdir, false).is_err() {
         report.durability_unknown = true;
     }
+    release(&mut ops);
     Ok(report)
+}
+
+/// Replaced files of this many bytes or more are closed on a second thread (see [`release`]).
+const RELEASE_APART: u64 = 1 << 20;
+
+/// The thread closing the last replaced files, if any (see [`release`]).
+static RELEASING: std::sync::Mutex<Option<std::thread::JoinHandle<()>>> =
+    std::sync::Mutex::new(None);
+
+/// Closes a committed batch's descriptors of the files it replaced or deleted, the big ones on
+/// a second thread. Once their names are gone (and the directories synced), the last close of
+/// such a file frees its blocks and its cached pages: ~3.8 ms for 12 MB here, ~30 ms for
+/// 100 MB, which the response need not wait for. A file with other links is only closed.
+/// The next commit in this process waits for that thread first ([`released`]), so the space
+/// is free before it writes; a process that exits meanwhile frees the files in its exit.
+fn release(ops: &mut [Op<'_>]) {
+    let big: Vec<OwnedFd> = ops
+        .iter_mut()
+        .filter(|o| {
+            o.old_fd.as_ref().is_some_and(|(_, st)| {
+                st.st_size as u64 >= RELEASE_APART && super::sys::nlink_mode(st).0 <= 1
+            })
+        })
+        .filter_map(|o| o.old_fd.take().map(|(fd, _)| fd))
+        .collect();
+    if big.is_empty() {
+        return;
+    }
+    released();
+    let mut slot = RELEASING.lock().unwrap_or_else(|p| p.into_inner());
+    // A thread that cannot start leaves the closing to this one (the vector is dropped).
+    *slot = std::thread::Builder::new()
+        .name("release".into())
+        .spawn(move || drop(big))
+        .ok();
+}
+
+/// Waits for the files [`release`] is closing, if any.
+fn released() {
+    let pending = RELEASING.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some(h) = pending {
+        let _ = h.join();
+    }
 }
 
 /// Undoes a failed commit from its journal; the error says what happened to the tree.
