@@ -1,7 +1,7 @@
 //! Content versions: `sha256:<hex>` strings as agents see them.
 
 use sha2::{Digest, Sha256};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// The `sha256:<lowercase hex>` version string of `bytes` (the whole file, BOM included).
 pub fn version(bytes: &[u8]) -> String {
@@ -85,7 +85,8 @@ impl Hashing {
     }
 
     /// Offers the next bytes of the content: those not hashed yet are, up to the end or until
-    /// `stop` is set (looked at at each mark). Whether it took all of them.
+    /// `stop` is set (looked at at each mark). Whether it took all of them. A hashing that can
+    /// stop is background work: at each mark it also waits while [`crate::busy`] says so.
     pub(crate) fn feed(&mut self, part: &[u8], stop: Option<&AtomicBool>) -> bool {
         let start = self.seen;
         self.seen += part.len();
@@ -94,7 +95,10 @@ impl Hashing {
             return true;
         };
         while !rest.is_empty() {
-            if self.fed.is_multiple_of(MARK) && stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            if self.fed.is_multiple_of(MARK)
+                && let Some(stop) = stop
+                && !crate::busy::wait_unless(stop)
+            {
                 return false;
             }
             let (now, later) = rest.split_at(rest.len().min(MARK - self.fed % MARK));

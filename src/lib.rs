@@ -25,6 +25,7 @@
 //! - `request`: the [`Request`], its JSON wire shapes and its dialects;
 //! - [`write`](mod@write): the only module that changes files (confined, atomic, all or nothing).
 #![warn(unreachable_pub, missing_docs)]
+mod busy;
 mod engine;
 mod error;
 mod faces;

@@ -334,6 +334,8 @@ pub(crate) fn render_diffs(plan: &Plan, mut budget: usize) -> Vec<Option<String>
     }
     impl std::fmt::Write for Capped {
         fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            // Rendered ahead, beside the writer: it makes way for it (see `busy`).
+            crate::busy::wait();
             if s.len() > self.room - self.text.len() {
                 return Err(std::fmt::Error);
             }

@@ -399,7 +399,11 @@ fn fill(
     content: &Content<'_>,
     original: &Option<Original<'_>>,
 ) -> Result<Stat, Failure> {
-    write_parts(fd, content.parts()).map_err(|e| (Step::WriteTemp, e))?;
+    {
+        // Background work makes way while the bytes are written (see `busy`).
+        let _busy = crate::busy::Busy::hold();
+        write_parts(fd, content.parts()).map_err(|e| (Step::WriteTemp, e))?;
+    }
     let st = rustix::fs::fstat(fd).map_err(|e| (Step::StatTheTemp, e))?;
     if let Some(orig) = original {
         if st.st_uid != orig.stat.st_uid || st.st_gid != orig.stat.st_gid {

@@ -189,6 +189,8 @@ pub(super) fn scan(
     let flow = if hay.len() < from || split >= ends {
         table.blocks(0, ends, &mut work, budget, &mut to, None)
     } else {
+        // Background work waits while both halves are scanned (see `busy`).
+        let _busy = crate::busy::Busy::hold();
         std::thread::scope(|s| {
             let second = std::thread::Builder::new()
                 .spawn_scoped(s, || {
