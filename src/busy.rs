@@ -42,9 +42,7 @@ impl Drop for Busy {
 
 /// Waits while any [`Busy`] is held.
 pub(crate) fn wait() {
-    while HELD.load(Ordering::Relaxed) > 0 {
-        std::thread::sleep(NAP);
-    }
+    wait_unless(&AtomicBool::new(false));
 }
 
 /// [`wait`], unless `stop` is or gets set; whether `stop` is still unset.
